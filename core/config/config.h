@@ -1,0 +1,87 @@
+// The engine's configuration: one JSON file, overridden by AGENTRT_* environment
+// variables, overridden by command-line flags (flag > environment > file > default).
+// Every key is known: an unknown key anywhere is an error naming its full path.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+enum class CellMode { single, multi };
+
+struct ServerConfig {
+  unsigned threads = 1024;          // connection threads; one per live stream or keep-alive
+  unsigned max_queued = 4096;       // accepted connections waiting for a thread
+  unsigned thread_stack_kb = 256;   // small stacks so thousands of streams fit
+  unsigned keep_alive_timeout_s = 5;
+  unsigned receive_timeout_s = 30;
+  unsigned send_timeout_s = 30;     // a client that stops reading frees its thread
+  unsigned shutdown_grace_s = 10;   // running requests may finish for this long
+};
+
+struct LimitsConfig {
+  uint64_t max_body_bytes = 1024 * 1024;
+};
+
+struct PluginConfig {
+  bool enabled = true;
+  nlohmann::json config = nlohmann::json::object();  // handed to the plugin's create
+};
+
+struct Config {
+  CellMode mode = CellMode::single;
+  std::string listen = "127.0.0.1:9091";
+  std::string data_dir = "./agentrt-data";
+  std::string log_level = "info";
+  std::vector<std::string> plugin_dirs;          // searched after the bundled dir
+  std::map<std::string, PluginConfig> plugins;   // by plugin name; "echo" is on by default
+  ServerConfig server;
+  LimitsConfig limits;
+};
+
+// A config that cannot be used. `key` is the full dotted path ("server.threads"), or
+// empty when the problem is the file itself.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string key, const std::string& message)
+      : std::runtime_error(message), key_(std::move(key)) {}
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+// Overrides from the command line; unset members leave the lower layers alone.
+struct ConfigOverrides {
+  std::optional<std::string> config_file;
+  std::optional<std::string> listen;
+  std::optional<std::string> data_dir;
+  std::optional<std::string> mode;
+  std::optional<std::string> log_level;
+  std::vector<std::string> plugin_dirs;
+};
+
+// Environment variables read: AGENTRT_CONFIG, AGENTRT_LISTEN, AGENTRT_DATA_DIR,
+// AGENTRT_MODE, AGENTRT_LOG_LEVEL, AGENTRT_PLUGIN_DIRS (':'-separated).
+using Environment = std::map<std::string, std::string>;
+Environment process_environment();
+
+// Builds the effective config: defaults, then the file (flag's, else AGENTRT_CONFIG's,
+// else none), then the environment, then the flags. Throws ConfigError.
+Config load_config(const ConfigOverrides& flags, const Environment& env);
+
+// Parses and validates one config document on top of `base`. Throws ConfigError.
+Config apply_config_json(Config base, const nlohmann::json& document);
+
+// "HOST:PORT" with PORT 0..65535; throws ConfigError naming `key`.
+std::pair<std::string, uint16_t> parse_listen_address(const std::string& value,
+                                                      const std::string& key);
+
+}  // namespace agentrt::core

@@ -1,0 +1,113 @@
+// A plugin library that passed every check, and the instances made from it. Each
+// instance holds the library, so it stays mapped while any instance lives.
+#pragma once
+
+#include <agentrt/agentrt_plugin.h>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace boost::dll {
+class shared_library;
+}
+
+namespace agentrt::core {
+
+const char* plugin_kind_name(uint32_t kind);
+
+// A failed plugin call: the ABI status code and the plugin's message.
+class PluginError : public std::runtime_error {
+ public:
+  PluginError(int32_t code, const std::string& message, int32_t http_status = 0,
+              uint32_t retry_after_ms = 0)
+      : std::runtime_error(message),
+        code(code),
+        http_status(http_status),
+        retry_after_ms(retry_after_ms) {}
+  int32_t code;
+  int32_t http_status;
+  uint32_t retry_after_ms;
+};
+
+struct HostContext;  // the host's side of agentrt_host_api_t, one per plugin
+
+class LoadedPlugin : public std::enable_shared_from_this<LoadedPlugin> {
+ public:
+  LoadedPlugin(std::shared_ptr<boost::dll::shared_library> library, std::string path,
+               const agentrt_plugin_descriptor_t& descriptor);
+  ~LoadedPlugin();
+
+  const std::string& name() const { return name_; }
+  const std::string& version() const { return version_; }
+  const std::string& path() const { return path_; }
+  uint32_t kind() const { return kind_; }
+  uint16_t abi_major() const { return abi_major_; }
+  uint16_t abi_minor() const { return abi_minor_; }
+  bool thread_safe() const { return (flags_ & AGENTRT_FLAG_THREAD_SAFE) != 0; }
+
+  // Zero-filled host copies of the plugin's table: fields the plugin's struct_size
+  // does not cover stay NULL. Only the one matching kind() is meaningful.
+  const agentrt_provider_vtable_t& provider_table() const { return provider_; }
+  const agentrt_memory_vtable_t& memory_table() const { return memory_; }
+  const agentrt_auth_vtable_t& auth_table() const { return auth_; }
+
+  const agentrt_host_api_t* host_api() const;
+
+ private:
+  friend class PluginHost;
+  std::shared_ptr<boost::dll::shared_library> library_;
+  std::string path_, name_, version_;
+  uint32_t kind_ = 0;
+  uint16_t abi_major_ = 0, abi_minor_ = 0;
+  uint64_t flags_ = 0;
+  agentrt_provider_vtable_t provider_{};
+  agentrt_memory_vtable_t memory_{};
+  agentrt_auth_vtable_t auth_{};
+  std::unique_ptr<HostContext> host_;
+};
+
+// One instance made by a plugin's create; destroyed through the plugin's destroy.
+// Calls into an instance whose plugin is not thread-safe are serialised here.
+class PluginInstance {
+ public:
+  // Calls the plugin's create; throws PluginError (also for a create that throws).
+  PluginInstance(std::shared_ptr<const LoadedPlugin> plugin, const std::string& config_json);
+  ~PluginInstance();
+  PluginInstance(const PluginInstance&) = delete;
+  PluginInstance& operator=(const PluginInstance&) = delete;
+
+  const LoadedPlugin& plugin() const { return *plugin_; }
+
+  // Runs `call(instance, error)` under the instance's lock when needed; throws
+  // PluginError when it returns non-zero.
+  void invoke(const std::function<int32_t(void*, agentrt_error_t*)>& call) const;
+
+  // A JSON call through `fn` with the host collecting the output.
+  std::string call_json(agentrt_json_call_fn fn, std::string_view request) const;
+
+ private:
+  std::shared_ptr<const LoadedPlugin> plugin_;
+  void* instance_ = nullptr;
+  mutable std::mutex serial_;
+};
+
+// Providers: the typed face of a provider instance.
+struct ProviderDelta {
+  uint32_t kind;
+  std::string_view data;
+};
+class ProviderInstance : public PluginInstance {
+ public:
+  using PluginInstance::PluginInstance;
+  std::string list_models() const;
+  // Blocks; `on_delta` returns false to stop; `cancelled` is polled by the plugin.
+  void complete(std::string_view request_json,
+                const std::function<bool(const ProviderDelta&)>& on_delta,
+                const std::function<bool()>& cancelled) const;
+};
+
+}  // namespace agentrt::core

@@ -1,0 +1,66 @@
+// A thin RAII face over the SQLite C API: a connection and prepared statements that
+// throw StoreError with SQLite's message instead of returning codes.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace agentrt::core {
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Statement;
+
+class Connection {
+ public:
+  // Opens or creates `path`; sets WAL, synchronous=NORMAL, foreign keys, busy timeout.
+  explicit Connection(const std::string& path, bool read_only = false);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void exec(const char* sql);  // one or more statements, no results
+  Statement prepare(std::string_view sql);
+  int64_t last_insert_rowid() const;
+  int changes() const;
+  sqlite3* handle() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql);
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Binds by 1-based index; each returns *this for chaining.
+  Statement& bind(int index, int64_t value);
+  Statement& bind(int index, std::string_view value);
+  Statement& bind_null(int index);
+
+  bool step();  // true while a row is available; false when done
+  void run();   // steps to completion, for statements without rows
+  void reset();
+
+  int64_t column_int(int index) const;
+  std::string column_text(int index) const;
+  bool column_is_null(int index) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace agentrt::core

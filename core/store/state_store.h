@@ -1,0 +1,60 @@
+// The engine's own state (tokens, cells, providers, sessions, runs, agents) in one
+// SQLite database in WAL mode. Writes go through one writer connection, one
+// transaction at a time (BEGIN IMMEDIATE); reads use their own connections so they
+// never wait on a writer. The schema is versioned in the database itself and migrated
+// forward at open.
+#pragma once
+
+#include "core/store/sqlite.h"
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+struct Migration {
+  int version;
+  const char* name;
+  const char* sql;
+};
+
+// Every migration the engine knows, in version order. Later issues append.
+const std::vector<Migration>& schema_migrations();
+
+class StateStore {
+ public:
+  // Opens <data_dir>/state.db, creating the directory (0700) and the database as
+  // needed, and applies pending migrations, each in its own transaction. Throws
+  // StoreError, also when the database is newer than this engine.
+  explicit StateStore(const std::string& data_dir,
+                      const std::vector<Migration>& migrations = schema_migrations());
+  ~StateStore();
+
+  // Runs `work` in one write transaction; commits when it returns, rolls back and
+  // rethrows when it throws. Writers queue on a mutex: one at a time.
+  void write(const std::function<void(Connection&)>& work);
+
+  // Runs `work` on a read connection (a consistent snapshot for its duration).
+  void read(const std::function<void(Connection&)>& work) const;
+
+  int schema_version() const;
+  const std::string& path() const { return path_; }
+
+  // True when the database file is still the one opened and answers a query. Cheap
+  // enough for every /health call.
+  bool healthy() const;
+
+ private:
+  class ReadPool;
+  std::string path_;
+  std::unique_ptr<Connection> writer_;
+  std::mutex write_mutex_;
+  std::unique_ptr<ReadPool> readers_;
+  uint64_t inode_ = 0;
+  uint64_t device_ = 0;
+};
+
+}  // namespace agentrt::core

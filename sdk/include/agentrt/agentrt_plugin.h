@@ -1,0 +1,266 @@
+/*
+ * agentrt plugin ABI, version 1.0.
+ *
+ * This header is the whole boundary between the agentrt engine (the host) and a
+ * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
+ * <stdint.h>, and can only grow:
+ *   - a released struct never changes a field's type or offset; new fields are
+ *     appended and a minor version is added;
+ *   - a changed function signature is added as a new `*_v2` member beside the old;
+ *   - every struct that may grow begins with `struct_size`, so each side reads a
+ *     field only when the other side's `struct_size` covers it
+ *     (AGENTRT_HAS_FIELD below).
+ *
+ * Name prefixes: `agentrt_*_t` are types; the `agentrt_plugin_query` entry point and
+ * the members of the per-kind vtables are what the plugin implements; the members of
+ * `agentrt_host_api_t` and `agentrt_sink_t` are what the host implements.
+ *
+ * Ownership, everywhere unless a function says otherwise:
+ *   - pointer inputs are borrowed for the duration of the call only;
+ *   - variable-size outputs are copied through `host->output_write`, never returned
+ *     as plugin-owned memory;
+ *   - errors are written into a caller-owned `agentrt_error_t`;
+ *   - an instance made by a vtable's `create` is freed only by that vtable's `destroy`.
+ *
+ * Rich data (config, requests, model lists, memory entries, auth claims) crosses as
+ * UTF-8 JSON text with an explicit length, so new model parameters never change the ABI.
+ * The JSON shapes are documented in docs/plugin-author-guide.md.
+ */
+#ifndef AGENTRT_PLUGIN_H
+#define AGENTRT_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Versions ----------------------------------------------------------- */
+
+#define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
+#define AGENTRT_ABI_MAJOR 1
+#define AGENTRT_ABI_MINOR 0
+#define AGENTRT_ABI_VERSION_STRING "1.0"
+
+/* The one symbol a plugin exports. */
+#define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
+
+/* True when a struct whose first member says it is `size` bytes long contains
+ * `field` in full. Use it before reading any field added after 1.0. */
+#define AGENTRT_HAS_FIELD(type, field, size) \
+  (offsetof(type, field) + sizeof(((type*)0)->field) <= (size_t)(size))
+
+#if defined(_WIN32)
+#define AGENTRT_EXPORT __declspec(dllexport)
+#else
+#define AGENTRT_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---- Status codes (int32_t) --------------------------------------------- */
+
+#define AGENTRT_OK 0
+#define AGENTRT_ERR_INVALID_ARGUMENT 1 /* the request or config is wrong; not retried */
+#define AGENTRT_ERR_UNAUTHENTICATED 2  /* credentials missing or refused (upstream 401) */
+#define AGENTRT_ERR_PERMISSION 3       /* credentials lack a right (upstream 403) */
+#define AGENTRT_ERR_NOT_FOUND 4
+#define AGENTRT_ERR_CONFLICT 5
+#define AGENTRT_ERR_UNAVAILABLE 6 /* overloaded or down (429, 5xx); may be retried */
+#define AGENTRT_ERR_TIMEOUT 7
+#define AGENTRT_ERR_CANCELLED 8 /* the sink asked to stop */
+#define AGENTRT_ERR_UPSTREAM 9  /* the upstream answered with something unusable */
+#define AGENTRT_ERR_INTERNAL 10
+#define AGENTRT_ERR_UNSUPPORTED 11 /* the instance does not offer this operation */
+
+/* ---- Plugin kinds (uint32_t) -------------------------------------------- */
+
+#define AGENTRT_KIND_PROVIDER 1
+#define AGENTRT_KIND_MEMORY_BACKEND 2
+#define AGENTRT_KIND_AUTH 3
+
+/* ---- Descriptor flags (uint64_t) ---------------------------------------- */
+
+/* The instance's functions may be called from several threads at once. Without it
+ * the host serialises all calls into one instance. */
+#define AGENTRT_FLAG_THREAD_SAFE 0x1u
+
+/* ---- Log levels (uint32_t) ---------------------------------------------- */
+
+#define AGENTRT_LOG_DEBUG 10
+#define AGENTRT_LOG_INFO 20
+#define AGENTRT_LOG_WARN 30
+#define AGENTRT_LOG_ERROR 40
+
+/* ---- Errors ------------------------------------------------------------- */
+
+#define AGENTRT_ERROR_MESSAGE_CAPACITY 512
+
+/* Caller-owned. The host zero-fills it and sets `struct_size` before each call; a
+ * failing function sets `code` (equal to its return value), a NUL-terminated
+ * `message` that never contains a secret, and, for upstream failures, the HTTP
+ * status and the retry delay the upstream asked for. */
+typedef struct agentrt_error_t {
+  uint32_t struct_size;
+  int32_t code;
+  int32_t http_status;     /* upstream HTTP status, or 0 */
+  uint32_t retry_after_ms; /* upstream's requested delay, or 0 */
+  char message[AGENTRT_ERROR_MESSAGE_CAPACITY];
+} agentrt_error_t;
+
+/* ---- Host services ------------------------------------------------------ */
+
+/* Opaque host-owned objects. */
+typedef struct agentrt_host_t agentrt_host_t;
+typedef struct agentrt_output_t agentrt_output_t;
+
+/* Receives borrowed bytes; copy them before returning. */
+typedef void (*agentrt_receive_fn)(void* user, const char* data, size_t len);
+
+/* Implemented by the host, valid for the life of every instance it is handed to.
+ * A plugin calls a member added after 1.0 only when AGENTRT_HAS_FIELD says the
+ * host's table has it and the pointer is not NULL. Every member is thread-safe. */
+typedef struct agentrt_host_api_t {
+  uint32_t struct_size;
+  uint16_t abi_major;
+  uint16_t abi_minor;
+  agentrt_host_t* host; /* passed back as the first argument of every callback */
+
+  /* Writes one log line attributed to the calling plugin. `message` is borrowed.
+   * Never pass a secret. */
+  void (*log)(agentrt_host_t* host, uint32_t level, const char* message, size_t message_len);
+
+  /* Resolves a credential reference, the JSON object {"source":"inline|env|file",
+   * "value":"..."}, and hands the secret to `receive(user, secret, len)` once, during
+   * this call; the secret is borrowed, so `receive` copies it. Returns AGENTRT_OK or an
+   * error code with `error` filled; the message never contains the secret. */
+  int32_t (*secret_lookup)(agentrt_host_t* host, const char* ref_json, size_t ref_json_len,
+                           agentrt_receive_fn receive, void* user, agentrt_error_t* error);
+
+  /* Appends `len` bytes to a host-owned output; the host copies them. Returns
+   * AGENTRT_OK, or AGENTRT_ERR_INVALID_ARGUMENT when the output refuses more data. */
+  int32_t (*output_write)(agentrt_output_t* out, const char* data, size_t len);
+} agentrt_host_api_t;
+
+/* ---- Streaming sink (provider completions) ------------------------------ */
+
+/* Delta kinds (uint32_t). A host ignores a kind it does not know, so later minors
+ * can add kinds (tool calls, reasoning) without breaking older hosts. */
+#define AGENTRT_DELTA_TEXT 1   /* data: UTF-8 answer text fragment */
+#define AGENTRT_DELTA_USAGE 2  /* data: {"input_tokens":n,"output_tokens":n} */
+#define AGENTRT_DELTA_FINISH 3 /* data: {"reason":"end_turn|max_tokens|..."} */
+
+/* Host-owned; handed to `complete` and valid only during that call, on the thread
+ * that made the call. */
+typedef struct agentrt_sink_t {
+  uint32_t struct_size;
+  uint32_t reserved;
+  void* ctx; /* host's own state; the plugin passes the sink, never reads ctx */
+
+  /* Reports one delta; `data` is borrowed. A non-zero return means "stop": the
+   * plugin ends the upstream call promptly and returns AGENTRT_ERR_CANCELLED. */
+  int32_t (*emit)(struct agentrt_sink_t* sink, uint32_t delta_kind, const char* data,
+                  size_t len);
+
+  /* Non-zero once the host wants the call to stop (client gone, interrupt,
+   * shutdown). Cheap; poll it while waiting on the upstream, at least every 100 ms. */
+  int32_t (*is_cancelled)(const struct agentrt_sink_t* sink);
+} agentrt_sink_t;
+
+/* ---- Common shape of every kind's function table ------------------------ */
+
+/* `create` receives the host table and the plugin's config object as JSON (for a
+ * provider, also the "models" it must serve). On success it stores a new instance in
+ * `*instance` and returns AGENTRT_OK. */
+typedef int32_t (*agentrt_create_fn)(const agentrt_host_api_t* host, const char* config_json,
+                                     size_t config_json_len, void** instance,
+                                     agentrt_error_t* error);
+typedef void (*agentrt_destroy_fn)(void* instance);
+
+/* One JSON request in, one JSON document out through `out`. */
+typedef int32_t (*agentrt_json_call_fn)(void* instance, const char* request_json,
+                                        size_t request_json_len, agentrt_output_t* out,
+                                        agentrt_error_t* error);
+
+/* ---- Provider ------------------------------------------------------------ */
+
+typedef struct agentrt_provider_vtable_t {
+  uint32_t struct_size;
+  uint32_t reserved;
+  agentrt_create_fn create;   /* required */
+  agentrt_destroy_fn destroy; /* required */
+
+  /* Runs one completion. `request_json` is {"model","messages":[{"role","content":
+   * [parts]}],"max_tokens"?,...}. Blocks the calling thread and reports deltas
+   * through `sink` on that same thread. Returns AGENTRT_OK after the final delta, or
+   * an error code (AGENTRT_ERR_CANCELLED when the sink stopped it). Required. */
+  int32_t (*complete)(void* instance, const char* request_json, size_t request_json_len,
+                      agentrt_sink_t* sink, agentrt_error_t* error);
+
+  /* Writes {"models":[{"id","context_window","supports_vision"}]}: what the
+   * instance serves. Required. */
+  int32_t (*list_models)(void* instance, agentrt_output_t* out, agentrt_error_t* error);
+} agentrt_provider_vtable_t;
+
+/* ---- Memory backend ----------------------------------------------------- */
+
+/* Every operation takes one JSON request and writes one JSON answer. Every request
+ * carries "cell"; the backend scopes every statement by it. Shapes are in the plugin
+ * author guide. All members are required. */
+typedef struct agentrt_memory_vtable_t {
+  uint32_t struct_size;
+  uint32_t reserved;
+  agentrt_create_fn create;
+  agentrt_destroy_fn destroy;
+  agentrt_json_call_fn save;              /* entry in, stored entry out */
+  agentrt_json_call_fn get;               /* {"cell","id",filters} -> entry */
+  agentrt_json_call_fn list;              /* filters, limit, cursor -> {"data","next_cursor"} */
+  agentrt_json_call_fn remove;            /* {"cell","id",filters} -> {"deleted":n} */
+  agentrt_json_call_fn clear_layer;       /* {"cell","layer",filters} -> {"deleted":n} */
+  agentrt_json_call_fn count;             /* filters -> {"<layer>":n,...} */
+  agentrt_json_call_fn search;            /* {"cell","query",...} -> {"data":[...]} */
+  agentrt_json_call_fn delete_by_session; /* {"cell","session_id"} -> {"deleted":n} */
+} agentrt_memory_vtable_t;
+
+/* ---- Auth ---------------------------------------------------------------- */
+
+/* The auth module owns credentials. All members are required. */
+typedef struct agentrt_auth_vtable_t {
+  uint32_t struct_size;
+  uint32_t reserved;
+  agentrt_create_fn create;
+  agentrt_destroy_fn destroy;
+  /* {"token"} -> claims {"token_id","actor","cell"|null,"admin","expires_at"};
+   * AGENTRT_ERR_UNAUTHENTICATED for an unknown, expired or revoked token. */
+  agentrt_json_call_fn verify;
+  /* {"ttl_s","actor","cell"?,"admin"} -> record including the secret "token". */
+  agentrt_json_call_fn issue;
+  agentrt_json_call_fn list;   /* {} -> {"data":[records without secrets]} */
+  agentrt_json_call_fn revoke; /* {"id"} -> {"revoked":true} or NOT_FOUND */
+} agentrt_auth_vtable_t;
+
+/* ---- Descriptor ------------------------------------------------------------ */
+
+/* Returned by the entry point. Static, immutable, padding-free; the host checks
+ * `magic`, `abi_major` and `struct_size` before it reads anything else. */
+typedef struct agentrt_plugin_descriptor_t {
+  uint32_t magic;       /* AGENTRT_ABI_MAGIC */
+  uint16_t abi_major;   /* AGENTRT_ABI_MAJOR the plugin was built with */
+  uint16_t abi_minor;   /* AGENTRT_ABI_MINOR the plugin was built with */
+  uint32_t struct_size; /* sizeof(agentrt_plugin_descriptor_t) as the plugin saw it */
+  uint32_t kind;        /* AGENTRT_KIND_* */
+  const char* name;     /* [a-z0-9_-]{1,63}; unique among loaded plugins */
+  const char* version;  /* the plugin's own version, e.g. "1.2.0" */
+  const char* description;
+  uint64_t flags;     /* AGENTRT_FLAG_* */
+  const void* vtable; /* agentrt_{provider,memory,auth}_vtable_t per `kind` */
+} agentrt_plugin_descriptor_t;
+
+/* The entry point: no side effects, callable any number of times, from any thread.
+ * Real work starts in the vtable's `create`. */
+typedef const agentrt_plugin_descriptor_t* (*agentrt_plugin_query_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AGENTRT_PLUGIN_H */

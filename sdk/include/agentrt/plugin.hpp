@@ -1,0 +1,290 @@
+// Header-only C++17 layer over agentrt_plugin.h for plugin authors.
+//
+// Derive from agentrt::sdk::Provider, MemoryBackend or Auth, give the class a
+// constructor `T(const agentrt::sdk::Host&, const std::string& config_json)`, and write
+// once, in one source file:
+//
+//   AGENTRT_PLUGIN(MyProvider, "my-provider", "1.0.0", "what it does",
+//                  AGENTRT_FLAG_THREAD_SAFE)
+//
+// The macro emits the single exported entry symbol and a table of noexcept
+// trampolines: any exception thrown by the class becomes an agentrt_error_t and never
+// crosses the C boundary. Throw agentrt::sdk::Error to choose the status code.
+#ifndef AGENTRT_PLUGIN_HPP
+#define AGENTRT_PLUGIN_HPP
+
+#include <agentrt/agentrt_plugin.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace agentrt::sdk {
+
+// An error with an ABI status code; `message` must never contain a secret.
+class Error : public std::runtime_error {
+ public:
+  Error(int32_t code, const std::string& message, int32_t http_status = 0,
+        uint32_t retry_after_ms = 0)
+      : std::runtime_error(message),
+        code_(code),
+        http_status_(http_status),
+        retry_after_ms_(retry_after_ms) {}
+  int32_t code() const noexcept { return code_; }
+  int32_t http_status() const noexcept { return http_status_; }
+  uint32_t retry_after_ms() const noexcept { return retry_after_ms_; }
+
+ private:
+  int32_t code_;
+  int32_t http_status_;
+  uint32_t retry_after_ms_;
+};
+
+// The host's services. Cheap to copy; valid for the life of the instance.
+class Host {
+ public:
+  explicit Host(const agentrt_host_api_t* api) : api_(api) {}
+
+  void log(uint32_t level, std::string_view message) const {
+    if (api_ && api_->log) api_->log(api_->host, level, message.data(), message.size());
+  }
+
+  // Resolves {"source","value"} to the secret; throws Error on failure.
+  std::string secret(std::string_view ref_json) const;
+
+  // Copies `data` into a host-owned output.
+  void write(agentrt_output_t* out, std::string_view data) const {
+    if (api_->output_write(out, data.data(), data.size()) != AGENTRT_OK)
+      throw Error(AGENTRT_ERR_INTERNAL, "host refused output");
+  }
+
+  const agentrt_host_api_t* api() const noexcept { return api_; }
+
+ private:
+  const agentrt_host_api_t* api_;
+};
+
+// The stream a completion reports into. Each call returns false once the host wants
+// the completion to stop; the provider then returns promptly (throwing
+// Error(AGENTRT_ERR_CANCELLED, ...) is the simplest way).
+class Sink {
+ public:
+  explicit Sink(agentrt_sink_t* sink) : sink_(sink) {}
+  bool text(std::string_view fragment) { return emit(AGENTRT_DELTA_TEXT, fragment); }
+  bool usage(int64_t input_tokens, int64_t output_tokens) {
+    char buf[96];
+    int n = std::snprintf(buf, sizeof buf, "{\"input_tokens\":%lld,\"output_tokens\":%lld}",
+                          static_cast<long long>(input_tokens),
+                          static_cast<long long>(output_tokens));
+    return emit(AGENTRT_DELTA_USAGE, std::string_view(buf, static_cast<size_t>(n)));
+  }
+  bool finish(std::string_view reason) {
+    std::string json = "{\"reason\":\"" + std::string(reason) + "\"}";
+    return emit(AGENTRT_DELTA_FINISH, json);
+  }
+  bool cancelled() const { return sink_->is_cancelled(sink_) != 0; }
+  bool emit(uint32_t kind, std::string_view data) {
+    return sink_->emit(sink_, kind, data.data(), data.size()) == 0;
+  }
+
+ private:
+  agentrt_sink_t* sink_;
+};
+
+// Base classes: one per plugin kind. JSON shapes are in docs/plugin-author-guide.md.
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual void complete(const std::string& request_json, Sink& sink) = 0;
+  virtual std::string list_models() = 0;
+};
+
+class MemoryBackend {
+ public:
+  virtual ~MemoryBackend() = default;
+  virtual std::string save(const std::string& request_json) = 0;
+  virtual std::string get(const std::string& request_json) = 0;
+  virtual std::string list(const std::string& request_json) = 0;
+  virtual std::string remove(const std::string& request_json) = 0;
+  virtual std::string clear_layer(const std::string& request_json) = 0;
+  virtual std::string count(const std::string& request_json) = 0;
+  virtual std::string search(const std::string& request_json) = 0;
+  virtual std::string delete_by_session(const std::string& request_json) = 0;
+};
+
+class Auth {
+ public:
+  virtual ~Auth() = default;
+  virtual std::string verify(const std::string& request_json) = 0;
+  virtual std::string issue(const std::string& request_json) = 0;
+  virtual std::string list(const std::string& request_json) = 0;
+  virtual std::string revoke(const std::string& request_json) = 0;
+};
+
+namespace detail {
+
+inline int32_t fail(agentrt_error_t* error, int32_t code, const char* message) noexcept {
+  if (error) {
+    error->code = code;
+    std::snprintf(error->message, sizeof error->message, "%s", message);
+  }
+  return code;
+}
+
+// Runs `body`, turning every exception into a status code and message.
+template <class Body>
+int32_t guarded(agentrt_error_t* error, Body&& body) noexcept {
+  try {
+    body();
+    return AGENTRT_OK;
+  } catch (const Error& e) {
+    if (error) {
+      error->http_status = e.http_status();
+      error->retry_after_ms = e.retry_after_ms();
+    }
+    return fail(error, e.code() == AGENTRT_OK ? AGENTRT_ERR_INTERNAL : e.code(), e.what());
+  } catch (const std::exception& e) {
+    return fail(error, AGENTRT_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(error, AGENTRT_ERR_INTERNAL, "unknown exception");
+  }
+}
+
+// What `create` makes: the host handle beside the author's object.
+template <class T>
+struct Instance {
+  Host host;
+  T impl;
+  Instance(const agentrt_host_api_t* api, const std::string& config)
+      : host(api), impl(host, config) {}
+};
+
+template <class T>
+T& impl(void* instance) {
+  return static_cast<Instance<T>*>(instance)->impl;
+}
+
+template <class T>
+int32_t create(const agentrt_host_api_t* api, const char* config, size_t len, void** instance,
+               agentrt_error_t* error) noexcept {
+  return guarded(error, [&] {
+    *instance = new Instance<T>(api, std::string(config ? config : "", config ? len : 0));
+  });
+}
+
+template <class T>
+void destroy(void* instance) noexcept {
+  try {
+    delete static_cast<Instance<T>*>(instance);
+  } catch (...) {  // a destructor that throws must not cross the boundary either
+  }
+}
+
+// Adapts a `std::string method(const std::string&)` member to agentrt_json_call_fn.
+template <class T, std::string (T::*Method)(const std::string&)>
+int32_t json_call(void* instance, const char* request, size_t len, agentrt_output_t* out,
+                  agentrt_error_t* error) noexcept {
+  return guarded(error, [&] {
+    auto* self = static_cast<Instance<T>*>(instance);
+    self->host.write(out, (self->impl.*Method)(std::string(request, len)));
+  });
+}
+
+template <class T>
+const void* vtable_for() noexcept {
+  if constexpr (std::is_base_of_v<Provider, T>) {
+    static const agentrt_provider_vtable_t table = {
+        sizeof(agentrt_provider_vtable_t), 0, &create<T>, &destroy<T>,
+        [](void* instance, const char* request, size_t len, agentrt_sink_t* sink,
+           agentrt_error_t* error) noexcept {
+          return guarded(error, [&] {
+            Sink wrapped(sink);
+            impl<T>(instance).complete(std::string(request, len), wrapped);
+          });
+        },
+        [](void* instance, agentrt_output_t* out, agentrt_error_t* error) noexcept {
+          return guarded(error, [&] {
+            auto* self = static_cast<Instance<T>*>(instance);
+            self->host.write(out, self->impl.list_models());
+          });
+        }};
+    return &table;
+  } else if constexpr (std::is_base_of_v<MemoryBackend, T>) {
+    static const agentrt_memory_vtable_t table = {sizeof(agentrt_memory_vtable_t),
+                                                  0,
+                                                  &create<T>,
+                                                  &destroy<T>,
+                                                  &json_call<T, &T::save>,
+                                                  &json_call<T, &T::get>,
+                                                  &json_call<T, &T::list>,
+                                                  &json_call<T, &T::remove>,
+                                                  &json_call<T, &T::clear_layer>,
+                                                  &json_call<T, &T::count>,
+                                                  &json_call<T, &T::search>,
+                                                  &json_call<T, &T::delete_by_session>};
+    return &table;
+  } else {
+    static_assert(std::is_base_of_v<Auth, T>,
+                  "a plugin class derives from Provider, MemoryBackend or Auth");
+    static const agentrt_auth_vtable_t table = {
+        sizeof(agentrt_auth_vtable_t), 0,
+        &create<T>,                    &destroy<T>,
+        &json_call<T, &T::verify>,     &json_call<T, &T::issue>,
+        &json_call<T, &T::list>,       &json_call<T, &T::revoke>};
+    return &table;
+  }
+}
+
+template <class T>
+constexpr uint32_t kind_of() noexcept {
+  if constexpr (std::is_base_of_v<Provider, T>) return AGENTRT_KIND_PROVIDER;
+  if constexpr (std::is_base_of_v<MemoryBackend, T>) return AGENTRT_KIND_MEMORY_BACKEND;
+  return AGENTRT_KIND_AUTH;
+}
+
+template <class T>
+const agentrt_plugin_descriptor_t* descriptor(const char* name, const char* version,
+                                              const char* description,
+                                              uint64_t flags) noexcept {
+  static const agentrt_plugin_descriptor_t d = {AGENTRT_ABI_MAGIC,
+                                                AGENTRT_ABI_MAJOR,
+                                                AGENTRT_ABI_MINOR,
+                                                sizeof(agentrt_plugin_descriptor_t),
+                                                kind_of<T>(),
+                                                name,
+                                                version,
+                                                description,
+                                                flags,
+                                                vtable_for<T>()};
+  return &d;
+}
+
+}  // namespace detail
+
+inline std::string Host::secret(std::string_view ref_json) const {
+  if (!api_->secret_lookup) throw Error(AGENTRT_ERR_UNSUPPORTED, "host has no secret lookup");
+  std::string value;
+  agentrt_error_t error{};
+  error.struct_size = sizeof error;
+  auto receive = [](void* user, const char* data, size_t len) {
+    static_cast<std::string*>(user)->assign(data, len);
+  };
+  int32_t rc = api_->secret_lookup(api_->host, ref_json.data(), ref_json.size(), receive, &value,
+                                   &error);
+  if (rc != AGENTRT_OK) throw Error(rc, error.message);
+  return value;
+}
+
+}  // namespace agentrt::sdk
+
+// Emits the plugin's one exported symbol. Use it exactly once per plugin.
+#define AGENTRT_PLUGIN(Class, Name, Version, Description, Flags)                         \
+  extern "C" AGENTRT_EXPORT const agentrt_plugin_descriptor_t* agentrt_plugin_query(void) { \
+    return ::agentrt::sdk::detail::descriptor<Class>(Name, Version, Description, Flags);     \
+  }
+
+#endif  // AGENTRT_PLUGIN_HPP

@@ -6,6 +6,7 @@
 if(NOT ROOT)
   message(FATAL_ERROR "CheckLayering: pass -DROOT=<source tree>")
 endif()
+get_filename_component(ROOT "${ROOT}" ABSOLUTE)
 
 set(rule_sdk "Poco/|boost/|nlohmann/|sqlite3|curl/|core/|server/")
 set(rule_core "Poco/|server/")

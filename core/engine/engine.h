@@ -47,13 +47,16 @@ class Engine {
 
  private:
   void create_instances();
+  static std::vector<PluginStatus> fold_create_errors(
+      std::vector<PluginStatus> statuses, const std::map<std::string, std::string>& errors);
 
   Config config_;
   std::vector<std::string> plugin_dirs_;
   PluginHost host_;
   std::unique_ptr<StateStore> store_;
   std::map<std::string, std::shared_ptr<ProviderInstance>> providers_;
-  std::map<std::string, std::string> create_errors_;  // plugin name -> reason
+  std::map<std::string, std::shared_ptr<PluginInstance>> others_;  // memory backends, auth
+  std::map<std::string, std::string> create_errors_;               // plugin name -> reason
   std::chrono::steady_clock::time_point started_;
 };
 

@@ -56,6 +56,8 @@ class LoadedPlugin : public std::enable_shared_from_this<LoadedPlugin> {
   const agentrt_auth_vtable_t& auth_table() const { return auth_; }
 
   const agentrt_host_api_t* host_api() const;
+  agentrt_create_fn create_fn() const;    // the create of the table of kind()
+  agentrt_destroy_fn destroy_fn() const;  // the destroy of the table of kind()
 
  private:
   friend class PluginHost;

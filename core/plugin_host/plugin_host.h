@@ -19,7 +19,7 @@ struct PluginStatus {
   std::string version;  // the plugin's own version
   std::string abi;      // "MAJOR.MINOR" the plugin was built with
   bool loaded = false;
-  std::string error;    // why not, when !loaded
+  std::string error;  // why not, when !loaded
 };
 
 class PluginHost {

@@ -16,11 +16,14 @@ namespace {
 using agentrt::sdk::Error;
 using nlohmann::json;
 
-int64_t estimate_tokens(size_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
+int64_t estimate_tokens(size_t bytes) {
+  return static_cast<int64_t>((bytes + 3) / 4);
+}
 
 json parse_object(const std::string& text, const char* what) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) throw Error(AGENTRT_ERR_INVALID_ARGUMENT, std::string(what) + " is not a JSON object");
+  if (!doc.is_object())
+    throw Error(AGENTRT_ERR_INVALID_ARGUMENT, std::string(what) + " is not a JSON object");
   return doc;
 }
 
@@ -62,16 +65,19 @@ class EchoProvider : public agentrt::sdk::Provider {
     for (const auto& [key, value] : config.items()) {
       if (key == "delay_ms" && value.is_number_unsigned()) {
         delay_ms_ = value.get<unsigned>();
-      } else if (key == "max_fragments" && value.is_number_unsigned() && value.get<unsigned>() > 0) {
+      } else if (key == "max_fragments" && value.is_number_unsigned() &&
+                 value.get<unsigned>() > 0) {
         max_fragments_ = value.get<unsigned>();
       } else if (key == "models" && value.is_array()) {
         models_ = value;
       } else if (key != "name" && key != "base_url" && key != "api_key_ref") {
-        throw Error(AGENTRT_ERR_INVALID_ARGUMENT, "echo config: unknown or invalid key '" + key + "'");
+        throw Error(AGENTRT_ERR_INVALID_ARGUMENT,
+                    "echo config: unknown or invalid key '" + key + "'");
       }
     }
     if (models_.empty())
-      models_ = json::array({{{"id", "echo"}, {"context_window", 8192}, {"supports_vision", false}}});
+      models_ =
+          json::array({{{"id", "echo"}, {"context_window", 8192}, {"supports_vision", false}}});
     host.log(AGENTRT_LOG_DEBUG, "echo provider ready");
   }
 

@@ -77,9 +77,9 @@ class Sink {
   bool text(std::string_view fragment) { return emit(AGENTRT_DELTA_TEXT, fragment); }
   bool usage(int64_t input_tokens, int64_t output_tokens) {
     char buf[96];
-    int n = std::snprintf(buf, sizeof buf, "{\"input_tokens\":%lld,\"output_tokens\":%lld}",
-                          static_cast<long long>(input_tokens),
-                          static_cast<long long>(output_tokens));
+    int n =
+        std::snprintf(buf, sizeof buf, "{\"input_tokens\":%lld,\"output_tokens\":%lld}",
+                      static_cast<long long>(input_tokens), static_cast<long long>(output_tokens));
     return emit(AGENTRT_DELTA_USAGE, std::string_view(buf, static_cast<size_t>(n)));
   }
   bool finish(std::string_view reason) {
@@ -198,7 +198,10 @@ template <class T>
 const void* vtable_for() noexcept {
   if constexpr (std::is_base_of_v<Provider, T>) {
     static const agentrt_provider_vtable_t table = {
-        sizeof(agentrt_provider_vtable_t), 0, &create<T>, &destroy<T>,
+        sizeof(agentrt_provider_vtable_t),
+        0,
+        &create<T>,
+        &destroy<T>,
         [](void* instance, const char* request, size_t len, agentrt_sink_t* sink,
            agentrt_error_t* error) noexcept {
           return guarded(error, [&] {
@@ -230,11 +233,14 @@ const void* vtable_for() noexcept {
   } else {
     static_assert(std::is_base_of_v<Auth, T>,
                   "a plugin class derives from Provider, MemoryBackend or Auth");
-    static const agentrt_auth_vtable_t table = {
-        sizeof(agentrt_auth_vtable_t), 0,
-        &create<T>,                    &destroy<T>,
-        &json_call<T, &T::verify>,     &json_call<T, &T::issue>,
-        &json_call<T, &T::list>,       &json_call<T, &T::revoke>};
+    static const agentrt_auth_vtable_t table = {sizeof(agentrt_auth_vtable_t),
+                                                0,
+                                                &create<T>,
+                                                &destroy<T>,
+                                                &json_call<T, &T::verify>,
+                                                &json_call<T, &T::issue>,
+                                                &json_call<T, &T::list>,
+                                                &json_call<T, &T::revoke>};
     return &table;
   }
 }
@@ -248,8 +254,7 @@ constexpr uint32_t kind_of() noexcept {
 
 template <class T>
 const agentrt_plugin_descriptor_t* descriptor(const char* name, const char* version,
-                                              const char* description,
-                                              uint64_t flags) noexcept {
+                                              const char* description, uint64_t flags) noexcept {
   static const agentrt_plugin_descriptor_t d = {AGENTRT_ABI_MAGIC,
                                                 AGENTRT_ABI_MAJOR,
                                                 AGENTRT_ABI_MINOR,
@@ -273,8 +278,8 @@ inline std::string Host::secret(std::string_view ref_json) const {
   auto receive = [](void* user, const char* data, size_t len) {
     static_cast<std::string*>(user)->assign(data, len);
   };
-  int32_t rc = api_->secret_lookup(api_->host, ref_json.data(), ref_json.size(), receive, &value,
-                                   &error);
+  int32_t rc =
+      api_->secret_lookup(api_->host, ref_json.data(), ref_json.size(), receive, &value, &error);
   if (rc != AGENTRT_OK) throw Error(rc, error.message);
   return value;
 }
@@ -282,9 +287,9 @@ inline std::string Host::secret(std::string_view ref_json) const {
 }  // namespace agentrt::sdk
 
 // Emits the plugin's one exported symbol. Use it exactly once per plugin.
-#define AGENTRT_PLUGIN(Class, Name, Version, Description, Flags)                         \
+#define AGENTRT_PLUGIN(Class, Name, Version, Description, Flags)                            \
   extern "C" AGENTRT_EXPORT const agentrt_plugin_descriptor_t* agentrt_plugin_query(void) { \
-    return ::agentrt::sdk::detail::descriptor<Class>(Name, Version, Description, Flags);     \
+    return ::agentrt::sdk::detail::descriptor<Class>(Name, Version, Description, Flags);    \
   }
 
 #endif  // AGENTRT_PLUGIN_HPP

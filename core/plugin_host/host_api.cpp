@@ -1,0 +1,119 @@
+#include "core/plugin_host/host_api.h"
+
+#include "core/log/logger.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace agentrt::core {
+namespace {
+
+// The opaque agentrt_host_t handle of the C header is the HostContext itself.
+HostContext* context_of(agentrt_host_t* host) {
+  return reinterpret_cast<HostContext*>(host);
+}
+
+LogLevel level_from_abi(uint32_t level) {
+  if (level >= AGENTRT_LOG_ERROR) return LogLevel::error;
+  if (level >= AGENTRT_LOG_WARN) return LogLevel::warn;
+  if (level >= AGENTRT_LOG_INFO) return LogLevel::info;
+  return LogLevel::debug;
+}
+
+void host_log(agentrt_host_t* host, uint32_t level, const char* message, size_t len) noexcept {
+  try {
+    LogLevel lvl = level_from_abi(level);
+    if (!Logger::enabled(lvl)) return;
+    Logger::write(lvl, std::string_view(message ? message : "", message ? len : 0),
+                  {{"plugin", context_of(host)->plugin_name}});
+  } catch (...) {  // logging must never take a plugin call down
+  }
+}
+
+int32_t fail(agentrt_error_t* error, int32_t code, const std::string& message) noexcept {
+  if (error) {
+    error->code = code;
+    std::snprintf(error->message, sizeof error->message, "%s", message.c_str());
+  }
+  return code;
+}
+
+int32_t host_secret_lookup(agentrt_host_t*, const char* ref_json, size_t len,
+                           agentrt_receive_fn receive, void* user,
+                           agentrt_error_t* error) noexcept {
+  try {
+    if (!receive) return fail(error, AGENTRT_ERR_INVALID_ARGUMENT, "no receive callback");
+    std::string secret = resolve_secret(std::string_view(ref_json ? ref_json : "", len));
+    receive(user, secret.data(), secret.size());
+    return AGENTRT_OK;
+  } catch (const std::invalid_argument& e) {
+    return fail(error, AGENTRT_ERR_INVALID_ARGUMENT, e.what());
+  } catch (const std::exception& e) {
+    return fail(error, AGENTRT_ERR_NOT_FOUND, e.what());
+  }
+}
+
+int32_t host_output_write(agentrt_output_t* out, const char* data, size_t len) noexcept {
+  if (out == nullptr || (data == nullptr && len > 0)) return AGENTRT_ERR_INVALID_ARGUMENT;
+  if (out->data.size() + len > out->max_bytes) return AGENTRT_ERR_INVALID_ARGUMENT;
+  try {
+    out->data.append(data, len);
+    return AGENTRT_OK;
+  } catch (...) {
+    return AGENTRT_ERR_INVALID_ARGUMENT;
+  }
+}
+
+std::string read_secret_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read secret file '" + path + "'");
+  std::ostringstream content;
+  content << in.rdbuf();
+  std::string secret = content.str();
+  // Files written by `echo key > file` end in a newline that is not part of the key.
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
+  return secret;
+}
+
+}  // namespace
+
+HostContext::HostContext(std::string name) : plugin_name(std::move(name)) {
+  api.struct_size = sizeof(agentrt_host_api_t);
+  api.abi_major = AGENTRT_ABI_MAJOR;
+  api.abi_minor = AGENTRT_ABI_MINOR;
+  api.host = reinterpret_cast<agentrt_host_t*>(this);
+  api.log = &host_log;
+  api.secret_lookup = &host_secret_lookup;
+  api.output_write = &host_output_write;
+}
+
+std::string resolve_secret(std::string_view ref_json) {
+  nlohmann::json ref = nlohmann::json::parse(ref_json, nullptr, /*allow_exceptions=*/false);
+  if (!ref.is_object() || !ref.contains("source") || !ref["source"].is_string() ||
+      !ref.contains("value") || !ref["value"].is_string())
+    throw std::invalid_argument("a secret reference is {\"source\":string,\"value\":string}");
+  const std::string source = ref["source"].get<std::string>();
+  const std::string value = ref["value"].get<std::string>();
+  if (source == "inline") return value;
+  if (source == "env") {
+    const char* secret = std::getenv(value.c_str());
+    if (secret == nullptr)
+      throw std::runtime_error("environment variable '" + value + "' is not set");
+    return secret;
+  }
+  if (source == "file") return read_secret_file(value);
+  throw std::invalid_argument("secret source '" + source + "' is not one of inline, env, file");
+}
+
+agentrt_error_t make_error_struct() {
+  agentrt_error_t error{};
+  error.struct_size = sizeof error;
+  return error;
+}
+
+}  // namespace agentrt::core

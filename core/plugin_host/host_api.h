@@ -1,0 +1,33 @@
+// The host's side of the ABI: the callback table each plugin receives, and the
+// output object plugins write variable-size results into.
+#pragma once
+
+#include <agentrt/agentrt_plugin.h>
+
+#include <string>
+#include <string_view>
+
+// Declared opaque in agentrt_plugin.h; only the host sees its members.
+struct agentrt_output_t {
+  std::string data;
+  size_t max_bytes = 64u * 1024 * 1024;  // a runaway plugin cannot exhaust memory
+};
+
+namespace agentrt::core {
+
+// One per loaded plugin, so that log lines name the plugin that wrote them.
+struct HostContext {
+  explicit HostContext(std::string plugin_name);
+  std::string plugin_name;
+  agentrt_host_api_t api{};
+};
+
+// Resolves {"source":"inline|env|file","value":...} to the secret. Throws
+// std::invalid_argument (bad reference) or std::runtime_error (not available); the
+// message never contains the secret itself.
+std::string resolve_secret(std::string_view ref_json);
+
+// A zero-filled error struct with struct_size set, as the ABI asks callers to pass.
+agentrt_error_t make_error_struct();
+
+}  // namespace agentrt::core

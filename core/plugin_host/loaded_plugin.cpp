@@ -1,0 +1,155 @@
+#include "core/plugin_host/loaded_plugin.h"
+
+#include "core/plugin_host/host_api.h"
+
+#include <boost/dll/shared_library.hpp>
+
+namespace agentrt::core {
+
+const char* plugin_kind_name(uint32_t kind) {
+  switch (kind) {
+    case AGENTRT_KIND_PROVIDER:
+      return "provider";
+    case AGENTRT_KIND_MEMORY_BACKEND:
+      return "memory_backend";
+    case AGENTRT_KIND_AUTH:
+      return "auth";
+    default:
+      return "unknown";
+  }
+}
+
+LoadedPlugin::LoadedPlugin(std::shared_ptr<boost::dll::shared_library> library, std::string path,
+                           const agentrt_plugin_descriptor_t& descriptor)
+    : library_(std::move(library)),
+      path_(std::move(path)),
+      name_(descriptor.name),
+      version_(descriptor.version),
+      kind_(descriptor.kind),
+      abi_major_(descriptor.abi_major),
+      abi_minor_(descriptor.abi_minor),
+      flags_(descriptor.flags),
+      host_(std::make_unique<HostContext>(name_)) {}
+
+LoadedPlugin::~LoadedPlugin() = default;
+
+const agentrt_host_api_t* LoadedPlugin::host_api() const {
+  return &host_->api;
+}
+
+agentrt_create_fn LoadedPlugin::create_fn() const {
+  if (kind_ == AGENTRT_KIND_PROVIDER) return provider_.create;
+  if (kind_ == AGENTRT_KIND_MEMORY_BACKEND) return memory_.create;
+  return auth_.create;
+}
+
+agentrt_destroy_fn LoadedPlugin::destroy_fn() const {
+  if (kind_ == AGENTRT_KIND_PROVIDER) return provider_.destroy;
+  if (kind_ == AGENTRT_KIND_MEMORY_BACKEND) return memory_.destroy;
+  return auth_.destroy;
+}
+
+PluginInstance::PluginInstance(std::shared_ptr<const LoadedPlugin> plugin,
+                               const std::string& config_json)
+    : plugin_(std::move(plugin)) {
+  agentrt_create_fn create = plugin_->create_fn();
+  agentrt_error_t error = make_error_struct();
+  int32_t rc = AGENTRT_ERR_INTERNAL;
+  try {
+    rc = create(plugin_->host_api(), config_json.data(), config_json.size(), &instance_, &error);
+  } catch (...) {
+    // A plugin not built with the SDK's C++ layer may let an exception escape.
+    throw PluginError(AGENTRT_ERR_INTERNAL, "create threw an exception across the C boundary");
+  }
+  if (rc != AGENTRT_OK) {
+    throw PluginError(
+        rc, std::string("create failed: ") + (error.message[0] ? error.message : "no message"));
+  }
+  if (instance_ == nullptr) throw PluginError(AGENTRT_ERR_INTERNAL, "create returned no instance");
+}
+
+PluginInstance::~PluginInstance() {
+  agentrt_destroy_fn destroy = plugin_->destroy_fn();
+  try {
+    destroy(instance_);
+  } catch (...) {  // nothing may escape a destructor; the plugin broke the ABI here
+  }
+}
+
+void PluginInstance::invoke(const std::function<int32_t(void*, agentrt_error_t*)>& call) const {
+  agentrt_error_t error = make_error_struct();
+  int32_t rc = AGENTRT_ERR_INTERNAL;
+  try {
+    std::unique_lock<std::mutex> lock(serial_, std::defer_lock);
+    if (!plugin_->thread_safe()) lock.lock();
+    rc = call(instance_, &error);
+  } catch (const PluginError&) {
+    throw;
+  } catch (...) {
+    throw PluginError(AGENTRT_ERR_INTERNAL,
+                      "plugin '" + plugin_->name() + "' threw across the C boundary");
+  }
+  if (rc != AGENTRT_OK)
+    throw PluginError(rc, error.message[0] ? error.message : "plugin call failed",
+                      error.http_status, error.retry_after_ms);
+}
+
+std::string PluginInstance::call_json(agentrt_json_call_fn fn, std::string_view request) const {
+  agentrt_output_t out;
+  invoke([&](void* instance, agentrt_error_t* error) {
+    return fn(instance, request.data(), request.size(), &out, error);
+  });
+  return std::move(out.data);
+}
+
+std::string ProviderInstance::list_models() const {
+  agentrt_output_t out;
+  invoke([&](void* instance, agentrt_error_t* error) {
+    return plugin().provider_table().list_models(instance, &out, error);
+  });
+  return std::move(out.data);
+}
+
+namespace {
+
+struct SinkState {
+  const std::function<bool(const ProviderDelta&)>* on_delta;
+  const std::function<bool()>* cancelled;
+};
+
+int32_t sink_emit(agentrt_sink_t* sink, uint32_t kind, const char* data, size_t len) noexcept {
+  auto* state = static_cast<SinkState*>(sink->ctx);
+  try {
+    return (*state->on_delta)(ProviderDelta{kind, std::string_view(data ? data : "", len)}) ? 0 : 1;
+  } catch (...) {
+    return 1;  // the host side failed: stop the call rather than lose deltas silently
+  }
+}
+
+int32_t sink_is_cancelled(const agentrt_sink_t* sink) noexcept {
+  auto* state = static_cast<const SinkState*>(sink->ctx);
+  try {
+    return (*state->cancelled)() ? 1 : 0;
+  } catch (...) {
+    return 1;
+  }
+}
+
+}  // namespace
+
+void ProviderInstance::complete(std::string_view request_json,
+                                const std::function<bool(const ProviderDelta&)>& on_delta,
+                                const std::function<bool()>& cancelled) const {
+  SinkState state{&on_delta, &cancelled};
+  agentrt_sink_t sink{};
+  sink.struct_size = sizeof sink;
+  sink.ctx = &state;
+  sink.emit = &sink_emit;
+  sink.is_cancelled = &sink_is_cancelled;
+  invoke([&](void* instance, agentrt_error_t* error) {
+    return plugin().provider_table().complete(instance, request_json.data(), request_json.size(),
+                                              &sink, error);
+  });
+}
+
+}  // namespace agentrt::core

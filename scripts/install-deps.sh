@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what building and testing agentrt needs on Debian 12, skipping what is
+# already there. Run as root, or with sudo available.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config binutils
+  libpoco-dev libboost-dev nlohmann-json3-dev libsqlite3-dev libcurl4-openssl-dev libgtest-dev
+  curl ca-certificates
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "installing: ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,1 @@
+#include <Poco/Net/HTTPServer.h>

@@ -1,0 +1,83 @@
+// The host's secret lookup, as plugins reach it through the callback table.
+#include "core/plugin_host/host_api.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace agentrt::core {
+namespace {
+
+struct Received {
+  std::string value;
+  int calls = 0;
+};
+
+int32_t lookup(const std::string& ref, Received& received, agentrt_error_t& error) {
+  HostContext context("tester");
+  error = make_error_struct();
+  return context.api.secret_lookup(
+      context.api.host, ref.data(), ref.size(),
+      [](void* user, const char* data, size_t len) {
+        auto* r = static_cast<Received*>(user);
+        r->value.assign(data, len);
+        ++r->calls;
+      },
+      &received, &error);
+}
+
+TEST(SecretLookup, Inline) {
+  Received r;
+  agentrt_error_t e;
+  ASSERT_EQ(lookup(R"({"source":"inline","value":"sk-inline"})", r, e), AGENTRT_OK);
+  EXPECT_EQ(r.value, "sk-inline");
+  EXPECT_EQ(r.calls, 1);
+}
+
+TEST(SecretLookup, EnvironmentVariable) {
+  ::setenv("AGENTRT_TEST_SECRET", "sk-from-env", 1);
+  Received r;
+  agentrt_error_t e;
+  ASSERT_EQ(lookup(R"({"source":"env","value":"AGENTRT_TEST_SECRET"})", r, e), AGENTRT_OK);
+  EXPECT_EQ(r.value, "sk-from-env");
+  EXPECT_EQ(lookup(R"({"source":"env","value":"AGENTRT_TEST_UNSET_X"})", r, e),
+            AGENTRT_ERR_NOT_FOUND);
+  EXPECT_NE(std::string(e.message).find("AGENTRT_TEST_UNSET_X"), std::string::npos);
+}
+
+TEST(SecretLookup, FileWithoutTrailingNewline) {
+  auto path = std::filesystem::temp_directory_path() / "agentrt-secret-test.key";
+  std::ofstream(path) << "sk-from-file\n";
+  Received r;
+  agentrt_error_t e;
+  ASSERT_EQ(lookup(R"({"source":"file","value":")" + path.string() + "\"}", r, e), AGENTRT_OK);
+  EXPECT_EQ(r.value, "sk-from-file");
+  std::filesystem::remove(path);
+  EXPECT_EQ(lookup(R"({"source":"file","value":")" + path.string() + "\"}", r, e),
+            AGENTRT_ERR_NOT_FOUND);
+}
+
+TEST(SecretLookup, BadReferencesAreInvalidAndNeverEchoTheValue) {
+  Received r;
+  agentrt_error_t e;
+  EXPECT_EQ(lookup(R"({"source":"vault","value":"sk-do-not-echo"})", r, e),
+            AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(e.message).find("sk-do-not-echo"), std::string::npos);
+  EXPECT_EQ(lookup("not json", r, e), AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(lookup(R"({"source":"inline"})", r, e), AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(r.calls, 0);
+}
+
+TEST(HostOutput, RefusesGrowthPastItsLimit) {
+  HostContext context("tester");
+  agentrt_output_t out;
+  out.max_bytes = 8;
+  EXPECT_EQ(context.api.output_write(&out, "12345", 5), AGENTRT_OK);
+  EXPECT_EQ(context.api.output_write(&out, "6789", 4), AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(out.data, "12345");
+}
+
+}  // namespace
+}  // namespace agentrt::core

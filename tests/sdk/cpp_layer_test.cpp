@@ -1,0 +1,183 @@
+// The C++ layer's promises, exercised in-process through the C tables it generates:
+// exceptions never cross the boundary, codes and upstream facts survive, outputs go
+// through the host, and the kind follows the base class.
+#include <agentrt/plugin.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+struct agentrt_output_t {
+  std::string data;
+};
+
+namespace {
+
+using agentrt::sdk::Error;
+
+int32_t write_output(agentrt_output_t* out, const char* data, size_t len) {
+  out->data.append(data, len);
+  return AGENTRT_OK;
+}
+
+int32_t lookup_secret(agentrt_host_t*, const char* ref, size_t len, agentrt_receive_fn receive,
+                      void* user, agentrt_error_t* error) {
+  if (std::string(ref, len) != R"({"source":"inline","value":"s3cret"})") {
+    error->code = AGENTRT_ERR_NOT_FOUND;
+    std::snprintf(error->message, sizeof error->message, "unknown reference");
+    return AGENTRT_ERR_NOT_FOUND;
+  }
+  receive(user, "s3cret", 6);
+  return AGENTRT_OK;
+}
+
+agentrt_host_api_t make_host() {
+  agentrt_host_api_t host{};
+  host.struct_size = sizeof host;
+  host.abi_major = AGENTRT_ABI_MAJOR;
+  host.secret_lookup = &lookup_secret;
+  host.output_write = &write_output;
+  return host;
+}
+
+class Scripted : public agentrt::sdk::Provider {
+ public:
+  Scripted(const agentrt::sdk::Host& host, const std::string& config) : host_(host) {
+    if (config == "explode") throw std::runtime_error("bad config");
+  }
+  void complete(const std::string& request, agentrt::sdk::Sink& sink) override {
+    if (request == "rate-limited") throw Error(AGENTRT_ERR_UNAVAILABLE, "slow down", 429, 1500);
+    if (request == "crash") throw 7;  // not even an exception type
+    for (const char* word : {"a", "b", "c"})
+      if (!sink.text(word)) throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
+    sink.usage(3, 4);
+    sink.finish("end_turn");
+  }
+  std::string list_models() override {
+    return host_.secret(R"({"source":"inline","value":"s3cret"})");
+  }
+
+ private:
+  agentrt::sdk::Host host_;
+};
+
+class Store : public agentrt::sdk::MemoryBackend {
+ public:
+  Store(const agentrt::sdk::Host&, const std::string&) {}
+  std::string save(const std::string& r) override { return "saved:" + r; }
+  std::string get(const std::string&) override { throw Error(AGENTRT_ERR_NOT_FOUND, "no entry"); }
+  std::string list(const std::string&) override { return "{}"; }
+  std::string remove(const std::string&) override { return "{}"; }
+  std::string clear_layer(const std::string&) override { return "{}"; }
+  std::string count(const std::string&) override { return "{}"; }
+  std::string search(const std::string&) override { return "{}"; }
+  std::string delete_by_session(const std::string&) override { return "{}"; }
+};
+
+struct Recorder {
+  std::vector<std::pair<uint32_t, std::string>> deltas;
+  size_t stop_after = 1000;
+};
+
+int32_t record(agentrt_sink_t* sink, uint32_t kind, const char* data, size_t len) {
+  auto* r = static_cast<Recorder*>(sink->ctx);
+  r->deltas.emplace_back(kind, std::string(data, len));
+  return r->deltas.size() >= r->stop_after ? 1 : 0;
+}
+int32_t never_cancelled(const agentrt_sink_t*) {
+  return 0;
+}
+
+struct Fixture : ::testing::Test {
+  agentrt_host_api_t host = make_host();
+  const agentrt_plugin_descriptor_t* d = agentrt::sdk::detail::descriptor<Scripted>(
+      "scripted", "1.2.3", "test", AGENTRT_FLAG_THREAD_SAFE);
+  const agentrt_provider_vtable_t* table = static_cast<const agentrt_provider_vtable_t*>(d->vtable);
+  agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
+  void* instance = nullptr;
+  Recorder recorder;
+  agentrt_sink_t sink{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled};
+
+  void TearDown() override {
+    if (instance) table->destroy(instance);
+  }
+  int32_t complete(const std::string& request) {
+    return table->complete(instance, request.data(), request.size(), &sink, &error);
+  }
+};
+
+TEST_F(Fixture, DescriptorCarriesAbiFactsAndKind) {
+  EXPECT_EQ(d->magic, AGENTRT_ABI_MAGIC);
+  EXPECT_EQ(d->abi_major, AGENTRT_ABI_MAJOR);
+  EXPECT_EQ(d->struct_size, sizeof(agentrt_plugin_descriptor_t));
+  EXPECT_EQ(d->kind, static_cast<uint32_t>(AGENTRT_KIND_PROVIDER));
+  EXPECT_STREQ(d->name, "scripted");
+  EXPECT_EQ(d->flags, AGENTRT_FLAG_THREAD_SAFE);
+  EXPECT_EQ(table->struct_size, sizeof(agentrt_provider_vtable_t));
+  auto* memory = agentrt::sdk::detail::descriptor<Store>("store", "1", "", 0);
+  EXPECT_EQ(memory->kind, static_cast<uint32_t>(AGENTRT_KIND_MEMORY_BACKEND));
+}
+
+TEST_F(Fixture, ThrowingConstructorBecomesAnError) {
+  std::string config = "explode";
+  EXPECT_EQ(table->create(&host, config.data(), config.size(), &instance, &error),
+            AGENTRT_ERR_INTERNAL);
+  EXPECT_EQ(instance, nullptr);
+  EXPECT_STREQ(error.message, "bad config");
+}
+
+TEST_F(Fixture, DeltasReachTheSinkInOrder) {
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  ASSERT_EQ(complete("hello"), AGENTRT_OK);
+  ASSERT_EQ(recorder.deltas.size(), 5u);
+  EXPECT_EQ(recorder.deltas[0], std::make_pair(uint32_t{AGENTRT_DELTA_TEXT}, std::string("a")));
+  EXPECT_EQ(recorder.deltas[3].second, R"({"input_tokens":3,"output_tokens":4})");
+  EXPECT_EQ(recorder.deltas[4].second, R"({"reason":"end_turn"})");
+}
+
+TEST_F(Fixture, SinkStopBecomesCancelled) {
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  recorder.stop_after = 2;
+  EXPECT_EQ(complete("hello"), AGENTRT_ERR_CANCELLED);
+  EXPECT_EQ(recorder.deltas.size(), 2u);
+}
+
+TEST_F(Fixture, ErrorKeepsCodeStatusAndRetryDelay) {
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  EXPECT_EQ(complete("rate-limited"), AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_EQ(error.code, AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_EQ(error.http_status, 429);
+  EXPECT_EQ(error.retry_after_ms, 1500u);
+  EXPECT_STREQ(error.message, "slow down");
+}
+
+TEST_F(Fixture, NonStandardThrowIsContained) {
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  EXPECT_EQ(complete("crash"), AGENTRT_ERR_INTERNAL);
+  EXPECT_STREQ(error.message, "unknown exception");
+}
+
+TEST_F(Fixture, OutputsAndSecretsGoThroughTheHost) {
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  agentrt_output_t out;
+  ASSERT_EQ(table->list_models(instance, &out, &error), AGENTRT_OK);
+  EXPECT_EQ(out.data, "s3cret");
+}
+
+TEST(CppLayer, JsonCallsMapExceptionsToCodes) {
+  agentrt_host_api_t host = make_host();
+  auto* d = agentrt::sdk::detail::descriptor<Store>("store", "1", "", 0);
+  auto* table = static_cast<const agentrt_memory_vtable_t*>(d->vtable);
+  agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
+  void* instance = nullptr;
+  ASSERT_EQ(table->create(&host, "{}", 2, &instance, &error), AGENTRT_OK);
+  agentrt_output_t out;
+  EXPECT_EQ(table->save(instance, "x", 1, &out, &error), AGENTRT_OK);
+  EXPECT_EQ(out.data, "saved:x");
+  EXPECT_EQ(table->get(instance, "x", 1, &out, &error), AGENTRT_ERR_NOT_FOUND);
+  EXPECT_STREQ(error.message, "no entry");
+  table->destroy(instance);
+}
+
+}  // namespace

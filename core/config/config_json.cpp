@@ -1,0 +1,175 @@
+// The config file's document: every key is checked against the known set, so a typo
+// ("server.thread") fails loudly instead of silently keeping a default.
+#include "core/config/config.h"
+#include "core/log/logger.h"
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+std::string shown(const json& value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+[[noreturn]] void unknown_key(const std::string& key) {
+  throw ConfigError(key, "unknown config key '" + key + "'");
+}
+
+[[noreturn]] void expected(const std::string& key, const std::string& what, const json& got) {
+  throw ConfigError(key, "config key '" + key + "' must be " + what + ", got " + shown(got));
+}
+
+const std::string& expect_string(const json& value, const std::string& key) {
+  if (!value.is_string()) expected(key, "a string", value);
+  return value.get_ref<const std::string&>();
+}
+
+bool expect_bool(const json& value, const std::string& key) {
+  if (!value.is_boolean()) expected(key, "true or false", value);
+  return value.get<bool>();
+}
+
+uint64_t expect_uint(const json& value, const std::string& key, uint64_t min, uint64_t max) {
+  const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  // Negative integers are number_integer; fractions and huge values are floats.
+  if (value.is_number_unsigned()) {
+    uint64_t n = value.get<uint64_t>();
+    if (n >= min && n <= max) return n;
+  } else if (value.is_number_integer() && value.get<int64_t>() >= 0) {
+    uint64_t n = static_cast<uint64_t>(value.get<int64_t>());
+    if (n >= min && n <= max) return n;
+  }
+  expected(key, range, value);
+}
+
+void expect_object(const json& value, const std::string& key, const std::string& what) {
+  if (!value.is_object()) expected(key, what, value);
+}
+
+struct ServerField {
+  const char* name;
+  unsigned ServerConfig::*member;
+  unsigned min;
+  unsigned max;
+};
+
+constexpr ServerField kServerFields[] = {
+    {"threads", &ServerConfig::threads, 1, 65535},
+    {"max_queued", &ServerConfig::max_queued, 1, 1000000},
+    {"thread_stack_kb", &ServerConfig::thread_stack_kb, 64, 65536},
+    {"keep_alive_timeout_s", &ServerConfig::keep_alive_timeout_s, 1, 3600},
+    {"receive_timeout_s", &ServerConfig::receive_timeout_s, 1, 3600},
+    {"send_timeout_s", &ServerConfig::send_timeout_s, 1, 3600},
+    {"shutdown_grace_s", &ServerConfig::shutdown_grace_s, 0, 3600},
+};
+
+void apply_server(ServerConfig& server, const json& section) {
+  expect_object(section, "server", "an object");
+  for (const auto& [name, value] : section.items()) {
+    const ServerField* field = nullptr;
+    for (const ServerField& candidate : kServerFields) {
+      if (name == candidate.name) field = &candidate;
+    }
+    const std::string key = "server." + name;
+    if (field == nullptr) unknown_key(key);
+    server.*(field->member) =
+        static_cast<unsigned>(expect_uint(value, key, field->min, field->max));
+  }
+}
+
+void apply_limits(LimitsConfig& limits, const json& section) {
+  expect_object(section, "limits", "an object");
+  for (const auto& [name, value] : section.items()) {
+    const std::string key = "limits." + name;
+    if (name != "max_body_bytes") unknown_key(key);
+    limits.max_body_bytes = expect_uint(value, key, 1024, 1073741824);
+  }
+}
+
+// Entries merge into `plugins` (which holds the defaults), so naming another plugin
+// does not switch echo off; only "echo":{"enabled":false} does.
+void apply_plugins(std::map<std::string, PluginConfig>& plugins, const json& section) {
+  expect_object(section, "plugins", "an object of plugin name to settings");
+  for (const auto& [name, entry] : section.items()) {
+    if (name.empty()) throw ConfigError("plugins", "config key 'plugins' has an empty plugin name");
+    const std::string key = "plugins." + name;
+    expect_object(entry, key, "an object with \"enabled\" and/or \"config\"");
+    PluginConfig& plugin = plugins[name];
+    for (const auto& [field, value] : entry.items()) {
+      if (field == "enabled") {
+        plugin.enabled = expect_bool(value, key + ".enabled");
+      } else if (field == "config") {
+        expect_object(value, key + ".config", "an object");
+        plugin.config = value;  // replaces a lower layer's object: it is the plugin's whole config
+      } else {
+        unknown_key(key + "." + field);
+      }
+    }
+  }
+}
+
+std::vector<std::string> parse_plugin_dirs(const json& value) {
+  const char* what = "an array of non-empty strings";
+  if (!value.is_array()) expected("plugin_dirs", what, value);
+  std::vector<std::string> dirs;
+  for (const json& item : value) {
+    if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
+      expected("plugin_dirs", what, value);
+    }
+    dirs.push_back(item.get<std::string>());
+  }
+  return dirs;
+}
+
+void apply_scalar(Config& config, const std::string& key, const json& value) {
+  if (key == "mode") {
+    const std::string& mode = expect_string(value, key);
+    if (mode == "single") {
+      config.mode = CellMode::single;
+    } else if (mode == "multi") {
+      config.mode = CellMode::multi;
+    } else {
+      expected(key, "\"single\" or \"multi\"", value);
+    }
+  } else if (key == "listen") {
+    parse_listen_address(expect_string(value, key), key);
+    config.listen = value.get<std::string>();
+  } else if (key == "data_dir") {
+    if (expect_string(value, key).empty()) expected(key, "a non-empty string", value);
+    config.data_dir = value.get<std::string>();
+  } else if (key == "log_level") {
+    if (!parse_log_level(expect_string(value, key))) {
+      expected(key, "one of \"debug\", \"info\", \"warn\", \"error\"", value);
+    }
+    config.log_level = value.get<std::string>();
+  } else {
+    unknown_key(key);
+  }
+}
+
+}  // namespace
+
+Config apply_config_json(Config base, const nlohmann::json& document) {
+  if (!document.is_object()) {
+    throw ConfigError("", std::string("config must be a JSON object, got ") + document.type_name());
+  }
+  for (const auto& [key, value] : document.items()) {
+    if (key == "server") {
+      apply_server(base.server, value);
+    } else if (key == "limits") {
+      apply_limits(base.limits, value);
+    } else if (key == "plugins") {
+      apply_plugins(base.plugins, value);
+    } else if (key == "plugin_dirs") {
+      base.plugin_dirs = parse_plugin_dirs(value);
+    } else {
+      apply_scalar(base, key, value);
+    }
+  }
+  return base;
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,150 @@
+#include "core/log/logger.h"
+
+#include <unistd.h>
+#include <cerrno>
+#include <ctime>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+namespace agentrt::core {
+namespace {
+
+std::atomic<int> g_level{static_cast<int>(LogLevel::info)};
+
+// The sink is swapped rarely (tests) and read on every line, so writers copy the
+// shared_ptr under a short lock and call it without holding the lock.
+std::mutex g_sink_mutex;
+std::shared_ptr<const Logger::LineSink> g_sink;
+
+// One write() per line: the kernel appends it whole, so lines from threads (and from
+// other processes sharing the descriptor) do not interleave. Only a short write, which
+// a pipe or terminal may do under pressure, makes us write the remainder.
+void write_to_stderr(std::string_view line) {
+  const char* data = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(STDERR_FILENO, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // nowhere left to report a logging failure
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+std::string dump(const nlohmann::json& value) {
+  // Replace invalid UTF-8 rather than throw: a log call must never fail its caller.
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool is_reserved(const std::string& key) {
+  return key == "time" || key == "level" || key == "msg";
+}
+
+// Built by hand rather than through a json object so the line starts with time, level
+// and msg (nlohmann::json sorts keys) and costs one allocation pass.
+std::string format_line(LogLevel level, std::string_view message, const nlohmann::json& fields) {
+  std::string line;
+  line.reserve(96 + message.size());
+  line += "{\"time\":\"";
+  line += utc_timestamp_now();
+  line += "\",\"level\":\"";
+  line += log_level_name(level);
+  line += "\",\"msg\":";
+  line += dump(nlohmann::json(std::string(message)));
+  if (fields.is_object()) {
+    for (const auto& [key, value] : fields.items()) {
+      // A field named like a fixed key would make a duplicate key; keep it, renamed.
+      std::string name = is_reserved(key) ? "fields." + key : key;
+      line += ',';
+      line += dump(nlohmann::json(name));
+      line += ':';
+      line += dump(value);
+    }
+  } else if (!fields.is_null()) {
+    line += ",\"fields\":";
+    line += dump(fields);
+  }
+  line += "}\n";
+  return line;
+}
+
+}  // namespace
+
+std::optional<LogLevel> parse_log_level(std::string_view name) {
+  if (name == "debug") return LogLevel::debug;
+  if (name == "info") return LogLevel::info;
+  if (name == "warn") return LogLevel::warn;
+  if (name == "error") return LogLevel::error;
+  return std::nullopt;
+}
+
+const char* log_level_name(LogLevel level) {
+  switch (level) {
+    case LogLevel::debug:
+      return "debug";
+    case LogLevel::info:
+      return "info";
+    case LogLevel::warn:
+      return "warn";
+    case LogLevel::error:
+      return "error";
+  }
+  return "info";
+}
+
+void Logger::set_level(LogLevel level) {
+  g_level.store(static_cast<int>(level), std::memory_order_relaxed);
+}
+
+bool Logger::enabled(LogLevel level) {
+  return static_cast<int>(level) >= g_level.load(std::memory_order_relaxed);
+}
+
+// An empty sink restores the default (stderr).
+void Logger::set_sink(LineSink sink) {
+  std::shared_ptr<const LineSink> next;
+  if (sink) next = std::make_shared<const LineSink>(std::move(sink));
+  std::lock_guard<std::mutex> lock(g_sink_mutex);
+  g_sink = std::move(next);
+}
+
+void Logger::write(LogLevel level, std::string_view message, const nlohmann::json& fields) {
+  if (!enabled(level)) return;
+  try {
+    std::string line = format_line(level, message, fields);
+    std::shared_ptr<const LineSink> sink;
+    {
+      std::lock_guard<std::mutex> lock(g_sink_mutex);
+      sink = g_sink;
+    }
+    if (sink) {
+      (*sink)(line);
+    } else {
+      write_to_stderr(line);
+    }
+  } catch (...) {
+    // Logging is best effort: losing a line beats failing the request that logged it.
+  }
+}
+
+std::string utc_timestamp_now() {
+  using namespace std::chrono;
+  const auto now = system_clock::now();
+  const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count();
+  const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,22 @@
+// The schema, as the ordered list of steps that build it. A released step never
+// changes: databases in the field have already run it. New tables and columns go in a
+// new step appended at the end.
+#include "core/store/state_store.h"
+
+namespace agentrt::core {
+
+const std::vector<Migration>& schema_migrations() {
+  // instance_id uses randomblob(): SQLite's generator is seeded from /dev/urandom, and
+  // keeping the step pure SQL keeps it replayable by hand with the sqlite3 shell.
+  static const std::vector<Migration> migrations = {
+      {1, "meta", R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta(key, value) VALUES
+  ('instance_id', lower(hex(randomblob(16)))),
+  ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+)sql"},
+  };
+  return migrations;
+}
+
+}  // namespace agentrt::core

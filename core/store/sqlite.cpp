@@ -1,0 +1,141 @@
+#include "core/store/sqlite.h"
+
+#include <string>
+
+namespace agentrt::core {
+namespace {
+
+std::string db_name(sqlite3* db) {
+  const char* name = db == nullptr ? nullptr : sqlite3_db_filename(db, "main");
+  return name == nullptr || *name == '\0' ? std::string("(temporary database)") : name;
+}
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  throw StoreError("sqlite: " + what + ": " + sqlite3_errmsg(db) + " (" + db_name(db) + ")");
+}
+
+}  // namespace
+
+Connection::Connection(const std::string& path, bool read_only) {
+  // NOMUTEX: a connection is used by one thread at a time (the store hands them out),
+  // so SQLite's per-connection lock would be pure overhead.
+  int flags = SQLITE_OPEN_NOMUTEX |
+              (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw StoreError("sqlite: cannot open '" + path + "': " + message);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  try {
+    sqlite3_busy_timeout(db_, 5000);
+    // journal_mode is a property of the database file; a read-only connection cannot
+    // change it and inherits WAL from the writer that set it.
+    if (!read_only) exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+  } catch (...) {
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Connection::~Connection() {
+  // close_v2 defers the close until outstanding statements are finalized instead of
+  // failing with SQLITE_BUSY and leaking the handle.
+  if (db_ != nullptr) sqlite3_close_v2(db_);
+}
+
+void Connection::exec(const char* sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    std::string message = error != nullptr ? error : sqlite3_errstr(rc);
+    sqlite3_free(error);
+    throw StoreError("sqlite: " + message + " (" + db_name(db_) + ")");
+  }
+}
+
+Statement Connection::prepare(std::string_view sql) {
+  return Statement(db_, sql);
+}
+
+int64_t Connection::last_insert_rowid() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+
+int Connection::changes() const {
+  return sqlite3_changes(db_);
+}
+
+Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
+  if (rc != SQLITE_OK) fail(db_, "cannot prepare \"" + std::string(sql) + "\"");
+  // An empty or comment-only string prepares to no statement at all.
+  if (stmt_ == nullptr) throw StoreError("sqlite: no statement in \"" + std::string(sql) + "\"");
+}
+
+Statement::~Statement() {
+  if (stmt_ != nullptr) sqlite3_finalize(stmt_);
+}
+
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement& Statement::bind(int index, int64_t value) {
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) fail(db_, "cannot bind");
+  return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view value) {
+  // TRANSIENT: SQLite copies, so callers may bind temporaries.
+  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT,
+                          SQLITE_UTF8) != SQLITE_OK) {
+    fail(db_, "cannot bind");
+  }
+  return *this;
+}
+
+Statement& Statement::bind_null(int index) {
+  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail(db_, "cannot bind");
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  fail(db_, std::string("cannot run \"") + sqlite3_sql(stmt_) + "\"");
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+}
+
+void Statement::reset() {
+  // reset() repeats the last step's error code, which step() already reported. The
+  // bindings stay, as in SQLite, so a statement can be rerun with the same values.
+  sqlite3_reset(stmt_);
+}
+
+int64_t Statement::column_int(int index) const {
+  return sqlite3_column_int64(stmt_, index);
+}
+
+std::string Statement::column_text(int index) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, index);
+  if (text == nullptr) return {};
+  // Length after column_text, which may have converted the value to text.
+  int size = sqlite3_column_bytes(stmt_, index);
+  return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(size));
+}
+
+bool Statement::column_is_null(int index) const {
+  return sqlite3_column_type(stmt_, index) == SQLITE_NULL;
+}
+
+}  // namespace agentrt::core

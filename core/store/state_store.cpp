@@ -1,0 +1,218 @@
+#include "core/store/state_store.h"
+#include "core/log/logger.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace agentrt::core {
+namespace {
+
+// mkdir -p, but every directory we create is 0700: the data dir holds the admin token
+// and every conversation, and umask alone would usually leave it world-readable.
+// Existing directories keep their mode; the operator chose it.
+void create_private_dirs(const std::string& dir) {
+  if (dir.empty()) throw StoreError("data directory is empty");
+  for (size_t pos = 0; pos != std::string::npos;) {
+    pos = dir.find('/', pos + 1);
+    const std::string prefix = dir.substr(0, pos);
+    struct stat st {};
+    if (::stat(prefix.c_str(), &st) == 0) continue;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      throw StoreError("cannot create data directory '" + prefix + "': " + std::strerror(errno));
+    }
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw StoreError("data directory '" + dir + "' is not a directory");
+  }
+}
+
+// After a failed statement SQLite may already have rolled back on its own; a second
+// ROLLBACK would fail and hide the first error. False when the state is unknown.
+bool rollback(Connection& db) {
+  if (sqlite3_get_autocommit(db.handle())) return true;
+  return sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+
+int max_version(Connection& db) {
+  Statement query = db.prepare("SELECT coalesce(max(version), 0) FROM schema_migrations");
+  query.step();
+  return static_cast<int>(query.column_int(0));
+}
+
+void check_migration_list(const std::vector<Migration>& migrations) {
+  int previous = 0;
+  for (const Migration& m : migrations) {
+    if (m.version <= previous) {
+      throw StoreError("schema migrations out of order at version " + std::to_string(m.version));
+    }
+    previous = m.version;
+  }
+}
+
+bool is_applied(Connection& db, int version) {
+  Statement query = db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?");
+  query.bind(1, static_cast<int64_t>(version));
+  return query.step();
+}
+
+void apply_migration(Connection& db, const Migration& m) {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    // Another agentd on the same data dir may have applied it since we looked; the
+    // IMMEDIATE lock makes this check and the step one atomic unit.
+    if (!is_applied(db, m.version)) {
+      db.exec(m.sql);
+      db.prepare(
+            "INSERT INTO schema_migrations(version, name, applied_at) "
+            "VALUES(?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))")
+          .bind(1, static_cast<int64_t>(m.version))
+          .bind(2, std::string_view(m.name))
+          .run();
+    }
+    db.exec("COMMIT");
+  } catch (const std::exception& e) {
+    rollback(db);
+    throw StoreError("schema migration " + std::to_string(m.version) + " (" + m.name +
+                     ") failed: " + e.what());
+  }
+  log_info("applied schema migration", {{"version", m.version}, {"name", m.name}});
+}
+
+void migrate(Connection& db, const std::vector<Migration>& migrations, const std::string& path) {
+  check_migration_list(migrations);
+  db.exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations("
+      "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+  const int newest = migrations.empty() ? 0 : migrations.back().version;
+  const int current = max_version(db);
+  // Running old code on a newer schema could write rows the newer code misreads.
+  if (current > newest) {
+    throw StoreError("database schema version " + std::to_string(current) +
+                     " is newer than this agentd (" + std::to_string(newest) + "): " + path);
+  }
+  for (const Migration& m : migrations) {
+    if (m.version > current) apply_migration(db, m);
+  }
+}
+
+void require_wal(Connection& db, const std::string& path) {
+  Statement query = db.prepare("PRAGMA journal_mode");
+  std::string mode = query.step() ? query.column_text(0) : std::string();
+  // Without WAL readers block behind the writer, which the whole design relies on not
+  // happening (e.g. a filesystem without shared memory support).
+  if (mode != "wal") {
+    throw StoreError("cannot use WAL journal mode on '" + path + "' (got '" + mode + "')");
+  }
+}
+
+}  // namespace
+
+class StateStore::ReadPool {
+ public:
+  explicit ReadPool(std::string path) : path_(std::move(path)) {}
+
+  std::unique_ptr<Connection> acquire() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        std::unique_ptr<Connection> connection = std::move(idle_.back());
+        idle_.pop_back();
+        return connection;
+      }
+    }
+    // Opened outside the lock: opening touches the disk and other readers need not wait.
+    return std::make_unique<Connection>(path_, /*read_only=*/true);
+  }
+
+  void release(std::unique_ptr<Connection> connection) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(std::move(connection));
+  }
+
+ private:
+  std::string path_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Connection>> idle_;
+};
+
+StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>& migrations) {
+  create_private_dirs(data_dir);
+  path_ = data_dir + (data_dir.back() == '/' ? "" : "/") + "state.db";
+  writer_ = std::make_unique<Connection>(path_);
+  require_wal(*writer_, path_);
+  migrate(*writer_, migrations, path_);
+  // Recorded so healthy() notices the file being deleted or swapped underneath us,
+  // which open connections would otherwise hide by reading the old, unlinked inode.
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {
+    throw StoreError("cannot stat '" + path_ + "': " + std::strerror(errno));
+  }
+  inode_ = static_cast<uint64_t>(st.st_ino);
+  device_ = static_cast<uint64_t>(st.st_dev);
+  readers_ = std::make_unique<ReadPool>(path_);
+}
+
+StateStore::~StateStore() {
+  // Readers first: the last connection to close checkpoints the WAL into the database
+  // and removes it, and only the writer is allowed to.
+  readers_.reset();
+  writer_.reset();
+}
+
+// Not reentrant: calling write() from inside `work` deadlocks on write_mutex_.
+void StateStore::write(const std::function<void(Connection&)>& work) {
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  writer_->exec("BEGIN IMMEDIATE");
+  try {
+    work(*writer_);
+    writer_->exec("COMMIT");
+  } catch (...) {
+    rollback(*writer_);
+    throw;
+  }
+}
+
+void StateStore::read(const std::function<void(Connection&)>& work) const {
+  std::unique_ptr<Connection> connection = readers_->acquire();
+  // One transaction around `work` so all its statements see the same snapshot.
+  try {
+    connection->exec("BEGIN");
+    work(*connection);
+    connection->exec("COMMIT");
+  } catch (...) {
+    // A connection left mid-transaction would pin an old snapshot forever; drop it.
+    if (rollback(*connection)) readers_->release(std::move(connection));
+    throw;
+  }
+  readers_->release(std::move(connection));
+}
+
+int StateStore::schema_version() const {
+  int version = 0;
+  read([&](Connection& db) { version = max_version(db); });
+  return version;
+}
+
+bool StateStore::healthy() const {
+  try {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) return false;
+    if (static_cast<uint64_t>(st.st_ino) != inode_ || static_cast<uint64_t>(st.st_dev) != device_) {
+      return false;
+    }
+    bool answered = false;
+    read([&](Connection& db) {
+      Statement query = db.prepare("SELECT count(*) FROM schema_migrations");
+      answered = query.step();
+    });
+    return answered;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,331 @@
+#include "core/config/config.h"
+#include "tests/core/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+// Runs `action`, expects a ConfigError with `key`, and returns its message.
+template <typename Action>
+std::string config_error(Action action, const std::string& key) {
+  try {
+    action();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key(), key) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no ConfigError for key '" << key << "'";
+  return {};
+}
+
+std::string apply_error(const std::string& document, const std::string& key) {
+  return config_error([&] { apply_config_json(Config{}, json::parse(document)); }, key);
+}
+
+Config load_file(const test_util::TempDir& dir, const std::string& content,
+                 const Environment& env = {}) {
+  ConfigOverrides flags;
+  flags.config_file = dir.write("agentrt.json", content);
+  return load_config(flags, env);
+}
+
+TEST(ConfigTest, DefaultsWithoutFileEnvOrFlags) {
+  Config config = load_config({}, {});
+  EXPECT_EQ(config.mode, CellMode::single);
+  EXPECT_EQ(config.listen, "127.0.0.1:9091");
+  EXPECT_EQ(config.data_dir, "./agentrt-data");
+  EXPECT_EQ(config.log_level, "info");
+  EXPECT_TRUE(config.plugin_dirs.empty());
+  ASSERT_EQ(config.plugins.size(), 1u);
+  ASSERT_EQ(config.plugins.count("echo"), 1u);
+  EXPECT_TRUE(config.plugins.at("echo").enabled);
+  EXPECT_EQ(config.plugins.at("echo").config, json::object());
+  EXPECT_EQ(config.server.threads, 1024u);
+  EXPECT_EQ(config.server.max_queued, 4096u);
+  EXPECT_EQ(config.server.thread_stack_kb, 256u);
+  EXPECT_EQ(config.server.shutdown_grace_s, 10u);
+  EXPECT_EQ(config.limits.max_body_bytes, 1024u * 1024u);
+}
+
+TEST(ConfigTest, EveryKeyIsParsed) {
+  test_util::TempDir dir;
+  Config config = load_file(dir, R"({
+    "mode": "multi",
+    "listen": "0.0.0.0:8080",
+    "data_dir": "/var/lib/agentrt",
+    "log_level": "debug",
+    "plugin_dirs": ["/opt/a", "/opt/b"],
+    "plugins": {"openai": {"enabled": true, "config": {"base_url": "http://x"}},
+                "echo": {"config": {"model": "echo"}}},
+    "server": {"threads": 64, "max_queued": 128, "thread_stack_kb": 512,
+               "keep_alive_timeout_s": 7, "receive_timeout_s": 8, "send_timeout_s": 9,
+               "shutdown_grace_s": 0},
+    "limits": {"max_body_bytes": 2048}
+  })");
+  EXPECT_EQ(config.mode, CellMode::multi);
+  EXPECT_EQ(config.listen, "0.0.0.0:8080");
+  EXPECT_EQ(config.data_dir, "/var/lib/agentrt");
+  EXPECT_EQ(config.log_level, "debug");
+  EXPECT_EQ(config.plugin_dirs, (std::vector<std::string>{"/opt/a", "/opt/b"}));
+  ASSERT_EQ(config.plugins.size(), 2u);
+  EXPECT_TRUE(config.plugins.at("openai").enabled);
+  EXPECT_EQ(config.plugins.at("openai").config, json({{"base_url", "http://x"}}));
+  EXPECT_TRUE(config.plugins.at("echo").enabled);
+  EXPECT_EQ(config.plugins.at("echo").config, json({{"model", "echo"}}));
+  EXPECT_EQ(config.server.threads, 64u);
+  EXPECT_EQ(config.server.max_queued, 128u);
+  EXPECT_EQ(config.server.thread_stack_kb, 512u);
+  EXPECT_EQ(config.server.keep_alive_timeout_s, 7u);
+  EXPECT_EQ(config.server.receive_timeout_s, 8u);
+  EXPECT_EQ(config.server.send_timeout_s, 9u);
+  EXPECT_EQ(config.server.shutdown_grace_s, 0u);
+  EXPECT_EQ(config.limits.max_body_bytes, 2048u);
+}
+
+TEST(ConfigTest, NamingOtherPluginsKeepsEchoEnabled) {
+  test_util::TempDir dir;
+  Config config = load_file(dir, R"({"plugins": {"ollama": {}}})");
+  EXPECT_TRUE(config.plugins.at("echo").enabled);
+  EXPECT_TRUE(config.plugins.at("ollama").enabled);
+}
+
+TEST(ConfigTest, EchoCanBeSwitchedOff) {
+  test_util::TempDir dir;
+  Config config = load_file(dir, R"({"plugins": {"echo": {"enabled": false}}})");
+  EXPECT_FALSE(config.plugins.at("echo").enabled);
+}
+
+TEST(ConfigTest, UnknownKeysAreNamedByFullPath) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"mod": "single"})", "mod"},
+      {R"({"server": {"thread": 4}})", "server.thread"},
+      {R"({"limits": {"max_body": 4096}})", "limits.max_body"},
+      {R"({"plugins": {"echo": {"enabld": true}}})", "plugins.echo.enabld"},
+  };
+  for (const auto& [document, key] : cases) {
+    std::string message = apply_error(document, key);
+    EXPECT_NE(message.find("unknown config key '" + key + "'"), std::string::npos) << message;
+  }
+}
+
+TEST(ConfigTest, UnknownKeyInFileNamesKeyAndFile) {
+  test_util::TempDir dir;
+  ConfigOverrides flags;
+  flags.config_file = dir.write("bad.json", R"({"server": {"thread": 4}})");
+  std::string message = config_error([&] { load_config(flags, {}); }, "server.thread");
+  EXPECT_NE(message.find("unknown config key 'server.thread'"), std::string::npos) << message;
+  EXPECT_NE(message.find(*flags.config_file), std::string::npos) << message;
+}
+
+TEST(ConfigTest, WrongTypesNameKeyAndExpectation) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"mode": 1})", "mode"},
+      {R"({"mode": "triple"})", "mode"},
+      {R"({"listen": 9091})", "listen"},
+      {R"({"listen": "localhost"})", "listen"},
+      {R"({"data_dir": ""})", "data_dir"},
+      {R"({"data_dir": null})", "data_dir"},
+      {R"({"log_level": "verbose"})", "log_level"},
+      {R"({"plugin_dirs": "/opt"})", "plugin_dirs"},
+      {R"({"plugin_dirs": ["/opt", 3]})", "plugin_dirs"},
+      {R"({"plugin_dirs": [""]})", "plugin_dirs"},
+      {R"({"plugins": []})", "plugins"},
+      {R"({"plugins": {"echo": true}})", "plugins.echo"},
+      {R"({"plugins": {"echo": {"enabled": "yes"}}})", "plugins.echo.enabled"},
+      {R"({"plugins": {"echo": {"config": [1]}}})", "plugins.echo.config"},
+      {R"({"server": 5})", "server"},
+      {R"({"server": {"threads": "10"}})", "server.threads"},
+      {R"({"server": {"threads": 1.5}})", "server.threads"},
+      {R"({"server": {"threads": true}})", "server.threads"},
+      {R"({"limits": []})", "limits"},
+  };
+  for (const auto& [document, key] : cases) {
+    std::string message = apply_error(document, key);
+    EXPECT_NE(message.find("'" + key + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find("must be"), std::string::npos) << message;
+  }
+}
+
+TEST(ConfigTest, NonObjectDocumentIsRejected) {
+  std::string message = apply_error("[1, 2]", "");
+  EXPECT_NE(message.find("object"), std::string::npos) << message;
+}
+
+struct RangeCase {
+  const char* section;
+  const char* key;
+  uint64_t min;
+  uint64_t max;
+};
+
+TEST(ConfigTest, NumericRangesAreEnforcedAtBothEnds) {
+  const RangeCase cases[] = {
+      {"server", "threads", 1, 65535},          {"server", "max_queued", 1, 1000000},
+      {"server", "thread_stack_kb", 64, 65536}, {"server", "keep_alive_timeout_s", 1, 3600},
+      {"server", "receive_timeout_s", 1, 3600}, {"server", "send_timeout_s", 1, 3600},
+      {"server", "shutdown_grace_s", 0, 3600},  {"limits", "max_body_bytes", 1024, 1073741824},
+  };
+  for (const RangeCase& c : cases) {
+    const std::string key = std::string(c.section) + "." + c.key;
+    auto document = [&](json value) { return json{{c.section, {{c.key, value}}}}; };
+    EXPECT_NO_THROW(apply_config_json(Config{}, document(c.min))) << key;
+    EXPECT_NO_THROW(apply_config_json(Config{}, document(c.max))) << key;
+    config_error([&] { apply_config_json(Config{}, document(c.max + 1)); }, key);
+    config_error([&] { apply_config_json(Config{}, document(-1)); }, key);
+    if (c.min > 0) config_error([&] { apply_config_json(Config{}, document(c.min - 1)); }, key);
+  }
+  Config config = apply_config_json(Config{}, json{{"server", {{"threads", 65535}}}});
+  EXPECT_EQ(config.server.threads, 65535u);
+}
+
+TEST(ConfigTest, ListenAddressParsing) {
+  EXPECT_EQ(parse_listen_address("127.0.0.1:9091", "listen"),
+            (std::pair<std::string, uint16_t>{"127.0.0.1", 9091}));
+  EXPECT_EQ(parse_listen_address("localhost:0", "listen").second, 0);
+  EXPECT_EQ(parse_listen_address("0.0.0.0:65535", "listen").second, 65535);
+  EXPECT_EQ(parse_listen_address("[::1]:8080", "listen").first, "::1");
+  for (const char* bad : {"127.0.0.1", "127.0.0.1:65536", ":80", "host:", "host:abc", "::1:80",
+                          "host:-1", "a b:80", "host:123456", ""}) {
+    std::string message = config_error([&] { parse_listen_address(bad, "--listen"); }, "--listen");
+    EXPECT_NE(message.find("--listen"), std::string::npos) << message;
+    EXPECT_NE(message.find("HOST:PORT"), std::string::npos) << message;
+  }
+}
+
+TEST(ConfigTest, PrecedenceFlagOverEnvironmentOverFileOverDefault) {
+  test_util::TempDir dir;
+  ConfigOverrides flags;
+  flags.config_file = dir.write("agentrt.json", R"({
+    "mode": "multi", "listen": "127.0.0.1:1001", "data_dir": "/file",
+    "log_level": "debug", "plugin_dirs": ["/file-plugins"]})");
+  Environment env = {{"AGENTRT_LISTEN", "127.0.0.1:2002"},
+                     {"AGENTRT_DATA_DIR", "/env"},
+                     {"AGENTRT_PLUGIN_DIRS", "/env-a::/env-b:"}};
+  flags.listen = "127.0.0.1:3003";
+
+  Config config = load_config(flags, env);
+  EXPECT_EQ(config.listen, "127.0.0.1:3003");  // flag beats env and file
+  EXPECT_EQ(config.data_dir, "/env");          // env beats file
+  EXPECT_EQ(config.mode, CellMode::multi);     // file beats default
+  EXPECT_EQ(config.log_level, "debug");
+  // Environment dirs replace the file's list; empty elements are skipped.
+  EXPECT_EQ(config.plugin_dirs, (std::vector<std::string>{"/env-a", "/env-b"}));
+  EXPECT_EQ(config.server.threads, 1024u);  // default
+
+  flags.mode = "single";
+  flags.data_dir = "/flag";
+  flags.log_level = "error";
+  flags.plugin_dirs = {"/flag-plugins"};
+  env["AGENTRT_MODE"] = "multi";
+  env["AGENTRT_LOG_LEVEL"] = "warn";
+  config = load_config(flags, env);
+  EXPECT_EQ(config.mode, CellMode::single);
+  EXPECT_EQ(config.data_dir, "/flag");
+  EXPECT_EQ(config.log_level, "error");
+  EXPECT_EQ(config.plugin_dirs, (std::vector<std::string>{"/flag-plugins"}));
+
+  flags = {};
+  flags.config_file = dir.file("agentrt.json");
+  config = load_config(flags, {{"AGENTRT_MODE", "single"}, {"AGENTRT_LOG_LEVEL", "warn"}});
+  EXPECT_EQ(config.mode, CellMode::single);  // env beats file
+  EXPECT_EQ(config.log_level, "warn");
+}
+
+TEST(ConfigTest, EmptyPluginDirsVariableClearsTheList) {
+  test_util::TempDir dir;
+  Config config = load_file(dir, R"({"plugin_dirs": ["/x"]})", {{"AGENTRT_PLUGIN_DIRS", ""}});
+  EXPECT_TRUE(config.plugin_dirs.empty());
+}
+
+TEST(ConfigTest, ConfigFileFromFlagBeatsEnvironment) {
+  test_util::TempDir dir;
+  std::string from_env = dir.write("env.json", R"({"listen": "127.0.0.1:1111"})");
+  std::string from_flag = dir.write("flag.json", R"({"listen": "127.0.0.1:2222"})");
+  Environment env = {{"AGENTRT_CONFIG", from_env}};
+  EXPECT_EQ(load_config({}, env).listen, "127.0.0.1:1111");
+  ConfigOverrides flags;
+  flags.config_file = from_flag;
+  EXPECT_EQ(load_config(flags, env).listen, "127.0.0.1:2222");
+}
+
+TEST(ConfigTest, BadEnvironmentValuesNameTheVariable) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"AGENTRT_MODE", "triple"},    {"AGENTRT_LISTEN", "nowhere"}, {"AGENTRT_LISTEN", "h:70000"},
+      {"AGENTRT_LOG_LEVEL", "loud"}, {"AGENTRT_DATA_DIR", ""},      {"AGENTRT_CONFIG", ""},
+  };
+  for (const auto& [name, value] : cases) {
+    std::string message = config_error([&] { load_config({}, {{name, value}}); }, name);
+    EXPECT_NE(message.find(name), std::string::npos) << message;
+  }
+}
+
+TEST(ConfigTest, BadFlagsNameTheFlag) {
+  ConfigOverrides flags;
+  flags.mode = "both";
+  config_error([&] { load_config(flags, {}); }, "--mode");
+  flags = {};
+  flags.listen = "127.0.0.1:99999";
+  config_error([&] { load_config(flags, {}); }, "--listen");
+  flags = {};
+  flags.log_level = "chatty";
+  config_error([&] { load_config(flags, {}); }, "--log-level");
+  flags = {};
+  flags.data_dir = "";
+  config_error([&] { load_config(flags, {}); }, "--data-dir");
+  flags = {};
+  flags.plugin_dirs = {"/ok", ""};
+  config_error([&] { load_config(flags, {}); }, "--plugin-dir");
+}
+
+TEST(ConfigTest, MissingOrUnreadableFileNamesThePath) {
+  test_util::TempDir dir;
+  ConfigOverrides flags;
+  flags.config_file = dir.file("does-not-exist.json");
+  std::string message = config_error([&] { load_config(flags, {}); }, "");
+  EXPECT_NE(message.find(*flags.config_file), std::string::npos) << message;
+
+  flags.config_file = dir.path();  // a directory opens but cannot be read
+  message = config_error([&] { load_config(flags, {}); }, "");
+  EXPECT_NE(message.find(dir.path()), std::string::npos) << message;
+
+  message = config_error([&] { load_config({}, {{"AGENTRT_CONFIG", dir.file("nope.json")}}); }, "");
+  EXPECT_NE(message.find(dir.file("nope.json")), std::string::npos) << message;
+}
+
+TEST(ConfigTest, MalformedJsonNamesPathAndPosition) {
+  test_util::TempDir dir;
+  ConfigOverrides flags;
+  flags.config_file = dir.write("broken.json", "{\n  \"mode\": \"single\",\n}\n");
+  std::string message = config_error([&] { load_config(flags, {}); }, "");
+  EXPECT_NE(message.find(*flags.config_file), std::string::npos) << message;
+  EXPECT_NE(message.find("line 3"), std::string::npos) << message;
+  EXPECT_NE(message.find("column"), std::string::npos) << message;
+}
+
+TEST(ConfigTest, NonObjectFileNamesPath) {
+  test_util::TempDir dir;
+  ConfigOverrides flags;
+  flags.config_file = dir.write("array.json", "[]");
+  std::string message = config_error([&] { load_config(flags, {}); }, "");
+  EXPECT_NE(message.find(*flags.config_file), std::string::npos) << message;
+}
+
+TEST(ConfigTest, ProcessEnvironmentReadsAgentrtVariables) {
+  ::setenv("AGENTRT_CORE_TEST_ONLY", "value=with=equals", 1);
+  Environment env = process_environment();
+  ::unsetenv("AGENTRT_CORE_TEST_ONLY");
+  ASSERT_EQ(env.count("AGENTRT_CORE_TEST_ONLY"), 1u);
+  EXPECT_EQ(env.at("AGENTRT_CORE_TEST_ONLY"), "value=with=equals");
+  EXPECT_EQ(env.count("PATH"), 0u);
+}
+
+}  // namespace
+}  // namespace agentrt::core

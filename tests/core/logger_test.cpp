@@ -1,0 +1,183 @@
+#include "core/log/logger.h"
+#include "tests/core/temp_dir.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+class LoggerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Logger::set_level(LogLevel::debug);
+    Logger::set_sink([this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      lines_.emplace_back(line);
+    });
+  }
+  void TearDown() override {
+    Logger::set_sink(nullptr);
+    Logger::set_level(LogLevel::info);
+  }
+
+  std::vector<std::string> lines() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return lines_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+bool is_timestamp(const std::string& text) {
+  static const std::regex pattern(R"(^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$)");
+  return std::regex_match(text, pattern);
+}
+
+TEST_F(LoggerTest, LineIsOneJsonObjectWithTimeLevelMsgAndFields) {
+  log_info("request done", {{"status", 200}, {"route", "/health"}});
+  auto captured = lines();
+  ASSERT_EQ(captured.size(), 1u);
+  const std::string& line = captured[0];
+  ASSERT_FALSE(line.empty());
+  EXPECT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << "exactly one line";
+  EXPECT_EQ(line.rfind("{\"time\":\"", 0), 0u) << "time comes first: " << line;
+
+  json parsed = json::parse(line);
+  ASSERT_TRUE(parsed.is_object());
+  EXPECT_TRUE(is_timestamp(parsed.at("time").get<std::string>())) << parsed.at("time");
+  EXPECT_EQ(parsed.at("level"), "info");
+  EXPECT_EQ(parsed.at("msg"), "request done");
+  EXPECT_EQ(parsed.at("status"), 200);
+  EXPECT_EQ(parsed.at("route"), "/health");
+  EXPECT_EQ(parsed.size(), 5u);
+}
+
+TEST_F(LoggerTest, EachLevelIsNamedInTheLine) {
+  log_debug("d");
+  log_info("i");
+  log_warn("w");
+  log_error("e");
+  auto captured = lines();
+  ASSERT_EQ(captured.size(), 4u);
+  const char* expected[] = {"debug", "info", "warn", "error"};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(json::parse(captured[i]).at("level"), expected[i]);
+  }
+}
+
+TEST_F(LoggerTest, MessageIsEscapedAndInvalidUtf8DoesNotThrow) {
+  log_info("quote \" newline \n tab \t");
+  log_info(std::string("bad \xff\xfe utf8"), {{"field", std::string("also \xc3 bad")}});
+  auto captured = lines();
+  ASSERT_EQ(captured.size(), 2u);
+  EXPECT_EQ(json::parse(captured[0]).at("msg"), "quote \" newline \n tab \t");
+  EXPECT_NO_THROW(json::parse(captured[1]));
+}
+
+TEST_F(LoggerTest, FieldsNamedLikeFixedKeysAreRenamedNotDuplicated) {
+  log_info("real", {{"msg", "fake"}, {"level", "fake"}, {"time", "fake"}});
+  json parsed = json::parse(lines().at(0));
+  EXPECT_EQ(parsed.at("msg"), "real");
+  EXPECT_EQ(parsed.at("level"), "info");
+  EXPECT_EQ(parsed.at("fields.msg"), "fake");
+  EXPECT_EQ(parsed.at("fields.level"), "fake");
+  EXPECT_EQ(parsed.at("fields.time"), "fake");
+}
+
+TEST_F(LoggerTest, NonObjectFieldsGoUnderFields) {
+  log_info("list", json::array({1, 2}));
+  json parsed = json::parse(lines().at(0));
+  EXPECT_EQ(parsed.at("fields"), json::array({1, 2}));
+}
+
+TEST_F(LoggerTest, LevelFilterDropsLowerLevels) {
+  Logger::set_level(LogLevel::warn);
+  EXPECT_FALSE(Logger::enabled(LogLevel::debug));
+  EXPECT_FALSE(Logger::enabled(LogLevel::info));
+  EXPECT_TRUE(Logger::enabled(LogLevel::warn));
+  EXPECT_TRUE(Logger::enabled(LogLevel::error));
+  log_debug("no");
+  log_info("no");
+  Logger::write(LogLevel::info, "no, also through write()");
+  log_warn("yes");
+  log_error("yes");
+  auto captured = lines();
+  ASSERT_EQ(captured.size(), 2u);
+  EXPECT_EQ(json::parse(captured[0]).at("level"), "warn");
+  EXPECT_EQ(json::parse(captured[1]).at("level"), "error");
+}
+
+TEST(LogLevelTest, ParsesTheFourNamesOnly) {
+  EXPECT_EQ(parse_log_level("debug"), LogLevel::debug);
+  EXPECT_EQ(parse_log_level("info"), LogLevel::info);
+  EXPECT_EQ(parse_log_level("warn"), LogLevel::warn);
+  EXPECT_EQ(parse_log_level("error"), LogLevel::error);
+  EXPECT_FALSE(parse_log_level("verbose"));
+  EXPECT_FALSE(parse_log_level(""));
+  EXPECT_FALSE(parse_log_level("warning"));
+  for (LogLevel level : {LogLevel::debug, LogLevel::info, LogLevel::warn, LogLevel::error}) {
+    EXPECT_EQ(parse_log_level(log_level_name(level)), level);
+  }
+}
+
+TEST(LogTimestampTest, IsIso8601UtcWithMilliseconds) {
+  EXPECT_TRUE(is_timestamp(utc_timestamp_now())) << utc_timestamp_now();
+}
+
+// Through the real stderr path: many threads writing long lines at once must still
+// produce whole lines, which only holds if each line goes out in one write().
+TEST(LoggerStderrTest, ConcurrentWritersProduceWholeLines) {
+  test_util::TempDir dir;
+  const std::string path = dir.file("stderr.log");
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  ASSERT_GE(fd, 0);
+  int saved = ::dup(STDERR_FILENO);
+  ASSERT_GE(saved, 0);
+  ASSERT_GE(::dup2(fd, STDERR_FILENO), 0);
+  ::close(fd);
+
+  Logger::set_sink(nullptr);
+  Logger::set_level(LogLevel::info);
+  constexpr int kThreads = 8;
+  constexpr int kLines = 300;
+  const std::string padding(3000, 'x');
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &padding] {
+      for (int i = 0; i < kLines; ++i) log_info(padding, {{"thread", t}, {"i", i}});
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  ::dup2(saved, STDERR_FILENO);
+  ::close(saved);
+
+  std::ifstream in(path);
+  std::string line;
+  std::set<std::pair<int, int>> seen;
+  while (std::getline(in, line)) {
+    json parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    ASSERT_TRUE(parsed.is_object()) << "torn line: " << line.substr(0, 200);
+    EXPECT_EQ(parsed.at("msg"), padding);
+    seen.emplace(parsed.at("thread").get<int>(), parsed.at("i").get<int>());
+  }
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kThreads * kLines));
+}
+
+}  // namespace
+}  // namespace agentrt::core

@@ -17,13 +17,13 @@ namespace agentrt::core {
 enum class CellMode { single, multi };
 
 struct ServerConfig {
-  unsigned threads = 1024;          // connection threads; one per live stream or keep-alive
-  unsigned max_queued = 4096;       // accepted connections waiting for a thread
-  unsigned thread_stack_kb = 256;   // small stacks so thousands of streams fit
+  unsigned threads = 1024;         // connection threads; one per live stream or keep-alive
+  unsigned max_queued = 4096;      // accepted connections waiting for a thread
+  unsigned thread_stack_kb = 256;  // small stacks so thousands of streams fit
   unsigned keep_alive_timeout_s = 5;
   unsigned receive_timeout_s = 30;
-  unsigned send_timeout_s = 30;     // a client that stops reading frees its thread
-  unsigned shutdown_grace_s = 10;   // running requests may finish for this long
+  unsigned send_timeout_s = 30;    // a client that stops reading frees its thread
+  unsigned shutdown_grace_s = 10;  // running requests may finish for this long
 };
 
 struct LimitsConfig {
@@ -40,8 +40,12 @@ struct Config {
   std::string listen = "127.0.0.1:9091";
   std::string data_dir = "./agentrt-data";
   std::string log_level = "info";
-  std::vector<std::string> plugin_dirs;          // searched after the bundled dir
-  std::map<std::string, PluginConfig> plugins;   // by plugin name; "echo" is on by default
+  std::vector<std::string> plugin_dirs;         // searched after the bundled dir
+  std::map<std::string, PluginConfig> plugins;  // by plugin name; "echo" is on by default
+  std::string auth = "auth-token";              // the auth plugin that verifies tokens
+  // Write the first admin token to <data_dir>/admin.token (0600). Unset: on in
+  // single-cell mode, off in multi-cell mode.
+  std::optional<bool> admin_token_file;
   ServerConfig server;
   LimitsConfig limits;
 };

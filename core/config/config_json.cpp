@@ -145,6 +145,11 @@ void apply_scalar(Config& config, const std::string& key, const json& value) {
       expected(key, "one of \"debug\", \"info\", \"warn\", \"error\"", value);
     }
     config.log_level = value.get<std::string>();
+  } else if (key == "auth") {
+    if (expect_string(value, key).empty()) expected(key, "a plugin name", value);
+    config.auth = value.get<std::string>();
+  } else if (key == "admin_token_file") {
+    config.admin_token_file = expect_bool(value, key);
   } else {
     unknown_key(key);
   }

@@ -2,7 +2,26 @@
 
 #include "core/log/logger.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
 namespace agentrt::core {
+namespace {
+
+// Created with mode 0600 from the start: no window in which others could read it.
+void write_private_file(const std::string& path, const std::string& content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw StartError("cannot write " + path);
+  ::fchmod(fd, 0600);
+  bool ok = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+  ::close(fd);
+  if (!ok) throw StartError("cannot write " + path);
+}
+
+}  // namespace
 
 Engine::Engine(Config config, std::vector<std::string> plugin_dirs)
     : config_(std::move(config)),
@@ -10,23 +29,71 @@ Engine::Engine(Config config, std::vector<std::string> plugin_dirs)
       started_(std::chrono::steady_clock::now()) {}
 
 Engine::~Engine() {
-  // Instances go before the host that holds their libraries' descriptors.
+  // Services and instances go before the host that holds their libraries.
+  auth_.reset();
+  registry_.reset();
   providers_.clear();
   others_.clear();
 }
 
-void Engine::start() {
+StartReport Engine::start(bool bootstrap_admin) {
   started_ = std::chrono::steady_clock::now();
   store_ = std::make_unique<StateStore>(config_.data_dir);
   log_info("state store open",
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
   host_.scan(plugin_dirs_);
   create_instances();
+  cells_ = std::make_unique<CellService>(*store_, single_cell());
+  cells_->ensure_default_cell();
+  registry_ = std::make_unique<ProviderRegistry>(*store_, host_);
+  for (const auto& [name, instance] : providers_) registry_->add_configured(name, instance);
+  registry_->load_shared();
+  start_auth();
+  return bootstrap_admin ? bootstrap_admin_token() : StartReport{};
+}
+
+void Engine::start_auth() {
+  auto plugin = host_.find(config_.auth);
+  if (!plugin || plugin->kind() != AGENTRT_KIND_AUTH)
+    throw StartError("auth module '" + config_.auth + "' is not a loaded auth plugin");
+  nlohmann::json plugin_config = nlohmann::json::object();
+  auto configured = config_.plugins.find(config_.auth);
+  if (configured != config_.plugins.end()) plugin_config = configured->second.config;
+  plugin_config["data_dir"] = std::filesystem::absolute(config_.data_dir).string();
+  try {
+    auto instance = std::make_shared<PluginInstance>(plugin, plugin_config.dump());
+    auth_ = std::make_unique<AuthService>(
+        instance, [this](const std::string& cell) { return cells_->exists(cell); });
+  } catch (const PluginError& e) {
+    throw StartError("auth module '" + config_.auth + "' failed to start: " + e.what());
+  }
+}
+
+// The first start on an empty store makes the admin token; a marker in the store, not
+// the token list, says whether that happened, so revoking every admin token and
+// restarting does not mint a new one for whoever reads stderr.
+StartReport Engine::bootstrap_admin_token() {
+  bool done = false;
+  store_->read([&](Connection& db) {
+    done = db.prepare("SELECT 1 FROM meta WHERE key = 'admin_bootstrapped'").step();
+  });
+  if (done) return {};
+  StartReport report;
+  report.first_admin_token = auth_->mint_admin();
+  if (config_.admin_token_file.value_or(single_cell())) {
+    auto path = (std::filesystem::path(config_.data_dir) / "admin.token").string();
+    write_private_file(path, *report.first_admin_token + "\n");
+    report.admin_token_file = path;
+  }
+  store_->write([&](Connection& db) {
+    db.exec("INSERT INTO meta(key, value) VALUES ('admin_bootstrapped', '1')");
+  });
+  return report;
 }
 
 void Engine::create_instances() {
   for (const auto& [name, plugin_config] : config_.plugins) {
-    if (!plugin_config.enabled) continue;
+    if (!plugin_config.enabled || name == config_.auth) continue;  // auth: see start_auth
     auto plugin = host_.find(name);
     if (!plugin) {
       create_errors_[name] = "enabled in the config but not found in the plugin directories";

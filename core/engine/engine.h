@@ -1,14 +1,20 @@
-// The engine: owns the state store, the plugin host and the plugin instances the
-// config enables. It knows nothing of HTTP; server/ drives it.
+// The engine: owns the state store, the plugin host, the plugin instances the config
+// enables, and the domain services built on them. It knows nothing of HTTP; server/
+// drives it.
 #pragma once
 
+#include "core/auth/auth_service.h"
+#include "core/cells/cell_service.h"
 #include "core/config/config.h"
 #include "core/plugin_host/plugin_host.h"
+#include "core/providers/provider_registry.h"
 #include "core/store/state_store.h"
 
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,17 +30,33 @@ struct HealthReport {
   std::vector<PluginSummary> plugins;  // usable plugins: loaded, and created if enabled
 };
 
+// The engine cannot start: its storage or its auth module is unusable.
+class StartError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StartReport {
+  // The admin token made at the first start on an empty store, for the caller to show
+  // once. Never logged by the engine.
+  std::optional<std::string> first_admin_token;
+  std::optional<std::string> admin_token_file;  // where it was also written, if anywhere
+};
+
 class Engine {
  public:
   // `plugin_dirs`: the bundled directory first, then config.plugin_dirs.
   Engine(Config config, std::vector<std::string> plugin_dirs);
   ~Engine();
 
-  // Opens the store (throws StoreError when it cannot), discovers plugins and creates
-  // an instance of every enabled one. A plugin that fails is logged and left out.
-  void start();
+  // Opens the store (StoreError when it cannot), discovers plugins, creates an instance
+  // of every enabled one (a plugin that fails is logged and left out), starts the auth
+  // module (StartError when it cannot) and, on a store that never had one, makes the
+  // first admin token unless `bootstrap_admin` is false.
+  StartReport start(bool bootstrap_admin = true);
 
   const Config& config() const { return config_; }
+  bool single_cell() const { return config_.mode == CellMode::single; }
   HealthReport health() const;
 
   // Every plugin discovery saw, usable or refused, with creation failures of enabled
@@ -45,8 +67,14 @@ class Engine {
   const PluginHost& plugin_host() const { return host_; }
   std::shared_ptr<ProviderInstance> provider(const std::string& plugin_name) const;
 
+  CellService& cells() { return *cells_; }
+  ProviderRegistry& providers() { return *registry_; }
+  const AuthService& auth() const { return *auth_; }
+
  private:
   void create_instances();
+  void start_auth();
+  StartReport bootstrap_admin_token();
   static std::vector<PluginStatus> fold_create_errors(
       std::vector<PluginStatus> statuses, const std::map<std::string, std::string>& errors);
 
@@ -55,8 +83,11 @@ class Engine {
   PluginHost host_;
   std::unique_ptr<StateStore> store_;
   std::map<std::string, std::shared_ptr<ProviderInstance>> providers_;
-  std::map<std::string, std::shared_ptr<PluginInstance>> others_;  // memory backends, auth
+  std::map<std::string, std::shared_ptr<PluginInstance>> others_;  // memory backends
   std::map<std::string, std::string> create_errors_;               // plugin name -> reason
+  std::unique_ptr<CellService> cells_;
+  std::unique_ptr<ProviderRegistry> registry_;
+  std::unique_ptr<AuthService> auth_;
   std::chrono::steady_clock::time_point started_;
 };
 

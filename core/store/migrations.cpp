@@ -15,6 +15,27 @@ INSERT INTO meta(key, value) VALUES
   ('instance_id', lower(hex(randomblob(16)))),
   ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 )sql"},
+      {2, "cells and shared providers", R"sql(
+CREATE TABLE cells(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  timezone TEXT NOT NULL,
+  locale TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL);
+CREATE TABLE shared_providers(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL UNIQUE,
+  type TEXT NOT NULL,
+  base_url TEXT,
+  api_key_ref TEXT,
+  models TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL);
+CREATE TABLE provider_models(
+  model_id TEXT PRIMARY KEY,
+  provider_name TEXT NOT NULL REFERENCES shared_providers(name) ON DELETE CASCADE);
+)sql"},
   };
   return migrations;
 }

@@ -1,0 +1,108 @@
+#include "core/auth/auth_service.h"
+
+#include "core/domain/duration.h"
+#include "core/domain/errors.h"
+#include "core/domain/json_fields.h"
+
+namespace agentrt::core {
+namespace {
+
+ErrorKind kind_of(int32_t code) {
+  switch (code) {
+    case AGENTRT_ERR_INVALID_ARGUMENT:
+      return ErrorKind::invalid;
+    case AGENTRT_ERR_UNAUTHENTICATED:
+      return ErrorKind::unauthorized;
+    case AGENTRT_ERR_PERMISSION:
+      return ErrorKind::forbidden;
+    case AGENTRT_ERR_NOT_FOUND:
+      return ErrorKind::not_found;
+    case AGENTRT_ERR_CONFLICT:
+      return ErrorKind::conflict;
+    case AGENTRT_ERR_UNAVAILABLE:
+    case AGENTRT_ERR_TIMEOUT:
+      return ErrorKind::unavailable;
+    default:
+      return ErrorKind::internal;
+  }
+}
+
+}  // namespace
+
+AuthService::AuthService(std::shared_ptr<PluginInstance> plugin,
+                         std::function<bool(const std::string&)> cell_exists)
+    : plugin_(std::move(plugin)), cell_exists_(std::move(cell_exists)) {}
+
+nlohmann::json AuthService::call(agentrt_json_call_fn fn, const nlohmann::json& request) const {
+  std::string answer;
+  try {
+    answer = plugin_->call_json(fn, request.dump());
+  } catch (const PluginError& e) {
+    throw DomainError(kind_of(e.code), e.what());
+  }
+  auto parsed = nlohmann::json::parse(answer, nullptr, false);
+  if (!parsed.is_object())
+    throw DomainError(ErrorKind::internal, "the auth plugin answered with something not JSON");
+  return parsed;
+}
+
+Principal AuthService::verify(const std::string& token) const {
+  if (token.empty()) throw DomainError(ErrorKind::unauthorized, "missing bearer token");
+  nlohmann::json claims;
+  try {
+    claims = call(plugin_->plugin().auth_table().verify, {{"token", token}});
+  } catch (const DomainError& e) {
+    // Whatever the plugin said, a token that does not verify is a 401.
+    if (e.kind() == ErrorKind::invalid)
+      throw DomainError(ErrorKind::unauthorized, "malformed token");
+    throw;
+  }
+  Principal who;
+  who.token_id = claims.value("token_id", "");
+  who.actor = claims.value("actor", "");
+  if (claims.contains("cell") && claims["cell"].is_string())
+    who.cell = claims["cell"].get<std::string>();
+  who.admin = claims.value("admin", false);
+  return who;
+}
+
+nlohmann::json AuthService::issue(const nlohmann::json& body) const {
+  require_object(body);
+  reject_unknown_fields(body, {"ttl", "actor", "cell", "admin"});
+  std::string ttl_text = required_string(body, "ttl");
+  std::string error;
+  auto ttl = parse_duration(ttl_text, error);
+  if (!ttl) throw invalid("field 'ttl' " + error);
+  std::string actor = required_string(body, "actor");
+  if (actor.empty() || actor.size() > 256)
+    throw invalid("field 'actor' must be 1 to 256 characters");
+  auto cell = optional_string(body, "cell");
+  if (cell && !cell_exists_(*cell)) throw invalid("field 'cell' names no existing cell");
+  bool admin = optional_bool(body, "admin").value_or(false);
+  return call(plugin_->plugin().auth_table().issue,
+              {{"ttl_s", *ttl},
+               {"actor", actor},
+               {"cell", cell ? nlohmann::json(*cell) : nlohmann::json()},
+               {"admin", admin}});
+}
+
+nlohmann::json AuthService::list(const std::optional<std::string>& limit,
+                                 const std::optional<std::string>& cursor) const {
+  PageRequest page = parse_page_request(limit, std::nullopt);  // the plugin owns its cursor
+  return call(
+      plugin_->plugin().auth_table().list,
+      {{"limit", page.limit}, {"cursor", cursor ? nlohmann::json(*cursor) : nlohmann::json()}});
+}
+
+void AuthService::revoke(const std::string& id) const {
+  call(plugin_->plugin().auth_table().revoke, {{"id", id}});
+}
+
+std::string AuthService::mint_admin() const {
+  auto record =
+      call(plugin_->plugin().auth_table().issue,
+           {{"ttl_s", nullptr}, {"actor", kAdminActor}, {"cell", nullptr}, {"admin", true}});
+  return record.value("token", "");
+}
+
+}  // namespace agentrt::core

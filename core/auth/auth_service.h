@@ -1,0 +1,47 @@
+// Tokens, through whichever auth plugin the config names: verification of bearer
+// tokens, and the admin operations on them. The plugin owns the credentials; this
+// service validates requests, maps the plugin's codes to domain errors, and
+// bootstraps the first admin token.
+#pragma once
+
+#include "core/auth/principal.h"
+#include "core/domain/paging.h"
+#include "core/plugin_host/loaded_plugin.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace agentrt::core {
+
+class AuthService {
+ public:
+  // `cell_exists` checks a token's cell scope at issue time.
+  AuthService(std::shared_ptr<PluginInstance> plugin,
+              std::function<bool(const std::string&)> cell_exists);
+
+  // The bearer token's principal; unauthorized for a missing, malformed, unknown,
+  // expired or revoked token (the message says which, never the token).
+  Principal verify(const std::string& token) const;
+
+  // POST /admin/tokens: {"ttl","actor","cell"?,"admin"?} -> record with the token.
+  nlohmann::json issue(const nlohmann::json& body) const;
+  nlohmann::json list(const std::optional<std::string>& limit,
+                      const std::optional<std::string>& cursor) const;
+  void revoke(const std::string& id) const;
+
+  // Issues an admin token that never expires: the first one at the first start, or a
+  // fresh one for an operator who lost theirs.
+  std::string mint_admin() const;
+
+ private:
+  nlohmann::json call(agentrt_json_call_fn fn, const nlohmann::json& request) const;
+
+  std::shared_ptr<PluginInstance> plugin_;
+  std::function<bool(const std::string&)> cell_exists_;
+};
+
+}  // namespace agentrt::core

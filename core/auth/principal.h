@@ -1,0 +1,35 @@
+// Who is calling, as the auth module vouches for it, and the rules that follow from
+// it. Every route asks these functions instead of deciding for itself, so the actor
+// rule (a non-admin token always acts as its own actor) cannot be forgotten.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace agentrt::core {
+
+struct Principal {
+  std::string token_id;
+  std::string actor;
+  std::optional<std::string> cell;  // the only cell this token may use; none = any
+  bool admin = false;
+};
+
+constexpr const char* kAdminActor = "admin";
+
+// The actor a write acts as: a non-admin token's own actor whatever was asked; an admin
+// token's requested actor, or "admin" when it names none.
+std::string acting_actor(const Principal& who, const std::optional<std::string>& requested);
+
+// The actor reads filter on: a non-admin token's own actor; for an admin token the
+// requested actor, or none (no filter) when it names none.
+std::optional<std::string> reading_actor(const Principal& who,
+                                         const std::optional<std::string>& requested);
+
+// Throws forbidden unless `who` may act in `cell`.
+void require_cell_access(const Principal& who, const std::string& cell);
+
+// Throws forbidden unless `who` is an admin.
+void require_admin(const Principal& who);
+
+}  // namespace agentrt::core

@@ -1,0 +1,33 @@
+#include "core/cells/cell_rules.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+
+namespace agentrt::core {
+
+bool valid_cell_id(const std::string& id) {
+  static const std::regex pattern("[a-z0-9][a-z0-9_-]{0,62}");
+  return std::regex_match(id, pattern);
+}
+
+bool valid_timezone(const std::string& name) {
+  static const std::regex pattern("[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*");
+  if (name.size() > 128 || !std::regex_match(name, pattern)) return false;
+  const char* tzdir = std::getenv("TZDIR");
+  std::string path = std::string(tzdir && *tzdir ? tzdir : "/usr/share/zoneinfo") + "/" + name;
+  std::ifstream file(path, std::ios::binary);
+  char magic[4] = {};
+  return file.read(magic, sizeof magic) && std::string(magic, 4) == "TZif";
+}
+
+bool valid_locale(const std::string& tag) {
+  static const std::regex pattern(
+      "[A-Za-z]{2,3}"                                 // language
+      "(-[A-Za-z]{4})?"                               // script
+      "(-([A-Za-z]{2}|[0-9]{3}))?"                    // region
+      "(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*");  // variants
+  return tag.size() <= 35 && std::regex_match(tag, pattern);
+}
+
+}  // namespace agentrt::core

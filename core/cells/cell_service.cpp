@@ -1,0 +1,150 @@
+#include "core/cells/cell_service.h"
+
+#include "core/cells/cell_rules.h"
+#include "core/domain/errors.h"
+#include "core/domain/json_fields.h"
+#include "core/log/logger.h"
+
+namespace agentrt::core {
+namespace {
+
+constexpr const char* kColumns = "seq, id, timezone, locale, created_at, updated_at";
+
+Cell read_cell(const Statement& row) {
+  return {row.column_text(1), row.column_text(2), row.column_text(3), row.column_text(4),
+          row.column_text(5)};
+}
+
+std::string checked_timezone(const std::string& timezone) {
+  if (!valid_timezone(timezone))
+    throw invalid("field 'timezone' must be an IANA time zone name such as Europe/Berlin; '" +
+                  timezone + "' is not in the zone database");
+  return timezone;
+}
+
+std::string checked_locale(const std::string& locale) {
+  if (!valid_locale(locale))
+    throw invalid("field 'locale' must be a BCP 47 language tag such as en-US");
+  return locale;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Cell& cell) {
+  return {{"id", cell.id},
+          {"timezone", cell.timezone},
+          {"locale", cell.locale},
+          {"created_at", cell.created_at},
+          {"updated_at", cell.updated_at}};
+}
+
+CellService::CellService(StateStore& store, bool single_cell)
+    : store_(store), single_cell_(single_cell) {}
+
+void CellService::ensure_default_cell() {
+  if (!single_cell_ || exists(kDefaultCellId)) return;
+  create({{"id", kDefaultCellId}});
+}
+
+Cell CellService::create(const nlohmann::json& body) {
+  require_object(body);
+  reject_unknown_fields(body, {"id", "timezone", "locale"});
+  Cell cell;
+  cell.id = required_string(body, "id");
+  if (!valid_cell_id(cell.id))
+    throw invalid(
+        "field 'id' must be 1 to 63 characters of a-z, 0-9, '_' and '-', starting "
+        "with a letter or digit");
+  cell.timezone = checked_timezone(optional_string(body, "timezone").value_or("UTC"));
+  cell.locale = checked_locale(optional_string(body, "locale").value_or("en-US"));
+  cell.created_at = cell.updated_at = utc_timestamp_now();
+  store_.write([&](Connection& db) {
+    auto exists = db.prepare("SELECT 1 FROM cells WHERE id = ?");
+    if (exists.bind(1, cell.id).step()) throw conflict("cell '" + cell.id + "' already exists");
+    db.prepare(
+          "INSERT INTO cells(id, timezone, locale, created_at, updated_at) "
+          "VALUES (?, ?, ?, ?, ?)")
+        .bind(1, cell.id)
+        .bind(2, cell.timezone)
+        .bind(3, cell.locale)
+        .bind(4, cell.created_at)
+        .bind(5, cell.updated_at)
+        .run();
+  });
+  log_info("cell created", {{"cell", cell.id}});
+  return cell;
+}
+
+std::optional<Cell> CellService::find(const std::string& id) const {
+  std::optional<Cell> cell;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(std::string("SELECT ") + kColumns + " FROM cells WHERE id = ?");
+    if (row.bind(1, id).step()) cell = read_cell(row);
+  });
+  return cell;
+}
+
+bool CellService::exists(const std::string& id) const {
+  return find(id).has_value();
+}
+
+nlohmann::json CellService::list(const PageRequest& page) const {
+  nlohmann::json rows = nlohmann::json::array();
+  int64_t last = 0;
+  bool more = false;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(std::string("SELECT ") + kColumns +
+                          " FROM cells WHERE seq < ? ORDER BY seq DESC LIMIT ?");
+    row.bind(1, page.after.value_or(INT64_MAX)).bind(2, int64_t{page.limit} + 1);
+    while (row.step()) {
+      if (static_cast<int>(rows.size()) == page.limit) {
+        more = true;
+        break;
+      }
+      rows.push_back(to_json(read_cell(row)));
+      last = row.column_int(0);
+    }
+  });
+  return page_body(std::move(rows), more, last);
+}
+
+Cell CellService::update(const std::string& id, const nlohmann::json& body) {
+  require_object(body);
+  if (body.contains("id")) throw invalid("field 'id' cannot be changed");
+  reject_unknown_fields(body, {"timezone", "locale"});
+  auto timezone = optional_string(body, "timezone");
+  auto locale = optional_string(body, "locale");
+  if (timezone) checked_timezone(*timezone);
+  if (locale) checked_locale(*locale);
+  std::optional<Cell> updated;
+  store_.write([&](Connection& db) {
+    auto row = db.prepare(std::string("SELECT ") + kColumns + " FROM cells WHERE id = ?");
+    if (!row.bind(1, id).step()) throw not_found("cell '" + id + "' not found");
+    Cell cell = read_cell(row);
+    if (timezone) cell.timezone = *timezone;
+    if (locale) cell.locale = *locale;
+    cell.updated_at = utc_timestamp_now();
+    db.prepare("UPDATE cells SET timezone = ?, locale = ?, updated_at = ? WHERE id = ?")
+        .bind(1, cell.timezone)
+        .bind(2, cell.locale)
+        .bind(3, cell.updated_at)
+        .bind(4, id)
+        .run();
+    updated = cell;
+  });
+  return *updated;
+}
+
+void CellService::remove(const std::string& id) {
+  if (single_cell_ && id == kDefaultCellId)
+    throw conflict("the default cell cannot be deleted in single-cell mode");
+  store_.write([&](Connection& db) {
+    auto gone = db.prepare("DELETE FROM cells WHERE id = ?");
+    gone.bind(1, id).run();
+    if (db.changes() == 0) throw not_found("cell '" + id + "' not found");
+    for (const auto& cleanup : cleanups_) cleanup(db, id);
+  });
+  log_info("cell deleted", {{"cell", id}});
+}
+
+}  // namespace agentrt::core

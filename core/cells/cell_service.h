@@ -1,0 +1,50 @@
+// Cells: the tenants of a multi-cell deployment. In single-cell mode the one cell,
+// "default", always exists.
+#pragma once
+
+#include "core/domain/paging.h"
+#include "core/store/state_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+constexpr const char* kDefaultCellId = "default";
+
+struct Cell {
+  std::string id, timezone, locale, created_at, updated_at;
+};
+nlohmann::json to_json(const Cell& cell);
+
+class CellService {
+ public:
+  // Called with the id of a cell being deleted, inside the deleting transaction, so
+  // each feature removes what it keeps in the cell (later: sessions, memory, agents).
+  using CellCleanup = std::function<void(Connection&, const std::string& cell_id)>;
+
+  CellService(StateStore& store, bool single_cell);
+
+  // Makes "default" exist in single-cell mode; a no-op otherwise.
+  void ensure_default_cell();
+
+  Cell create(const nlohmann::json& body);  // 400, 409
+  std::optional<Cell> find(const std::string& id) const;
+  bool exists(const std::string& id) const;
+  nlohmann::json list(const PageRequest& page) const;              // {"data","next_cursor"}
+  Cell update(const std::string& id, const nlohmann::json& body);  // 400, 404
+  void remove(const std::string& id);                              // 404, 409 for default
+
+  void add_cleanup(CellCleanup cleanup) { cleanups_.push_back(std::move(cleanup)); }
+
+ private:
+  StateStore& store_;
+  bool single_cell_;
+  std::vector<CellCleanup> cleanups_;
+};
+
+}  // namespace agentrt::core

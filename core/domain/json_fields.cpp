@@ -1,0 +1,66 @@
+#include "core/domain/json_fields.h"
+
+#include <algorithm>
+
+namespace agentrt::core {
+namespace {
+
+// A field present with JSON null counts as absent for optional fields.
+const nlohmann::json* present(const nlohmann::json& body, const char* field) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+DomainError wrong_type(const std::string& prefix, const char* field, const char* type) {
+  return invalid("field '" + prefix + field + "' must be " + type);
+}
+
+}  // namespace
+
+void require_object(const nlohmann::json& body, const std::string& what) {
+  if (!body.is_object()) throw invalid(what + " must be a JSON object");
+}
+
+void reject_unknown_fields(const nlohmann::json& body, std::initializer_list<const char*> known,
+                           const std::string& prefix) {
+  for (const auto& item : body.items()) {
+    bool ok = std::any_of(known.begin(), known.end(),
+                          [&](const char* name) { return item.key() == name; });
+    if (!ok) throw invalid("unknown field '" + prefix + item.key() + "'");
+  }
+}
+
+std::string required_string(const nlohmann::json& body, const char* field,
+                            const std::string& prefix) {
+  const nlohmann::json* value = present(body, field);
+  if (!value) throw invalid("field '" + prefix + field + "' is required");
+  if (!value->is_string()) throw wrong_type(prefix, field, "a string");
+  return value->get<std::string>();
+}
+
+std::optional<std::string> optional_string(const nlohmann::json& body, const char* field,
+                                           const std::string& prefix) {
+  const nlohmann::json* value = present(body, field);
+  if (!value) return std::nullopt;
+  if (!value->is_string()) throw wrong_type(prefix, field, "a string");
+  return value->get<std::string>();
+}
+
+std::optional<bool> optional_bool(const nlohmann::json& body, const char* field,
+                                  const std::string& prefix) {
+  const nlohmann::json* value = present(body, field);
+  if (!value) return std::nullopt;
+  if (!value->is_boolean()) throw wrong_type(prefix, field, "a boolean");
+  return value->get<bool>();
+}
+
+std::optional<int64_t> optional_int(const nlohmann::json& body, const char* field,
+                                    const std::string& prefix) {
+  const nlohmann::json* value = present(body, field);
+  if (!value) return std::nullopt;
+  if (!value->is_number_integer()) throw wrong_type(prefix, field, "an integer");
+  return value->get<int64_t>();
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,112 @@
+#include "core/providers/provider_config.h"
+
+#include "core/cells/cell_rules.h"
+#include "core/domain/errors.h"
+#include "core/domain/json_fields.h"
+
+namespace agentrt::core {
+namespace {
+
+nlohmann::json parse_key_ref(const nlohmann::json& body, const std::string& prefix) {
+  auto it = body.find("api_key_ref");
+  if (it == body.end() || it->is_null()) return nullptr;
+  const std::string where = prefix + "api_key_ref.";
+  require_object(*it, "field '" + prefix + "api_key_ref'");
+  reject_unknown_fields(*it, {"source", "value"}, where);
+  std::string source = required_string(*it, "source", where);
+  if (source != "inline" && source != "env" && source != "file")
+    throw invalid("field '" + where + "source' must be one of inline, env, file");
+  std::string value = required_string(*it, "value", where);
+  if (value.empty()) throw invalid("field '" + where + "value' must not be empty");
+  return {{"source", source}, {"value", value}};
+}
+
+ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix) {
+  require_object(body, "'" + prefix.substr(0, prefix.size() - 1) + "'");
+  reject_unknown_fields(body, {"id", "context_window", "supports_vision"}, prefix);
+  ModelInfo model;
+  model.id = required_string(body, "id", prefix);
+  if (model.id.empty() || model.id.size() > 256)
+    throw invalid("field '" + prefix + "id' must be 1 to 256 characters");
+  auto window = optional_int(body, "context_window", prefix);
+  if (!window) throw invalid("field '" + prefix + "context_window' is required");
+  if (*window < 1 || *window > 100000000)
+    throw invalid("field '" + prefix + "context_window' must be from 1 to 100000000");
+  model.context_window = *window;
+  model.supports_vision = optional_bool(body, "supports_vision", prefix).value_or(false);
+  return model;
+}
+
+std::string join(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "(none loaded)" : out;
+}
+
+}  // namespace
+
+ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
+                              const std::set<std::string>& types) {
+  const std::string prefix = "providers[" + std::to_string(index) + "].";
+  require_object(body, "'providers[" + std::to_string(index) + "]'");
+  reject_unknown_fields(body, {"name", "type", "base_url", "api_key_ref", "models"}, prefix);
+  ProviderRecord record;
+  record.name = required_string(body, "name", prefix);
+  if (!valid_cell_id(record.name))  // the same shape as a cell id: safe in paths and logs
+    throw invalid("field '" + prefix + "name' must be 1 to 63 characters of a-z, 0-9, '_', '-'");
+  record.type = required_string(body, "type", prefix);
+  if (!types.count(record.type))
+    throw invalid("field '" + prefix +
+                  "type' names no loaded provider plugin; available: " + join(types));
+  record.base_url = optional_string(body, "base_url", prefix).value_or("");
+  if (!record.base_url.empty() && record.base_url.rfind("http://", 0) != 0 &&
+      record.base_url.rfind("https://", 0) != 0)
+    throw invalid("field '" + prefix + "base_url' must be an http:// or https:// URL");
+  record.api_key_ref = parse_key_ref(body, prefix);
+  auto models = body.find("models");
+  if (models == body.end() || !models->is_array() || models->empty())
+    throw invalid("field '" + prefix + "models' must be a non-empty array");
+  for (size_t i = 0; i < models->size(); ++i)
+    record.models.push_back(
+        parse_model((*models)[i], prefix + "models[" + std::to_string(i) + "]."));
+  return record;
+}
+
+nlohmann::json models_json(const std::vector<ModelInfo>& models) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : models)
+    out.push_back({{"id", m.id},
+                   {"context_window", m.context_window},
+                   {"supports_vision", m.supports_vision}});
+  return out;
+}
+
+std::vector<ModelInfo> models_from_json(const nlohmann::json& models) {
+  std::vector<ModelInfo> out;
+  for (const auto& m : models)
+    out.push_back({m.value("id", ""), m.value("context_window", int64_t{0}),
+                   m.value("supports_vision", false)});
+  return out;
+}
+
+nlohmann::json public_json(const ProviderRecord& record) {
+  nlohmann::json key = record.api_key_ref;
+  if (key.is_object() && key.value("source", "") == "inline") key["value"] = "***";
+  return {
+      {"name", record.name},
+      {"type", record.type},
+      {"base_url", record.base_url.empty() ? nlohmann::json() : nlohmann::json(record.base_url)},
+      {"api_key_ref", key},
+      {"models", models_json(record.models)},
+      {"created_at", record.created_at},
+      {"updated_at", record.updated_at}};
+}
+
+nlohmann::json plugin_config(const ProviderRecord& record) {
+  nlohmann::json config = {{"name", record.name}, {"models", models_json(record.models)}};
+  if (!record.base_url.empty()) config["base_url"] = record.base_url;
+  if (!record.api_key_ref.is_null()) config["api_key_ref"] = record.api_key_ref;
+  return config;
+}
+
+}  // namespace agentrt::core

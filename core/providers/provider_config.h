@@ -1,0 +1,40 @@
+// A shared provider as the admin API configures it, and the checks on its fields.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+struct ModelInfo {
+  std::string id;
+  int64_t context_window = 0;
+  bool supports_vision = false;
+};
+
+struct ProviderRecord {
+  std::string name, type, base_url;
+  nlohmann::json api_key_ref;  // {"source","value"} or null
+  std::vector<ModelInfo> models;
+  std::string created_at, updated_at;
+};
+
+// Parses one element of "providers"; `index` names it in errors ("providers[2].type").
+// `types` are the loaded provider plugins; an unknown type is 400 listing them.
+ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
+                              const std::set<std::string>& types);
+
+// The record as GET shows it: an inline key is masked as "***".
+nlohmann::json public_json(const ProviderRecord& record);
+
+// The config object the provider plugin's create receives: the unmasked reference,
+// never the secret itself (the plugin resolves it through the host when it calls).
+nlohmann::json plugin_config(const ProviderRecord& record);
+
+nlohmann::json models_json(const std::vector<ModelInfo>& models);
+std::vector<ModelInfo> models_from_json(const nlohmann::json& models);
+
+}  // namespace agentrt::core

@@ -1,0 +1,210 @@
+#include "core/providers/provider_registry.h"
+
+#include "core/domain/errors.h"
+#include "core/domain/json_fields.h"
+#include "core/log/logger.h"
+
+#include <mutex>
+
+namespace agentrt::core {
+namespace {
+
+std::shared_ptr<ProviderInstance> instantiate(const PluginHost& plugins, const ProviderRecord& r) {
+  auto plugin = plugins.find(r.type);
+  if (!plugin || plugin->kind() != AGENTRT_KIND_PROVIDER)
+    throw invalid("provider '" + r.name + "': no provider plugin '" + r.type + "' is loaded");
+  try {
+    return std::make_shared<ProviderInstance>(plugin, plugin_config(r).dump());
+  } catch (const PluginError& e) {
+    throw invalid("provider '" + r.name + "': the " + r.type +
+                  " plugin refused its config: " + e.what());
+  }
+}
+
+}  // namespace
+
+ProviderRegistry::ProviderRegistry(StateStore& store, const PluginHost& plugins)
+    : store_(store), plugins_(plugins) {}
+
+void ProviderRegistry::add_configured(const std::string& name,
+                                      std::shared_ptr<ProviderInstance> instance) {
+  auto listed = nlohmann::json::parse(instance->list_models(), nullptr, false);
+  Entry entry{{name, name, "", nullptr, {}, "", ""}, instance, true};
+  if (listed.is_object() && listed["models"].is_array())
+    entry.record.models = models_from_json(listed["models"]);
+  std::unique_lock lock(mutex_);
+  for (const auto& model : entry.record.models) {
+    if (models_.count(model.id)) {
+      log_error("model served twice; keeping the first", {{"model", model.id}, {"provider", name}});
+      continue;
+    }
+    models_[model.id] = name;
+  }
+  providers_[name] = std::move(entry);
+}
+
+std::vector<ProviderRecord> ProviderRegistry::stored() const {
+  std::vector<ProviderRecord> records;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(
+        "SELECT name, type, base_url, api_key_ref, models, created_at, updated_at "
+        "FROM shared_providers ORDER BY seq");
+    while (row.step()) {
+      ProviderRecord r;
+      r.name = row.column_text(0);
+      r.type = row.column_text(1);
+      r.base_url = row.column_is_null(2) ? "" : row.column_text(2);
+      r.api_key_ref =
+          row.column_is_null(3) ? nlohmann::json() : nlohmann::json::parse(row.column_text(3));
+      r.models = models_from_json(nlohmann::json::parse(row.column_text(4)));
+      r.created_at = row.column_text(5);
+      r.updated_at = row.column_text(6);
+      records.push_back(std::move(r));
+    }
+  });
+  return records;
+}
+
+void ProviderRegistry::load_shared() {
+  for (ProviderRecord& record : stored()) {
+    std::shared_ptr<ProviderInstance> instance;
+    try {
+      instance = instantiate(plugins_, record);
+    } catch (const DomainError& e) {
+      log_error("shared provider unavailable", {{"provider", record.name}, {"reason", e.what()}});
+    }
+    const std::string name = record.name;  // the record moves into the entry below
+    std::unique_lock lock(mutex_);
+    for (const auto& model : record.models) models_[model.id] = name;
+    providers_[name] = Entry{std::move(record), instance, false};
+  }
+}
+
+std::set<std::string> ProviderRegistry::provider_types() const {
+  std::set<std::string> types;
+  for (const auto& plugin : plugins_.plugins())
+    if (plugin->kind() == AGENTRT_KIND_PROVIDER) types.insert(plugin->name());
+  return types;
+}
+
+// Every model id once, across the request and every provider it does not replace.
+void ProviderRegistry::check_unique(const std::vector<ProviderRecord>& incoming) const {
+  std::map<std::string, std::string> owner;  // model id -> provider name
+  std::set<std::string> names;
+  for (const auto& r : incoming) {
+    if (!names.insert(r.name).second)
+      throw conflict("provider '" + r.name + "' appears twice in the request");
+    auto existing = providers_.find(r.name);
+    if (existing != providers_.end() && existing->second.configured)
+      throw conflict("provider name '" + r.name + "' is taken by a plugin enabled in the config");
+    for (const auto& m : r.models)
+      if (!owner.emplace(m.id, r.name).second)
+        throw conflict("model id '" + m.id + "' is offered twice in the request");
+  }
+  for (const auto& [model, provider] : models_) {
+    if (names.count(provider)) continue;  // replaced by this request
+    auto clash = owner.find(model);
+    if (clash != owner.end())
+      throw conflict("model id '" + model + "' of provider '" + clash->second +
+                     "' is already offered by provider '" + provider + "'");
+  }
+}
+
+void ProviderRegistry::persist(const std::vector<ProviderRecord>& records) {
+  store_.write([&](Connection& db) {
+    for (const auto& r : records) {
+      auto upsert = db.prepare(
+          "INSERT INTO shared_providers(name, type, base_url, api_key_ref, models, created_at, "
+          "updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) ON CONFLICT(name) DO UPDATE SET "
+          "type = ?2, base_url = ?3, api_key_ref = ?4, models = ?5, updated_at = ?6");
+      upsert.bind(1, r.name).bind(2, r.type).bind(5, models_json(r.models).dump());
+      upsert.bind(6, r.updated_at);
+      if (r.base_url.empty())
+        upsert.bind_null(3);
+      else
+        upsert.bind(3, r.base_url);
+      if (r.api_key_ref.is_null())
+        upsert.bind_null(4);
+      else
+        upsert.bind(4, r.api_key_ref.dump());
+      upsert.run();
+      db.prepare("DELETE FROM provider_models WHERE provider_name = ?").bind(1, r.name).run();
+      for (const auto& m : r.models)
+        db.prepare("INSERT INTO provider_models(model_id, provider_name) VALUES (?, ?)")
+            .bind(1, m.id)
+            .bind(2, r.name)
+            .run();
+    }
+  });
+}
+
+nlohmann::json ProviderRegistry::upsert(const nlohmann::json& body) {
+  require_object(body);
+  reject_unknown_fields(body, {"providers"});
+  auto list = body.find("providers");
+  if (list == body.end() || !list->is_array() || list->empty())
+    throw invalid("field 'providers' must be a non-empty array");
+  std::vector<ProviderRecord> records;
+  std::set<std::string> types = provider_types();
+  for (size_t i = 0; i < list->size(); ++i) records.push_back(parse_provider((*list)[i], i, types));
+
+  // Instances first: a config the plugin refuses stops the request before anything is
+  // stored. One writer at a time so the uniqueness check stays true until the swap.
+  std::vector<std::shared_ptr<ProviderInstance>> instances;
+  for (const auto& r : records) instances.push_back(instantiate(plugins_, r));
+  std::unique_lock lock(mutex_);
+  check_unique(records);
+  const std::string now = utc_timestamp_now();
+  for (auto& r : records) {
+    auto existing = providers_.find(r.name);
+    r.created_at = existing != providers_.end() ? existing->second.record.created_at : now;
+    r.updated_at = now;
+  }
+  persist(records);
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (auto it = models_.begin(); it != models_.end();)
+      it = it->second == records[i].name ? models_.erase(it) : std::next(it);
+    for (const auto& m : records[i].models) models_[m.id] = records[i].name;
+    providers_[records[i].name] = Entry{records[i], instances[i], false};
+    log_info("shared provider saved", {{"provider", records[i].name}, {"type", records[i].type}});
+  }
+  return list_locked();
+}
+
+nlohmann::json ProviderRegistry::list() const {
+  std::shared_lock lock(mutex_);
+  return list_locked();
+}
+
+nlohmann::json ProviderRegistry::list_locked() const {
+  nlohmann::json data = nlohmann::json::array();
+  for (const auto& [name, entry] : providers_)
+    if (!entry.configured) data.push_back(public_json(entry.record));
+  return {{"data", data}};
+}
+
+void ProviderRegistry::remove(const std::string& name) {
+  std::unique_lock lock(mutex_);
+  auto it = providers_.find(name);
+  if (it == providers_.end() || it->second.configured)
+    throw not_found("shared provider '" + name + "' not found");
+  store_.write([&](Connection& db) {
+    db.prepare("DELETE FROM shared_providers WHERE name = ?").bind(1, name).run();
+  });
+  for (auto m = models_.begin(); m != models_.end();)
+    m = m->second == name ? models_.erase(m) : std::next(m);
+  providers_.erase(it);
+  log_info("shared provider deleted", {{"provider", name}});
+}
+
+std::optional<ResolvedModel> ProviderRegistry::resolve(const std::string& model_id) const {
+  std::shared_lock lock(mutex_);
+  auto model = models_.find(model_id);
+  if (model == models_.end()) return std::nullopt;
+  const Entry& entry = providers_.at(model->second);
+  for (const auto& m : entry.record.models)
+    if (m.id == model_id) return ResolvedModel{entry.record.name, m, entry.instance};
+  return std::nullopt;
+}
+
+}  // namespace agentrt::core

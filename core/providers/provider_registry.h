@@ -1,0 +1,64 @@
+// Which provider instance serves which model. Two sources: provider plugins enabled in
+// the config (their models come from the plugin, e.g. echo's "echo"), and shared
+// providers configured over the admin API and kept in the state store. A model id is
+// unique across both.
+#pragma once
+
+#include "core/plugin_host/plugin_host.h"
+#include "core/providers/provider_config.h"
+#include "core/store/state_store.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+
+namespace agentrt::core {
+
+struct ResolvedModel {
+  std::string provider;
+  ModelInfo model;
+  std::shared_ptr<ProviderInstance> instance;
+};
+
+class ProviderRegistry {
+ public:
+  ProviderRegistry(StateStore& store, const PluginHost& plugins);
+
+  // A provider plugin instance enabled in the config, under its plugin name.
+  void add_configured(const std::string& name, std::shared_ptr<ProviderInstance> instance);
+
+  // Recreates the instances of the stored shared providers; a provider whose plugin is
+  // gone or refuses its config is logged and left without an instance.
+  void load_shared();
+
+  // Upserts every provider of {"providers":[...]} by name, all or nothing, and answers
+  // the full list. 400 for bad fields or a config the plugin refuses, 409 for a model
+  // id or name that is already taken.
+  nlohmann::json upsert(const nlohmann::json& body);
+  nlohmann::json list() const;           // {"data":[...]} of shared providers, keys masked
+  void remove(const std::string& name);  // 404
+
+  std::optional<ResolvedModel> resolve(const std::string& model_id) const;
+
+ private:
+  struct Entry {
+    ProviderRecord record;
+    std::shared_ptr<ProviderInstance> instance;
+    bool configured = false;  // from the config file, not the admin API
+  };
+  std::set<std::string> provider_types() const;
+  void check_unique(const std::vector<ProviderRecord>& incoming) const;
+  std::vector<ProviderRecord> stored() const;
+  void persist(const std::vector<ProviderRecord>& records);
+  nlohmann::json list_locked() const;
+
+  StateStore& store_;
+  const PluginHost& plugins_;
+  mutable std::shared_mutex mutex_;
+  std::map<std::string, Entry> providers_;     // by provider name
+  std::map<std::string, std::string> models_;  // model id -> provider name
+};
+
+}  // namespace agentrt::core

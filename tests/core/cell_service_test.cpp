@@ -1,0 +1,115 @@
+// Cells over a real state store: validation, uniqueness, paging, and that a refused
+// request leaves the store as it was.
+#include "core/cells/cell_service.h"
+#include "core/domain/errors.h"
+#include "tests/core/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+class Cells : public ::testing::Test {
+ protected:
+  test_util::TempDir dir;
+  StateStore store{dir.path()};
+  CellService cells{store, /*single_cell=*/false};
+
+  ErrorKind error_of(const std::function<void()>& action) {
+    try {
+      action();
+    } catch (const DomainError& e) {
+      return e.kind();
+    }
+    ADD_FAILURE() << "no error";
+    return ErrorKind::internal;
+  }
+  size_t count() { return cells.list(PageRequest{500, std::nullopt})["data"].size(); }
+};
+
+TEST_F(Cells, CreateWithDefaultsAndRead) {
+  Cell made = cells.create({{"id", "acme"}});
+  EXPECT_EQ(made.timezone, "UTC");
+  EXPECT_EQ(made.locale, "en-US");
+  EXPECT_FALSE(made.created_at.empty());
+  auto found = cells.find("acme");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(to_json(*found), to_json(made));
+}
+
+TEST_F(Cells, BadInputIsRefusedAndNothingIsWritten) {
+  for (const json& bad :
+       {json{{"id", "Acme"}}, json{{"id", "a/b"}}, json{{"id", std::string(64, 'a')}},
+        json{{"id", ""}}, json::object(), json{{"id", 5}},
+        json{{"id", "ok"}, {"timezone", "Mars/Olympus"}}, json{{"id", "ok"}, {"locale", "!!"}},
+        json{{"id", "ok"}, {"colour", "red"}}, json::array()})
+    EXPECT_EQ(error_of([&] { cells.create(bad); }), ErrorKind::invalid) << bad.dump();
+  EXPECT_EQ(count(), 0u);
+}
+
+TEST_F(Cells, DuplicateIsConflict) {
+  cells.create({{"id", "acme"}});
+  EXPECT_EQ(error_of([&] {
+              cells.create({{"id", "acme"}, {"timezone", "Europe/Berlin"}});
+            }),
+            ErrorKind::conflict);
+  EXPECT_EQ(cells.find("acme")->timezone, "UTC");
+}
+
+TEST_F(Cells, PatchChangesTimezoneAndLocaleOnly) {
+  cells.create({{"id", "acme"}});
+  Cell changed = cells.update("acme", {{"timezone", "Asia/Tokyo"}, {"locale", "ja-JP"}});
+  EXPECT_EQ(changed.timezone, "Asia/Tokyo");
+  EXPECT_EQ(cells.find("acme")->locale, "ja-JP");
+  EXPECT_EQ(error_of([&] { cells.update("acme", {{"id", "other"}}); }), ErrorKind::invalid);
+  EXPECT_EQ(error_of([&] {
+              cells.update("acme", {{"timezone", "Mars/Olympus"}, {"locale", "fr-FR"}});
+            }),
+            ErrorKind::invalid);
+  EXPECT_EQ(cells.find("acme")->locale, "ja-JP") << "a refused patch must change nothing";
+  EXPECT_EQ(error_of([&] { cells.update("ghost", {{"locale", "fr-FR"}}); }), ErrorKind::not_found);
+}
+
+TEST_F(Cells, DeleteRunsCleanupsInTheSameTransaction) {
+  cells.create({{"id", "acme"}});
+  std::string cleaned;
+  cells.add_cleanup([&](Connection&, const std::string& id) { cleaned = id; });
+  cells.remove("acme");
+  EXPECT_EQ(cleaned, "acme");
+  EXPECT_FALSE(cells.exists("acme"));
+  EXPECT_EQ(error_of([&] { cells.remove("acme"); }), ErrorKind::not_found);
+}
+
+TEST_F(Cells, ListPagesNewestFirstWithoutGapsOrRepeats) {
+  for (int i = 0; i < 7; ++i) cells.create({{"id", "c" + std::to_string(i)}});
+  std::vector<std::string> seen;
+  std::optional<std::string> cursor;
+  do {
+    json page = cells.list(parse_page_request(std::string("3"), cursor));
+    for (const auto& c : page["data"]) seen.push_back(c["id"]);
+    cursor = page["next_cursor"].is_null() ? std::nullopt
+                                           : std::optional<std::string>(page["next_cursor"]);
+  } while (cursor);
+  ASSERT_EQ(seen.size(), 7u);
+  EXPECT_EQ(seen.front(), "c6");
+  EXPECT_EQ(seen.back(), "c0");
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 7u);
+}
+
+TEST(SingleCell, DefaultCellAlwaysExistsAndCannotBeDeleted) {
+  test_util::TempDir dir;
+  StateStore store{dir.path()};
+  CellService cells{store, /*single_cell=*/true};
+  cells.ensure_default_cell();
+  cells.ensure_default_cell();  // idempotent
+  EXPECT_TRUE(cells.exists("default"));
+  EXPECT_THROW(cells.remove("default"), DomainError);
+  EXPECT_TRUE(cells.exists("default"));
+}
+
+}  // namespace
+}  // namespace agentrt::core

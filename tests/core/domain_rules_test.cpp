@@ -1,0 +1,120 @@
+// Pure rules of the domain: durations, cell fields, cursors, the actor rule.
+#include "core/auth/principal.h"
+#include "core/cells/cell_rules.h"
+#include "core/domain/duration.h"
+#include "core/domain/errors.h"
+#include "core/domain/paging.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::core {
+namespace {
+
+std::optional<int64_t> duration(const std::string& text) {
+  std::string error;
+  auto value = parse_duration(text, error);
+  if (!value) {
+    EXPECT_FALSE(error.empty()) << text;
+  }
+  return value;
+}
+
+TEST(Duration, AcceptsTheDocumentedShapes) {
+  EXPECT_EQ(duration("90s"), 90);
+  EXPECT_EQ(duration("15m"), 900);
+  EXPECT_EQ(duration("24h"), 86400);
+  EXPECT_EQ(duration("7d"), 7 * 86400);
+  EXPECT_EQ(duration("1h30m"), 5400);
+  EXPECT_EQ(duration("1d2h3m4s"), 86400 + 7200 + 180 + 4);
+  EXPECT_EQ(duration("1s"), 1);
+}
+
+TEST(Duration, RefusesZeroNegativeGarbageAndHuge) {
+  for (const char* bad : {"0s", "0h0m", "-5m", "5x", "30dx", "", "h", "5", "1m1h", "1h1h", " 5m",
+                          "5m ", "1.5h", "99999999999999999999d", "3661d", "+5m"})
+    EXPECT_FALSE(duration(bad)) << bad;
+  EXPECT_TRUE(duration("3660d"));
+}
+
+TEST(CellRules, Ids) {
+  EXPECT_TRUE(valid_cell_id("acme"));
+  EXPECT_TRUE(valid_cell_id("a"));
+  EXPECT_TRUE(valid_cell_id("team-7_b"));
+  EXPECT_TRUE(valid_cell_id(std::string(63, 'a')));
+  EXPECT_FALSE(valid_cell_id(std::string(64, 'a')));
+  EXPECT_FALSE(valid_cell_id(""));
+  EXPECT_FALSE(valid_cell_id("Acme"));
+  EXPECT_FALSE(valid_cell_id("a/b"));
+  EXPECT_FALSE(valid_cell_id("-a"));
+  EXPECT_FALSE(valid_cell_id("_a"));
+  EXPECT_FALSE(valid_cell_id("a b"));
+}
+
+TEST(CellRules, TimezonesComeFromTheZoneDatabase) {
+  EXPECT_TRUE(valid_timezone("UTC"));
+  EXPECT_TRUE(valid_timezone("Europe/Berlin"));
+  EXPECT_TRUE(valid_timezone("America/Argentina/Buenos_Aires"));
+  EXPECT_FALSE(valid_timezone("Mars/Olympus"));
+  EXPECT_FALSE(valid_timezone("Europe"));  // a directory, not a zone
+  EXPECT_FALSE(valid_timezone("../../etc/passwd"));
+  EXPECT_FALSE(valid_timezone("/etc/localtime"));
+  EXPECT_FALSE(valid_timezone(""));
+}
+
+TEST(CellRules, Locales) {
+  for (const char* ok : {"en-US", "en", "de-CH-1996", "zh-Hans-CN", "es-419", "sr-Latn"})
+    EXPECT_TRUE(valid_locale(ok)) << ok;
+  for (const char* bad : {"!!", "", "e", "en_US", "en-", "english-US-x", "en-USA-"})
+    EXPECT_FALSE(valid_locale(bad)) << bad;
+}
+
+TEST(Paging, CursorsRoundTripAndGarbageIsRefused) {
+  for (int64_t p : {int64_t{0}, int64_t{1}, int64_t{255}, INT64_MAX})
+    EXPECT_EQ(decode_cursor(encode_cursor(p)), p);
+  std::string cursor = encode_cursor(1234);
+  EXPECT_FALSE(decode_cursor(cursor.substr(0, cursor.size() - 1)));
+  EXPECT_FALSE(decode_cursor("garbage"));
+  EXPECT_FALSE(decode_cursor(""));
+  std::string tampered = cursor;
+  tampered[1] = tampered[1] == '1' ? '2' : '1';
+  EXPECT_FALSE(decode_cursor(tampered));
+}
+
+TEST(Paging, LimitBounds) {
+  EXPECT_EQ(parse_page_request(std::nullopt, std::nullopt).limit, 50);
+  EXPECT_EQ(parse_page_request("500", std::nullopt).limit, 500);
+  for (const char* bad : {"0", "501", "10000", "-1", "abc", "", "1e3"})
+    EXPECT_THROW(parse_page_request(std::string(bad), std::nullopt), DomainError) << bad;
+  EXPECT_THROW(parse_page_request(std::nullopt, std::string("nope")), DomainError);
+}
+
+TEST(ActorRule, NonAdminAlwaysActsAsItself) {
+  Principal alice{"t1", "alice", std::nullopt, false};
+  EXPECT_EQ(acting_actor(alice, std::string("bob")), "alice");
+  EXPECT_EQ(acting_actor(alice, std::nullopt), "alice");
+  EXPECT_EQ(reading_actor(alice, std::string("bob")), "alice");
+}
+
+TEST(ActorRule, AdminNamesAnyActorOrNone) {
+  Principal root{"t0", "admin", std::nullopt, true};
+  EXPECT_EQ(acting_actor(root, std::string("bob")), "bob");
+  EXPECT_EQ(acting_actor(root, std::nullopt), "admin");
+  EXPECT_EQ(reading_actor(root, std::string("bob")), "bob");
+  EXPECT_EQ(reading_actor(root, std::nullopt), std::nullopt);
+}
+
+TEST(ActorRule, CellScopeAndAdminChecks) {
+  Principal scoped{"t2", "carol", std::string("acme"), false};
+  EXPECT_NO_THROW(require_cell_access(scoped, "acme"));
+  try {
+    require_cell_access(scoped, "other");
+    FAIL();
+  } catch (const DomainError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::forbidden);
+  }
+  EXPECT_THROW(require_admin(scoped), DomainError);
+  EXPECT_NO_THROW(require_admin(Principal{"t0", "admin", std::nullopt, true}));
+}
+
+}  // namespace
+}  // namespace agentrt::core

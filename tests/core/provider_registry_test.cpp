@@ -1,0 +1,130 @@
+// Shared providers over a real store and the real echo plugin: validation, model-id
+// uniqueness, all-or-nothing upserts, masking, persistence.
+#include "core/providers/provider_registry.h"
+#include "core/domain/errors.h"
+#include "tests/core/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+json provider(const std::string& name, const std::string& model, json extra = json::object()) {
+  json p = {
+      {"name", name}, {"type", "echo"}, {"models", {{{"id", model}, {"context_window", 4096}}}}};
+  p.update(extra);
+  return p;
+}
+
+class Providers : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(host.load(std::string(AGENTRT_TEST_BUNDLED_DIR) + "/agentrt-echo.so").loaded);
+    registry = std::make_unique<ProviderRegistry>(store, host);
+    registry->add_configured("echo", std::make_shared<ProviderInstance>(host.find("echo"), "{}"));
+  }
+  ErrorKind error_of(const json& body) {
+    try {
+      registry->upsert(body);
+    } catch (const DomainError& e) {
+      last_message = e.what();
+      return e.kind();
+    }
+    ADD_FAILURE() << "accepted " << body.dump();
+    return ErrorKind::internal;
+  }
+  test_util::TempDir dir;
+  StateStore store{dir.path()};
+  PluginHost host;
+  std::unique_ptr<ProviderRegistry> registry;
+  std::string last_message;
+};
+
+TEST_F(Providers, UpsertAnswersTheFullListWithKeysMasked) {
+  json key = {{"source", "inline"}, {"value", "sk-very-secret"}};
+  json list = registry->upsert({{"providers", {provider("p1", "m1", {{"api_key_ref", key}})}}});
+  ASSERT_EQ(list["data"].size(), 1u);
+  EXPECT_EQ(list["data"][0]["api_key_ref"], (json{{"source", "inline"}, {"value", "***"}}));
+  EXPECT_EQ(registry->list().dump().find("sk-very-secret"), std::string::npos);
+  auto resolved = registry->resolve("m1");
+  ASSERT_TRUE(resolved);
+  EXPECT_EQ(resolved->provider, "p1");
+  EXPECT_EQ(resolved->model.context_window, 4096);
+  EXPECT_TRUE(resolved->instance);
+  EXPECT_TRUE(registry->resolve("echo")) << "models of configured plugins resolve too";
+}
+
+TEST_F(Providers, BadFieldsNameTheField) {
+  EXPECT_EQ(error_of({{"providers", {provider("p1", "m1", {{"type", "nope"}})}}}),
+            ErrorKind::invalid);
+  EXPECT_NE(last_message.find("available: echo"), std::string::npos) << last_message;
+  EXPECT_EQ(
+      error_of(
+          {{"providers",
+            {provider("p1", "m1", {{"api_key_ref", {{"source", "vault"}, {"value", "x"}}}})}}}),
+      ErrorKind::invalid);
+  EXPECT_NE(last_message.find("providers[0].api_key_ref.source"), std::string::npos);
+  EXPECT_EQ(error_of({{"providers", json::array()}}), ErrorKind::invalid);
+  EXPECT_EQ(error_of({{"providers", {provider("p1", "m1", {{"models", json::array()}})}}}),
+            ErrorKind::invalid);
+  EXPECT_EQ(error_of({{"providers", {provider("P 1", "m1")}}}), ErrorKind::invalid);
+  EXPECT_EQ(error_of({{"providers", {provider("p1", "m1", {{"base_url", "ftp://x"}})}}}),
+            ErrorKind::invalid);
+  EXPECT_EQ(
+      error_of(
+          {{"providers",
+            {provider("p1", "m1", {{"models", {{{"id", "m1"}, {"context_window", "big"}}}}})}}}),
+      ErrorKind::invalid);
+  EXPECT_NE(last_message.find("providers[0].models[0].context_window"), std::string::npos);
+  EXPECT_TRUE(registry->list()["data"].empty());
+}
+
+TEST_F(Providers, ModelIdsAreUniqueAcrossProviders) {
+  registry->upsert({{"providers", {provider("p1", "m1")}}});
+  EXPECT_EQ(error_of({{"providers", {provider("p2", "m1")}}}), ErrorKind::conflict);
+  EXPECT_EQ(error_of({{"providers", {provider("p2", "echo")}}}), ErrorKind::conflict);
+  EXPECT_EQ(error_of({{"providers", {provider("p2", "x"), provider("p3", "x")}}}),
+            ErrorKind::conflict);
+  EXPECT_EQ(error_of({{"providers", {provider("echo", "new")}}}), ErrorKind::conflict);
+  // Re-offering its own model under the same name is an update, not a clash.
+  registry->upsert({{"providers", {provider("p1", "m1", {{"base_url", "http://localhost:1"}})}}});
+  EXPECT_EQ(registry->list()["data"][0]["base_url"], "http://localhost:1");
+}
+
+TEST_F(Providers, FailedUpsertChangesNothing) {
+  registry->upsert({{"providers", {provider("p1", "m1")}}});
+  json before = registry->list();
+  EXPECT_EQ(error_of({{"providers", {provider("p1", "m9"), provider("p2", "echo")}}}),
+            ErrorKind::conflict);
+  EXPECT_EQ(registry->list(), before);
+  EXPECT_TRUE(registry->resolve("m1"));
+  EXPECT_FALSE(registry->resolve("m9"));
+}
+
+TEST_F(Providers, UpdateReplacesModelsAndDeleteRemoves) {
+  registry->upsert({{"providers", {provider("p1", "m1")}}});
+  registry->upsert({{"providers", {provider("p1", "m2")}}});
+  EXPECT_FALSE(registry->resolve("m1"));
+  EXPECT_TRUE(registry->resolve("m2"));
+  registry->remove("p1");
+  EXPECT_FALSE(registry->resolve("m2"));
+  EXPECT_THROW(registry->remove("p1"), DomainError);
+  EXPECT_THROW(registry->remove("echo"), DomainError) << "configured providers are not the API's";
+}
+
+TEST_F(Providers, SurviveARestart) {
+  registry->upsert(
+      {{"providers",
+        {provider("p1", "m1", {{"api_key_ref", {{"source", "env"}, {"value", "KEY_VAR"}}}})}}});
+  ProviderRegistry reopened(store, host);
+  reopened.load_shared();
+  auto resolved = reopened.resolve("m1");
+  ASSERT_TRUE(resolved);
+  EXPECT_TRUE(resolved->instance);
+  EXPECT_EQ(reopened.list()["data"][0]["api_key_ref"]["value"], "KEY_VAR");
+}
+
+}  // namespace
+}  // namespace agentrt::core

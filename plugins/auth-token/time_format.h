@@ -1,0 +1,15 @@
+// Timestamps: whole Unix seconds inside the store, ISO 8601 UTC at the boundary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace agentrt::auth_token {
+
+// Seconds since the epoch from std::chrono::system_clock, rounded down.
+int64_t now_unix_seconds();
+
+// "2026-11-21T23:59:59Z".
+std::string iso8601_utc(int64_t unix_seconds);
+
+}  // namespace agentrt::auth_token

@@ -1,0 +1,160 @@
+#include "token_store.h"
+
+#include <agentrt/plugin.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace agentrt::auth_token {
+namespace {
+
+// Step N brings user_version from N-1 to N. A released step never changes: stores in
+// the field have already run it; new columns go in a new step at the end.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE tokens(
+  id TEXT PRIMARY KEY NOT NULL,
+  secret_hash BLOB NOT NULL CHECK(length(secret_hash) = 32),
+  actor TEXT NOT NULL,
+  cell TEXT,
+  admin INTEGER NOT NULL CHECK(admin IN (0, 1)),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  revoked_at INTEGER
+) WITHOUT ROWID;
+CREATE INDEX tokens_live_by_age ON tokens(created_at DESC, id DESC) WHERE revoked_at IS NULL;
+)sql",
+};
+constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
+
+// SQLite gives its -wal and -shm files the main file's mode, so creating the main
+// file 0600 before SQLite touches it keeps all three private whatever the umask.
+std::string create_private_file(const std::string& data_dir) {
+  std::string path = data_dir + "/auth.db";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                     "auth-token: cannot open '" + path + "': " + std::strerror(errno));
+  // An existing file may predate this rule or have been copied in with a wider mode.
+  int rc = ::fchmod(fd, 0600);
+  int saved = errno;
+  ::close(fd);
+  if (rc != 0)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                     "auth-token: cannot chmod '" + path + "': " + std::strerror(saved));
+  return path;
+}
+
+void migrate(Database& db) {
+  // IMMEDIATE takes the write lock before reading the version, so two processes
+  // opening a new store at once cannot both run step 1.
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    int64_t version = db.query_int("PRAGMA user_version");
+    if (version > kSchemaVersion)
+      throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                       "auth-token: auth.db has schema version " + std::to_string(version) +
+                           ", newer than this plugin's " + std::to_string(kSchemaVersion));
+    for (int64_t step = version; step < kSchemaVersion; ++step) db.exec(kMigrations[step]);
+    db.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+    db.exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+// For the constructor's initialiser list: statements can only be prepared once the
+// tables they name exist.
+Database& migrated(Database& db) {
+  migrate(db);
+  return db;
+}
+
+constexpr const char* kColumns = "id, actor, cell, admin, created_at, expires_at, revoked_at";
+
+TokenRecord read_record(Statement& s) {
+  TokenRecord r;
+  r.id = s.column_text(0);
+  r.actor = s.column_text(1);
+  r.cell = s.column_optional_text(2);
+  r.admin = s.column_int(3) != 0;
+  r.created_at = s.column_int(4);
+  r.expires_at = s.column_optional_int(5);
+  r.revoked_at = s.column_optional_int(6);
+  return r;
+}
+
+}  // namespace
+
+TokenStore::TokenStore(const std::string& data_dir)
+    : db_(create_private_file(data_dir)),
+      insert_(migrated(db_),
+              "INSERT INTO tokens(id, secret_hash, actor, cell, admin, created_at, expires_at) "
+              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO NOTHING"),
+      find_(db_, std::string("SELECT ") + kColumns + ", secret_hash FROM tokens WHERE id = ?1"),
+      list_(db_, std::string("SELECT ") + kColumns +
+                     " FROM tokens WHERE revoked_at IS NULL"
+                     " AND (?1 IS NULL OR admin = ?1)"
+                     " AND (?2 IS NULL OR created_at < ?2 OR (created_at = ?2 AND id < ?3))"
+                     " ORDER BY created_at DESC, id DESC LIMIT ?4"),
+      revoke_(db_, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL") {}
+
+bool TokenStore::insert(const TokenRecord& r, const Sha256Digest& secret_hash) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  StatementUse s(insert_);
+  s->bind(1, std::string_view(r.id));
+  s->bind(2, secret_hash);
+  s->bind(3, std::string_view(r.actor));
+  s->bind(4, r.cell);
+  s->bind(5, int64_t{r.admin ? 1 : 0});
+  s->bind(6, r.created_at);
+  s->bind(7, r.expires_at);
+  s->step();
+  return db_.changes() == 1;
+}
+
+std::optional<StoredToken> TokenStore::find(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  StatementUse s(find_);
+  s->bind(1, std::string_view(id));
+  if (!s->step()) return std::nullopt;
+  StoredToken t;
+  t.record = read_record(*s);
+  t.secret_hash = s->column_digest(7);
+  return t;
+}
+
+ListPage TokenStore::list(const ListQuery& q) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  StatementUse s(list_);
+  if (q.admin) s->bind(1, int64_t{*q.admin ? 1 : 0});
+  if (q.after) {
+    s->bind(2, q.after->created_at);
+    s->bind(3, std::string_view(q.after->id));
+  }
+  // One row beyond the page says whether another page exists.
+  s->bind(4, int64_t{q.limit} + 1);
+  ListPage page;
+  while (s->step()) page.records.push_back(read_record(*s));
+  if (page.records.size() > static_cast<size_t>(q.limit)) {
+    page.records.pop_back();
+    page.has_more = true;
+  }
+  return page;
+}
+
+bool TokenStore::revoke(const std::string& id, int64_t now) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  StatementUse s(revoke_);
+  s->bind(1, std::string_view(id));
+  s->bind(2, now);
+  s->step();
+  return db_.changes() == 1;
+}
+
+}  // namespace agentrt::auth_token

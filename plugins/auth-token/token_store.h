@@ -1,0 +1,70 @@
+// Token rows in <data_dir>/auth.db. Holds the only connection and serialises every use
+// of it, which is what lets the plugin declare itself thread-safe.
+#pragma once
+
+#include "sha256.h"
+#include "sqlite_db.h"
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::auth_token {
+
+struct TokenRecord {
+  std::string id;
+  std::string actor;
+  std::optional<std::string> cell;
+  bool admin = false;
+  int64_t created_at = 0;
+  std::optional<int64_t> expires_at;  // unset: never expires
+  std::optional<int64_t> revoked_at;
+};
+
+struct StoredToken {
+  TokenRecord record;
+  Sha256Digest secret_hash;
+};
+
+// Where the previous page ended, in the list order (created_at DESC, id DESC).
+struct ListPosition {
+  int64_t created_at = 0;
+  std::string id;
+};
+
+struct ListQuery {
+  int limit = 50;
+  std::optional<ListPosition> after;
+  std::optional<bool> admin;
+};
+
+struct ListPage {
+  std::vector<TokenRecord> records;
+  bool has_more = false;
+};
+
+class TokenStore {
+ public:
+  // Opens or creates data_dir/auth.db (mode 0600) and brings its schema up to date.
+  explicit TokenStore(const std::string& data_dir);
+
+  // False when the id is already taken (the caller draws a new one).
+  bool insert(const TokenRecord& record, const Sha256Digest& secret_hash);
+  std::optional<StoredToken> find(const std::string& id);
+  // Live (not revoked) tokens only.
+  ListPage list(const ListQuery& query);
+  // False when no live token has this id.
+  bool revoke(const std::string& id, int64_t now);
+
+ private:
+  std::mutex mutex_;
+  Database db_;
+  Statement insert_;
+  Statement find_;
+  Statement list_;
+  Statement revoke_;
+};
+
+}  // namespace agentrt::auth_token

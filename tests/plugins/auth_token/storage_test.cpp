@@ -1,0 +1,130 @@
+// What auth.db holds: hashes, never secrets; private file modes; a versioned schema
+// that survives the instance.
+#include "auth_token_fixture.h"
+#include "base64url.h"
+#include "sha256.h"
+
+#include <gmock/gmock.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iterator>
+
+namespace agentrt::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string as_bytes(const auth_token::Sha256Digest& d) {
+  return std::string(reinterpret_cast<const char*>(d.data()), d.size());
+}
+
+// A separate connection, as an operator's sqlite3 shell would open the file.
+class Sqlite {
+ public:
+  explicit Sqlite(const std::string& path) {
+    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  }
+  ~Sqlite() { sqlite3_close_v2(db_); }
+  std::string text(const std::string& sql, const std::string& param = "") {
+    sqlite3_stmt* s = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql;
+    if (!param.empty()) sqlite3_bind_text(s, 1, param.c_str(), -1, SQLITE_TRANSIENT);
+    std::string out;
+    if (sqlite3_step(s) == SQLITE_ROW)
+      out.assign(static_cast<const char*>(sqlite3_column_blob(s, 0)),
+                 static_cast<size_t>(sqlite3_column_bytes(s, 0)));
+    sqlite3_finalize(s);
+    return out;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class AuthTokenStorage : public AuthTokenTest {
+ protected:
+  std::string store_bytes() const { return read_file(db_path()) + read_file(db_path() + "-wal"); }
+  static void expect_no_secret(const std::string& bytes, const json& issued) {
+    std::string token = issued["token"];
+    std::string secret = token.substr(20);
+    EXPECT_EQ(bytes.find(token), std::string::npos);
+    EXPECT_EQ(bytes.find(secret), std::string::npos);
+    EXPECT_EQ(bytes.find(secret.substr(0, 16)), std::string::npos);
+    EXPECT_EQ(bytes.find(*auth_token::base64url_decode(secret)), std::string::npos);
+  }
+};
+
+TEST_F(AuthTokenStorage, OnlyTheHashOfTheSecretIsAtRest) {
+  std::vector<json> issued;
+  for (int i = 0; i < 5; ++i) issued.push_back(issue_for("hash-actor-" + std::to_string(i)));
+
+  std::string bytes = store_bytes();
+  Sqlite db(db_path());
+  for (const json& r : issued) {
+    expect_no_secret(bytes, r);
+    std::string hash = as_bytes(auth_token::sha256(r["token"].get<std::string>().substr(20)));
+    // Controls: the same bytes do hold the record, so the checks above read the store.
+    EXPECT_NE(bytes.find(hash), std::string::npos);
+    EXPECT_NE(bytes.find(r["actor"].get<std::string>()), std::string::npos);
+    EXPECT_EQ(db.text("SELECT secret_hash FROM tokens WHERE id = ?1", r["id"]), hash);
+  }
+
+  close();  // the last connection checkpoints the WAL into the main file
+  std::string after = store_bytes();
+  for (const json& r : issued) expect_no_secret(after, r);
+}
+
+TEST_F(AuthTokenStorage, TheStoreFilesArePrivate) {
+  issue_for("mode");
+  struct stat st {};
+  ASSERT_EQ(stat(db_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(stat((db_path() + "-wal").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(AuthTokenStorage, AWiderModeOnAnExistingStoreIsNarrowed) {
+  close();
+  ASSERT_EQ(chmod(db_path().c_str(), 0644), 0);
+  open();
+  struct stat st {};
+  ASSERT_EQ(stat(db_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(AuthTokenStorage, TheSchemaIsVersionedAndInWalMode) {
+  Sqlite db(db_path());
+  EXPECT_EQ(db.text("PRAGMA user_version"), "1");
+  EXPECT_EQ(db.text("PRAGMA journal_mode"), "wal");
+}
+
+TEST_F(AuthTokenStorage, ANewerSchemaIsRefused) {
+  close();
+  Sqlite(db_path()).text("PRAGMA user_version = 99");
+  Failure f = failure([&] { open(); });
+  EXPECT_EQ(f.code, AGENTRT_ERR_INTERNAL);
+  EXPECT_THAT(f.message, HasSubstr("schema version 99"));
+}
+
+TEST_F(AuthTokenStorage, TokensOutliveTheInstance) {
+  json kept = issue({{"ttl_s", 3600}, {"actor", "kept"}, {"cell", "eu"}});
+  json admin = issue({{"ttl_s", nullptr}, {"actor", "root"}, {"admin", true}});
+  json gone = issue_for("gone");
+  revoke(gone["id"]);
+  close();
+  open();
+  EXPECT_EQ(verify(kept["token"])["cell"], "eu");
+  EXPECT_EQ(verify(admin["token"])["admin"], true);
+  EXPECT_EQ(verify_failure(gone["token"]).message, "token revoked");
+  EXPECT_EQ(list()["data"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace agentrt::test

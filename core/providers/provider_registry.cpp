@@ -180,7 +180,7 @@ nlohmann::json ProviderRegistry::list_locked() const {
   nlohmann::json data = nlohmann::json::array();
   for (const auto& [name, entry] : providers_)
     if (!entry.configured) data.push_back(public_json(entry.record));
-  return {{"data", data}};
+  return {{"data", data}, {"next_cursor", nullptr}};  // the whole list always fits one page
 }
 
 void ProviderRegistry::remove(const std::string& name) {

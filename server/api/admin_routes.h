@@ -1,0 +1,14 @@
+// The admin surface: tokens, cells and shared providers. Root routes in both modes,
+// admin tokens only (the auth middleware enforces RouteAccess::admin).
+#pragma once
+
+#include "core/engine/engine.h"
+#include "server/http/router.h"
+
+namespace agentrt::server::api {
+
+void add_token_routes(Router& router, core::Engine& engine);
+void add_cell_routes(Router& router, core::Engine& engine);
+void add_provider_routes(Router& router, core::Engine& engine);
+
+}  // namespace agentrt::server::api

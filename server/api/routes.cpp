@@ -1,0 +1,15 @@
+#include "server/api/routes.h"
+
+#include "server/api/admin_routes.h"
+#include "server/api/health_routes.h"
+
+namespace agentrt::server::api {
+
+void register_api_routes(Router& router, core::Engine& engine) {
+  add_health_routes(router, engine);
+  add_token_routes(router, engine);
+  add_cell_routes(router, engine);
+  add_provider_routes(router, engine);
+}
+
+}  // namespace agentrt::server::api

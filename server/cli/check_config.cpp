@@ -1,0 +1,54 @@
+// agentd check-config: the effective settings, never a plugin's own config object
+// (it may hold an API key).
+#include "server/cli/commands.h"
+#include "server/cli/plugin_dirs.h"
+
+#include <ostream>
+
+namespace agentrt::server::cli {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out.empty() ? "(none)" : out;
+}
+
+void print_summary(const core::Config& config, std::ostream& out) {
+  std::vector<std::string> plugins;
+  for (const auto& [name, plugin] : config.plugins)
+    plugins.push_back(name + (plugin.enabled ? " (enabled)" : " (disabled)"));
+  const core::ServerConfig& s = config.server;
+  out << "mode: " << (config.mode == core::CellMode::multi ? "multi" : "single") << '\n'
+      << "listen: " << config.listen << '\n'
+      << "data_dir: " << config.data_dir << '\n'
+      << "log_level: " << config.log_level << '\n'
+      << "plugin_dirs: " << join(engine_plugin_dirs(config)) << '\n'
+      << "plugins: " << join(plugins) << '\n'
+      << "auth: " << config.auth << '\n'
+      << "server: threads=" << s.threads << " max_queued=" << s.max_queued
+      << " thread_stack_kb=" << s.thread_stack_kb
+      << " keep_alive_timeout_s=" << s.keep_alive_timeout_s
+      << " receive_timeout_s=" << s.receive_timeout_s << " send_timeout_s=" << s.send_timeout_s
+      << " shutdown_grace_s=" << s.shutdown_grace_s << '\n'
+      << "limits: max_body_bytes=" << config.limits.max_body_bytes << '\n';
+}
+
+}  // namespace
+
+int run_check_config(const Arguments& args, const core::Environment& env, std::ostream& out,
+                     std::ostream& err) {
+  core::Config config;
+  try {
+    config = core::load_config(args.overrides, env);
+  } catch (const core::ConfigError& e) {
+    print_config_error(e, err);
+    return kExitError;
+  }
+  out << "config ok\n";
+  print_summary(config, out);
+  return kExitOk;
+}
+
+}  // namespace agentrt::server::cli

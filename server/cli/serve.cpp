@@ -1,0 +1,102 @@
+// agentd serve: config, engine, HTTP server, then wait for SIGTERM/SIGINT and stop
+// gracefully. Destruction order matters: the server (and every handler thread) goes
+// before the engine the handlers use.
+#include "core/engine/engine.h"
+#include "core/log/logger.h"
+#include "core/store/sqlite.h"
+#include "server/api/routes.h"
+#include "server/cli/commands.h"
+#include "server/cli/plugin_dirs.h"
+#include "server/http/auth_middleware.h"
+#include "server/http/http_server.h"
+#include "server/signals.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+namespace agentrt::server::cli {
+
+namespace {
+
+const char* mode_name(core::CellMode mode) {
+  return mode == core::CellMode::multi ? "multi" : "single";
+}
+
+std::shared_ptr<RequestPipeline> make_pipeline(const core::Config& config, core::Engine& engine) {
+  auto router = std::make_shared<Router>(config.mode);
+  api::register_api_routes(*router, engine);
+  auto pipeline =
+      std::make_shared<RequestPipeline>(router, PipelineOptions{config.limits.max_body_bytes});
+  pipeline->add_middleware(make_auth_middleware(engine));
+  return pipeline;
+}
+
+// Shown once, on the first start with an empty store. Straight to stderr, not through
+// the logger: log lines are collected and kept, and a token must never be in them.
+void show_first_admin_token(const core::StartReport& report) {
+  if (!report.first_admin_token) return;
+  std::cerr << "agentd: first start: the admin token (shown only this once) is\n"
+            << "  " << *report.first_admin_token << '\n';
+  if (report.admin_token_file)
+    std::cerr << "agentd: it was also written to " << *report.admin_token_file << '\n';
+  std::cerr.flush();
+}
+
+// Serves until a shutdown signal; returns the exit status. The engine is started.
+int serve_until_signal(const core::Config& config, core::Engine& engine, ShutdownSignals& signals) {
+  HttpServer server(HttpServerOptions::from_config(config), make_pipeline(config, engine));
+  try {
+    server.start();
+  } catch (const std::exception& e) {
+    core::log_error("cannot listen", {{"listen", config.listen}, {"error", e.what()}});
+    return kExitError;
+  }
+  core::log_info("listening", {{"address", server.address()}, {"mode", mode_name(config.mode)}});
+
+  const int signal = signals.wait();
+  core::log_info("shutting down",
+                 {{"signal", signal_name(signal)}, {"grace_s", config.server.shutdown_grace_s}});
+  const auto result = server.shutdown(std::chrono::seconds(config.server.shutdown_grace_s));
+  if (!result.released) {
+    // A handler ignores its cut connection and still uses the engine: tearing the
+    // engine down under it would be worse than leaving without cleanup.
+    core::log_error("requests still running after shutdown; exiting without cleanup",
+                    {{"connections", server.current_connections()}});
+    std::_Exit(kExitError);
+  }
+  if (!result.finished) core::log_warn("requests were cut at the end of the grace period");
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_serve(const Arguments& args, const core::Environment& env) {
+  ShutdownSignals signals;  // first, so that every thread started later inherits the mask
+  core::Config config;
+  try {
+    config = core::load_config(args.overrides, env);
+  } catch (const core::ConfigError& e) {
+    print_config_error(e, std::cerr);
+    return kExitError;
+  }
+  core::Logger::set_level(*core::parse_log_level(config.log_level));
+
+  auto engine = std::make_unique<core::Engine>(config, engine_plugin_dirs(config));
+  try {
+    show_first_admin_token(engine->start());
+  } catch (const core::StoreError& e) {
+    core::log_error("cannot open the state store",
+                    {{"data_dir", config.data_dir}, {"error", e.what()}});
+    return kExitError;
+  } catch (const core::StartError& e) {
+    core::log_error("cannot start the engine", {{"error", e.what()}});
+    return kExitError;
+  }
+  const int status = serve_until_signal(config, *engine, signals);
+  engine.reset();
+  core::log_info("stopped", {{"status", status}});
+  return status;
+}
+
+}  // namespace agentrt::server::cli

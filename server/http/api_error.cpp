@@ -1,0 +1,96 @@
+#include "server/http/api_error.h"
+
+namespace agentrt::server {
+
+namespace {
+
+struct ErrorInfo {
+  const char* name;
+  int status;
+};
+
+ErrorInfo info(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::invalid_request:
+      return {"invalid_request", 400};
+    case ErrorCode::unauthorized:
+      return {"unauthorized", 401};
+    case ErrorCode::forbidden:
+      return {"forbidden", 403};
+    case ErrorCode::not_found:
+      return {"not_found", 404};
+    case ErrorCode::method_not_allowed:
+      return {"method_not_allowed", 405};
+    case ErrorCode::conflict:
+      return {"conflict", 409};
+    case ErrorCode::payload_too_large:
+      return {"payload_too_large", 413};
+    case ErrorCode::unsupported_media_type:
+      return {"unsupported_media_type", 415};
+    case ErrorCode::rate_limited:
+      return {"rate_limited", 429};
+    case ErrorCode::internal:
+      return {"internal", 500};
+    case ErrorCode::provider_error:
+      return {"provider_error", 502};
+    case ErrorCode::provider_unavailable:
+      return {"provider_unavailable", 503};
+    case ErrorCode::provider_timeout:
+      return {"provider_timeout", 504};
+  }
+  return {"internal", 500};  // unreachable for valid enum values; keeps -Wreturn-type quiet
+}
+
+}  // namespace
+
+const char* error_code_name(ErrorCode code) {
+  return info(code).name;
+}
+int error_http_status(ErrorCode code) {
+  return info(code).status;
+}
+
+ApiError::ApiError(ErrorCode kind, const std::string& message)
+    : ApiError(kind, error_code_name(kind), message) {}
+
+ApiError::ApiError(ErrorCode kind, std::string code, const std::string& message)
+    : std::runtime_error(message), kind_(kind), code_(std::move(code)) {}
+
+ApiError& ApiError::with_header(std::string name, std::string value) {
+  headers_.emplace_back(std::move(name), std::move(value));
+  return *this;
+}
+
+std::vector<ApiError::Header> ApiError::headers() const {
+  std::vector<Header> all = headers_;
+  if (kind_ == ErrorCode::unauthorized) all.emplace_back("WWW-Authenticate", "Bearer");
+  return all;
+}
+
+nlohmann::json error_body(const ApiError& error, std::string_view request_id) {
+  return {
+      {"error", {{"code", error.code()}, {"message", error.what()}, {"request_id", request_id}}}};
+}
+
+ApiError from_domain_error(const core::DomainError& error) {
+  switch (error.kind()) {
+    case core::ErrorKind::invalid:
+      return ApiError(ErrorCode::invalid_request, error.what());
+    case core::ErrorKind::unauthorized:
+      return ApiError(ErrorCode::unauthorized, error.what());
+    case core::ErrorKind::forbidden:
+      return ApiError(ErrorCode::forbidden, error.what());
+    case core::ErrorKind::not_found:
+      return ApiError(ErrorCode::not_found, error.what());
+    case core::ErrorKind::conflict:
+      return ApiError(ErrorCode::conflict, error.what());
+    case core::ErrorKind::unavailable:
+      // A dependency of the engine (a plugin, storage) cannot serve right now.
+      return ApiError(ErrorCode::provider_unavailable, "unavailable", error.what());
+    case core::ErrorKind::internal:
+      break;
+  }
+  return ApiError(ErrorCode::internal, "internal error");
+}
+
+}  // namespace agentrt::server

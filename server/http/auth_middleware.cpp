@@ -1,0 +1,40 @@
+#include "server/http/auth_middleware.h"
+
+#include "core/domain/errors.h"
+#include "server/http/api_error.h"
+#include "server/http/router.h"
+
+#include <strings.h>
+
+namespace agentrt::server {
+
+std::string bearer_token(const std::string& authorization) {
+  constexpr size_t scheme = 6;  // "Bearer"
+  if (authorization.size() <= scheme + 1 ||
+      ::strncasecmp(authorization.c_str(), "Bearer", scheme) != 0 || authorization[scheme] != ' ')
+    return "";
+  size_t start = authorization.find_first_not_of(' ', scheme);
+  if (start == std::string::npos) return "";
+  size_t end = authorization.find_last_not_of(" \t");
+  return authorization.substr(start, end + 1 - start);
+}
+
+Middleware make_auth_middleware(core::Engine& engine) {
+  return [&engine](RequestContext& ctx) {
+    const RouteSpec& spec = ctx.route->spec;
+    if (spec.access == RouteAccess::open) return;
+    std::string token = bearer_token(ctx.header("Authorization"));
+    if (token.empty())
+      throw ApiError(ErrorCode::unauthorized,
+                     "an Authorization: Bearer <token> header is required");
+    ctx.principal = engine.auth().verify(token);
+    if (spec.access == RouteAccess::admin) core::require_admin(*ctx.principal);
+    if (spec.scope == RouteScope::cell) {
+      core::require_cell_access(*ctx.principal, ctx.cell);
+      if (!engine.cells().exists(ctx.cell))
+        throw core::not_found("cell '" + ctx.cell + "' not found");
+    }
+  };
+}
+
+}  // namespace agentrt::server

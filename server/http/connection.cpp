@@ -1,0 +1,117 @@
+#include "server/http/connection.h"
+
+#include "core/log/logger.h"
+#include "server/http/body_reader.h"
+
+#include <Poco/Net/HTTPServerRequestImpl.h>
+#include <Poco/Net/HTTPServerResponseImpl.h>
+#include <Poco/Net/HTTPServerSession.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Timestamp.h>
+
+namespace agentrt::server {
+
+void ConnectionSet::add(ApiConnection& connection) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_.insert(&connection);
+  if (stopping_) connection.stop();
+}
+
+void ConnectionSet::remove(ApiConnection& connection) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_.erase(&connection);
+}
+
+void ConnectionSet::stop_all() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopping_ = true;
+  for (ApiConnection* connection : open_) connection->stop();
+}
+
+ApiConnection::ApiConnection(const Poco::Net::StreamSocket& socket,
+                             Poco::Net::HTTPServerParams::Ptr params,
+                             std::shared_ptr<RequestPipeline> pipeline,
+                             std::shared_ptr<ConnectionSet> set)
+    : TCPServerConnection(socket),
+      params_(std::move(params)),
+      pipeline_(std::move(pipeline)),
+      set_(std::move(set)) {
+  set_->add(*this);
+}
+
+ApiConnection::~ApiConnection() {
+  set_->remove(*this);
+}
+
+void ApiConnection::stop() {
+  stopped_ = true;
+  try {
+    socket().shutdown();
+  } catch (const Poco::Exception&) {
+    // Already closed by the peer: the loop ends by itself.
+  }
+}
+
+void ApiConnection::run() {
+  Poco::Net::HTTPServerSession session(socket(), params_);
+  const uint64_t limit = pipeline_->options().max_body_bytes;
+  while (!stopped_ && session.hasMoreRequests()) {
+    try {
+      Poco::Net::HTTPServerResponseImpl response(session);
+      Poco::Net::HTTPServerRequestImpl request(response, session, params_);
+      // Poco takes any third word of the request line as the version, so "this is
+      // not http" would be answered as "not 400 Bad Request".
+      if (request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_1 &&
+          request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_0)
+        throw Poco::Net::MessageException("unsupported HTTP version");
+      response.setDate(Poco::Timestamp());
+      response.setVersion(request.getVersion());
+      response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() &&
+                            session.canKeepAlive());
+      // Invite the body only when it will be read: a refused one is never sent.
+      if (request.getExpectContinue() && !announces_body_over(request, limit))
+        response.sendContinue();
+      pipeline_->handle(request, response);
+      session.setKeepAlive(params_->getKeepAlive() && response.getKeepAlive() &&
+                           session.canKeepAlive());
+    } catch (const Poco::Net::NoMessageException&) {
+      break;  // the client closed an idle connection
+    } catch (const Poco::Exception& e) {
+      // A network failure (reset, timeout) leaves nobody to answer. Anything else is a
+      // request Poco could not parse: a bad request line or header, a Content-Length
+      // that is not a number.
+      if (session.networkException() == nullptr) {
+        Poco::Net::HTTPServerResponseImpl response(session);
+        response.setVersion(Poco::Net::HTTPMessage::HTTP_1_1);
+        response.setDate(Poco::Timestamp());
+        pipeline_->reject_malformed(response, e.displayText());
+      } else {
+        core::log_debug("connection ended", {{"error", e.displayText()}});
+      }
+      break;
+    }
+  }
+}
+
+ApiConnectionFactory::ApiConnectionFactory(Poco::Net::HTTPServerParams::Ptr params,
+                                           std::shared_ptr<RequestPipeline> pipeline,
+                                           std::shared_ptr<ConnectionSet> set,
+                                           Poco::Timespan send_timeout)
+    : params_(std::move(params)),
+      pipeline_(std::move(pipeline)),
+      set_(std::move(set)),
+      send_timeout_(send_timeout) {}
+
+Poco::Net::TCPServerConnection* ApiConnectionFactory::createConnection(
+    const Poco::Net::StreamSocket& socket) {
+  // Poco sets only a receive timeout. Without a send timeout a client that stops
+  // reading holds its thread for as long as it likes.
+  try {
+    Poco::Net::StreamSocket(socket).setSendTimeout(send_timeout_);  // shares the descriptor
+  } catch (const Poco::Exception&) {
+    // The peer is already gone; the connection ends on its first read.
+  }
+  return new ApiConnection(socket, params_, pipeline_, set_);
+}
+
+}  // namespace agentrt::server

@@ -1,0 +1,70 @@
+// One client connection: the request loop of Poco's HTTPServerConnection, owned here so
+// that every response goes through the pipeline. Poco's own loop answers a request it
+// cannot parse with a bare 400 (no body, no request id) and invites every
+// "Expect: 100-continue" body, even one the pipeline will refuse.
+#pragma once
+
+#include "server/http/pipeline.h"
+
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/TCPServerConnection.h>
+#include <Poco/Net/TCPServerConnectionFactory.h>
+#include <Poco/Timespan.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+
+namespace agentrt::server {
+
+class ApiConnection;
+
+// The open connections, so that a shutdown can end them all, idle keep-alives included.
+class ConnectionSet {
+ public:
+  void add(ApiConnection& connection);
+  void remove(ApiConnection& connection);
+  // Ends every open connection and every one that opens later: their sockets are shut,
+  // so idle ones end at once and running requests fail on their next read or write.
+  void stop_all();
+
+ private:
+  std::mutex mutex_;
+  std::set<ApiConnection*> open_;
+  bool stopping_ = false;
+};
+
+class ApiConnection : public Poco::Net::TCPServerConnection {
+ public:
+  ApiConnection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
+                std::shared_ptr<RequestPipeline> pipeline, std::shared_ptr<ConnectionSet> set);
+  ~ApiConnection() override;
+
+  void run() override;
+  // From any thread.
+  void stop();
+
+ private:
+  Poco::Net::HTTPServerParams::Ptr params_;
+  std::shared_ptr<RequestPipeline> pipeline_;
+  std::shared_ptr<ConnectionSet> set_;
+  std::atomic<bool> stopped_{false};
+};
+
+class ApiConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
+ public:
+  ApiConnectionFactory(Poco::Net::HTTPServerParams::Ptr params,
+                       std::shared_ptr<RequestPipeline> pipeline,
+                       std::shared_ptr<ConnectionSet> set, Poco::Timespan send_timeout);
+
+  Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override;
+
+ private:
+  Poco::Net::HTTPServerParams::Ptr params_;
+  std::shared_ptr<RequestPipeline> pipeline_;
+  std::shared_ptr<ConnectionSet> set_;
+  Poco::Timespan send_timeout_;
+};
+
+}  // namespace agentrt::server

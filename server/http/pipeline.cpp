@@ -1,0 +1,228 @@
+#include "server/http/pipeline.h"
+
+#include "core/log/logger.h"
+#include "server/http/api_error.h"
+#include "server/http/body_reader.h"
+#include "server/http/request_id.h"
+#include "server/http/response.h"
+#include "server/http/uri.h"
+
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/Net/MediaType.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace agentrt::server {
+
+namespace {
+
+// How long a response that closes early may keep reading what its client still sends.
+constexpr int kLingerBudgetMs = 2000;
+
+class ActiveRequest {
+ public:
+  explicit ActiveRequest(std::atomic<int>& counter) : counter_(counter) { ++counter_; }
+  ~ActiveRequest() { --counter_; }
+  ActiveRequest(const ActiveRequest&) = delete;
+  ActiveRequest& operator=(const ActiveRequest&) = delete;
+
+ private:
+  std::atomic<int>& counter_;
+};
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+void require_json_content_type(const RequestContext& ctx) {
+  const std::string type = ctx.header("Content-Type");
+  bool json = false;
+  if (!type.empty()) {
+    try {
+      json = Poco::Net::MediaType(type).matches("application", "json");
+    } catch (const Poco::Exception&) {
+      json = false;
+    }
+  }
+  if (!json)
+    throw ApiError(ErrorCode::unsupported_media_type, "Content-Type must be application/json");
+}
+
+// The position of a parse error as people count it; never the bytes themselves, which
+// may hold a secret the client meant for a provider.
+std::string describe_position(const std::string& text, std::size_t byte) {
+  const std::size_t offset = byte == 0 ? 0 : std::min(byte - 1, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
+         std::to_string(offset + 1) + ")";
+}
+
+nlohmann::json parse_json_body(const std::string& body) {
+  if (body.empty())
+    throw ApiError(ErrorCode::invalid_request, "request body is empty; expected JSON");
+  try {
+    return nlohmann::json::parse(body);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ApiError(ErrorCode::invalid_request,
+                   "request body is not valid JSON: error at " + describe_position(body, e.byte));
+  }
+}
+
+void log_access(const RequestContext& ctx, int status,
+                std::chrono::steady_clock::time_point started) {
+  const auto elapsed = std::chrono::steady_clock::now() - started;
+  const double micros =
+      static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+  core::log_info("request", {{"request_id", ctx.request_id},
+                             {"method", ctx.method},
+                             {"path", ctx.path},
+                             {"status", status},
+                             {"duration_ms", std::round(micros) / 1000.0}});
+}
+
+}  // namespace
+
+class RequestPipeline::Run {
+ public:
+  Run(const RequestPipeline& pipeline, Poco::Net::HTTPServerRequest& request,
+      Poco::Net::HTTPServerResponse& raw)
+      : pipeline_(pipeline),
+        request_(request),
+        started_(std::chrono::steady_clock::now()),
+        response_(raw, choose_request_id(request.get("X-Request-Id", std::string())),
+                  &pipeline.draining_) {
+    ctx_.request_id = response_.request_id();
+    ctx_.method = request.getMethod();
+    const std::string& uri = request.getURI();
+    ctx_.path = uri.substr(0, uri.find('?'));
+    ctx_.headers = &request;
+  }
+
+  void execute() {
+    try {
+      take_body();
+      route();
+      for (const Middleware& middleware : pipeline_.middleware_) middleware(ctx_);
+      if (ctx_.route->spec.json_body) {
+        require_json_content_type(ctx_);
+        ctx_.json = parse_json_body(ctx_.body);
+      }
+      ctx_.route->spec.handler(ctx_, response_);
+      if (!response_.sent()) throw std::logic_error("handler returned without a response");
+    } catch (const ApiError& e) {
+      refuse(e);
+    } catch (const core::DomainError& e) {
+      if (e.kind() == core::ErrorKind::internal)
+        fail_internal(e.what());
+      else
+        refuse(from_domain_error(e));
+    } catch (const std::exception& e) {
+      fail_internal(e.what());
+    } catch (...) {
+      fail_internal("non-standard exception");
+    }
+    log_access(ctx_, response_.status(), started_);
+    if (unread_bytes_ && !response_.client_gone())
+      discard_until_client_stops(request_, kLingerBudgetMs);
+  }
+
+ private:
+  void take_body() {
+    RequestBody body = read_request_body(request_, pipeline_.options_.max_body_bytes);
+    if (body.unread_bytes) {
+      unread_bytes_ = true;
+      response_.close_connection();
+    }
+    if (body.error) throw *body.error;
+    ctx_.body = std::move(body.data);
+  }
+
+  void route() {
+    const auto target = split_request_target(request_.getURI());
+    if (!target) throw ApiError(ErrorCode::invalid_request, "unsupported request target");
+    ctx_.path = target->path;
+    RouteMatch match = pipeline_.router_->match(ctx_.method, ctx_.path);
+    if (match.outcome == RouteMatch::Outcome::not_found)
+      throw ApiError(ErrorCode::not_found, "no route for " + ctx_.method + " " + ctx_.path);
+    if (match.outcome == RouteMatch::Outcome::method_not_allowed) {
+      throw ApiError(ErrorCode::method_not_allowed,
+                     "method " + ctx_.method + " is not allowed on " + ctx_.path)
+          .with_header("Allow", join(match.allowed, ", "));
+    }
+    auto query = parse_query(target->query);
+    if (!query) throw ApiError(ErrorCode::invalid_request, "malformed percent-escape in query");
+    ctx_.query = std::move(*query);
+    ctx_.route = match.route;
+    ctx_.params = std::move(match.params);
+    ctx_.cell = std::move(match.cell);
+  }
+
+  void refuse(const ApiError& error) {
+    if (response_.sent()) {
+      // A handler that already started its response (a stream) cannot change it now;
+      // the client learns of the failure by the connection closing.
+      core::log_warn("error after response started",
+                     {{"request_id", ctx_.request_id}, {"code", error.code()}});
+      response_.close_connection();
+      return;
+    }
+    response_.send_error(error);
+  }
+
+  void fail_internal(const char* detail) {
+    core::log_error("request failed", {{"request_id", ctx_.request_id},
+                                       {"method", ctx_.method},
+                                       {"path", ctx_.path},
+                                       {"error", detail}});
+    refuse(ApiError(ErrorCode::internal, "internal error"));
+  }
+
+  const RequestPipeline& pipeline_;
+  Poco::Net::HTTPServerRequest& request_;
+  std::chrono::steady_clock::time_point started_;
+  Response response_;
+  RequestContext ctx_;
+  bool unread_bytes_ = false;
+};
+
+RequestPipeline::RequestPipeline(std::shared_ptr<const Router> router, PipelineOptions options)
+    : router_(std::move(router)), options_(options) {
+  if (!router_) throw std::invalid_argument("RequestPipeline needs a router");
+}
+
+void RequestPipeline::add_middleware(Middleware middleware) {
+  middleware_.push_back(std::move(middleware));
+}
+
+void RequestPipeline::reject_malformed(Poco::Net::HTTPServerResponse& raw,
+                                       const std::string& detail) {
+  const auto started = std::chrono::steady_clock::now();
+  RequestContext ctx;
+  ctx.request_id = generate_request_id();
+  Response response(raw, ctx.request_id);
+  response.close_connection();
+  core::log_debug("malformed request", {{"request_id", ctx.request_id}, {"error", detail}});
+  response.send_error(ApiError(ErrorCode::invalid_request, "malformed HTTP request"));
+  log_access(ctx, response.status(), started);
+}
+
+void RequestPipeline::handle(Poco::Net::HTTPServerRequest& request,
+                             Poco::Net::HTTPServerResponse& response) {
+  ActiveRequest active(active_);
+  Run(*this, request, response).execute();
+}
+
+}  // namespace agentrt::server

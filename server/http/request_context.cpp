@@ -1,0 +1,27 @@
+#include "server/http/request_context.h"
+
+#include <Poco/Net/NameValueCollection.h>
+
+#include <stdexcept>
+
+namespace agentrt::server {
+
+std::string RequestContext::header(const std::string& name) const {
+  if (headers == nullptr) return {};
+  return headers->get(name, std::string());
+}
+
+const std::string& RequestContext::param(const std::string& name) const {
+  const auto it = params.find(name);
+  if (it == params.end()) throw std::logic_error("route has no path parameter '" + name + "'");
+  return it->second;
+}
+
+std::optional<std::string> RequestContext::query_param(const std::string& name) const {
+  for (const auto& [key, value] : query) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace agentrt::server

@@ -1,0 +1,49 @@
+// Everything the pipeline learned about one request, handed to middleware and handlers.
+// Later issues add what they establish here (the auth middleware: the calling principal).
+#pragma once
+
+#include "core/auth/principal.h"
+#include "server/http/uri.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace Poco::Net {
+class NameValueCollection;
+}
+
+namespace agentrt::server {
+
+struct Route;
+
+using PathParams = std::map<std::string, std::string>;
+
+struct RequestContext {
+  std::string request_id;
+  std::string method;
+  std::string path;   // raw, without the query string; what the access log shows
+  QueryParams query;  // decoded
+  const Route* route = nullptr;
+  PathParams params;  // decoded {name} segments of the matched template
+  // Cell routes: "default" in single mode, the {cellID} segment in multi mode. Empty for
+  // root routes. Whether the cell exists is for a middleware of the cells work to decide.
+  std::string cell;
+  std::string body;     // the whole request body (the pipeline always reads it)
+  nlohmann::json json;  // the parsed body, for routes declared with json_body
+  const Poco::Net::NameValueCollection* headers = nullptr;
+  // Who is calling, set by the auth middleware on every route that is not open.
+  std::optional<core::Principal> principal;
+
+  // "" when absent.
+  std::string header(const std::string& name) const;
+  // The value of a template parameter; throws std::logic_error when the route has none
+  // of that name, which is a programming error, not a client error.
+  const std::string& param(const std::string& name) const;
+  // The first value of a query parameter.
+  std::optional<std::string> query_param(const std::string& name) const;
+};
+
+}  // namespace agentrt::server

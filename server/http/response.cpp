@@ -1,0 +1,86 @@
+#include "server/http/response.h"
+
+#include "core/log/logger.h"
+
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include <ostream>
+#include <stdexcept>
+
+namespace agentrt::server {
+
+Response::Response(Poco::Net::HTTPServerResponse& raw, std::string request_id,
+                   const std::atomic<bool>* draining)
+    : raw_(raw), request_id_(std::move(request_id)), draining_(draining) {
+  // Set first, so that every response, including ones a later streaming writer sends,
+  // carries it.
+  raw_.set("X-Request-Id", request_id_);
+}
+
+void Response::set_header(const std::string& name, const std::string& value) {
+  if (sent_) throw std::logic_error("header '" + name + "' set after the response was sent");
+  raw_.set(name, value);
+}
+
+void Response::close_connection() {
+  raw_.setKeepAlive(false);
+}
+
+bool Response::keep_alive() const {
+  return raw_.getKeepAlive();
+}
+
+int Response::status() const {
+  return static_cast<int>(raw_.getStatus());
+}
+
+void Response::send_json(int status, const nlohmann::json& body) {
+  // error_handler_t::replace: a string with invalid UTF-8 must not turn a response
+  // into an exception after the handler is done.
+  send_body(status, "application/json",
+            body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void Response::send_no_content() {
+  send_body(204, nullptr, std::string());
+}
+
+void Response::send_error(const ApiError& error) {
+  if (!sent_) {
+    for (const auto& [name, value] : error.headers()) raw_.set(name, value);
+  }
+  send_json(error.http_status(), error_body(error, request_id_));
+}
+
+void Response::send_body(int status, const char* content_type, const std::string& body) {
+  if (sent_) throw std::logic_error("response sent twice");
+  sent_ = true;
+  // Checked now rather than when the request arrived: a request that was running when
+  // the shutdown began must still let its connection go.
+  if (draining_ != nullptr && *draining_) raw_.setKeepAlive(false);
+  raw_.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+  raw_.setChunkedTransferEncoding(false);
+  if (content_type != nullptr) raw_.setContentType(content_type);
+  if (status == 204) {
+    raw_.erase(Poco::Net::HTTPMessage::CONTENT_LENGTH);
+  } else {
+    raw_.setContentLength64(static_cast<Poco::Int64>(body.size()));
+  }
+  try {
+    // send() + flush() rather than sendBuffer(): sendBuffer leaves the bytes in a
+    // buffer until the response object dies, and a lingering close needs them on the
+    // wire first. Headers and a small body still go out in one write.
+    std::ostream& out = raw_.send();
+    if (status != 204) out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    out.flush();
+    if (!out.good()) throw Poco::IOException("response stream went bad");
+  } catch (const Poco::Exception& e) {
+    client_gone_ = true;
+    raw_.setKeepAlive(false);
+    core::log_debug("client gone while sending",
+                    {{"request_id", request_id_}, {"error", e.what()}});
+  }
+}
+
+}  // namespace agentrt::server

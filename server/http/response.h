@@ -1,0 +1,62 @@
+// The handler's side of one HTTP response. Normal responses are a complete body sent
+// with Content-Length in one write. Sending never throws on a vanished client: the
+// response remembers it (client_gone()) and the connection is closed afterwards.
+//
+// Streaming (SSE) will add a begin_stream(content_type) here that switches the raw
+// response to chunked transfer and hands back a writer whose write() flushes one chunk
+// and reports the stream's good() after each flush, so a run stops when its client
+// disconnects. Everything below is shaped so that fits: headers stay settable until
+// the first byte is sent, and sent() tells the pipeline it can no longer send an error.
+#pragma once
+
+#include "server/http/api_error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <string>
+
+namespace Poco::Net {
+class HTTPServerResponse;
+}
+
+namespace agentrt::server {
+
+class Response {
+ public:
+  // While `*draining` is true (a shutdown has begun), responses close their connection.
+  Response(Poco::Net::HTTPServerResponse& raw, std::string request_id,
+           const std::atomic<bool>* draining = nullptr);
+  Response(const Response&) = delete;
+  Response& operator=(const Response&) = delete;
+
+  // Before sending only.
+  void set_header(const std::string& name, const std::string& value);
+  // Ends the connection after this response (no keep-alive).
+  void close_connection();
+
+  void send_json(int status, const nlohmann::json& body);
+  void send_no_content();  // 204
+  // The documented error body; adds the error's headers.
+  void send_error(const ApiError& error);
+
+  bool sent() const { return sent_; }
+  bool client_gone() const { return client_gone_; }
+  bool keep_alive() const;
+  int status() const;
+  const std::string& request_id() const { return request_id_; }
+
+  // The underlying response, for the streaming writer to come.
+  Poco::Net::HTTPServerResponse& raw() { return raw_; }
+
+ private:
+  void send_body(int status, const char* content_type, const std::string& body);
+
+  Poco::Net::HTTPServerResponse& raw_;
+  std::string request_id_;
+  const std::atomic<bool>* draining_;
+  bool sent_ = false;
+  bool client_gone_ = false;
+};
+
+}  // namespace agentrt::server

@@ -1,0 +1,45 @@
+#include "server/signals.h"
+
+#include <pthread.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace agentrt::server {
+
+ShutdownSignals::ShutdownSignals() {
+  sigemptyset(&set_);
+  sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGINT);
+  if (const int rc = pthread_sigmask(SIG_BLOCK, &set_, &previous_); rc != 0)
+    throw std::runtime_error(std::string("pthread_sigmask: ") + std::strerror(rc));
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+ShutdownSignals::~ShutdownSignals() {
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+int ShutdownSignals::wait() {
+  for (;;) {
+    int signal = 0;
+    const int rc = sigwait(&set_, &signal);
+    if (rc == 0) return signal;
+    if (rc != EINTR) throw std::runtime_error(std::string("sigwait: ") + std::strerror(rc));
+  }
+}
+
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    default:
+      return "signal";
+  }
+}
+
+}  // namespace agentrt::server

@@ -1,0 +1,29 @@
+// Shutdown signals are taken synchronously: SIGTERM and SIGINT are blocked before any
+// thread exists (threads inherit the mask), and the main thread sigwait()s for them.
+// No async handler runs, so shutdown code may do anything.
+#pragma once
+
+#include <csignal>
+
+namespace agentrt::server {
+
+class ShutdownSignals {
+ public:
+  // Blocks SIGTERM and SIGINT in the calling thread and every thread it starts later,
+  // and ignores SIGPIPE so a write to a vanished client is an error, not death.
+  ShutdownSignals();
+  ~ShutdownSignals();  // restores the previous mask
+  ShutdownSignals(const ShutdownSignals&) = delete;
+  ShutdownSignals& operator=(const ShutdownSignals&) = delete;
+
+  // Blocks until SIGTERM or SIGINT arrives; returns which.
+  int wait();
+
+ private:
+  sigset_t set_;
+  sigset_t previous_;
+};
+
+const char* signal_name(int signal);
+
+}  // namespace agentrt::server

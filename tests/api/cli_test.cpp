@@ -1,0 +1,159 @@
+// agentd's verbs other than serve, run as a user would run them.
+#include "tests/api/agentd_process.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+namespace agentrt::test {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+TEST(Cli, VersionPrintsVersionAndAbi) {
+  const CommandResult result = run_agentd({"version"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_TRUE(std::regex_match(
+      result.out, std::regex("agentd [0-9]+\\.[0-9]+\\.[0-9]+ \\(plugin ABI 1\\.0\\)\n")))
+      << result.out;
+}
+
+TEST(Cli, HelpExitsZero) {
+  for (const char* flag : {"--help", "-h", "help"}) {
+    const CommandResult result = run_agentd({flag});
+    EXPECT_EQ(result.exit_code, 0) << flag;
+    EXPECT_TRUE(contains(result.out, "Usage: agentd")) << flag;
+    EXPECT_TRUE(contains(result.out, "check-config")) << flag;
+  }
+}
+
+TEST(Cli, UsageErrorsExitTwoWithUsage) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"frobnicate"}, {"--frobnicate"}, {"--listen"}, {"version", "extra"}, {"version", "--json"}};
+  for (const auto& args : cases) {
+    const CommandResult result = run_agentd(args);
+    EXPECT_EQ(result.exit_code, 2) << args[0];
+    EXPECT_TRUE(contains(result.err, "Usage: agentd")) << result.err;
+  }
+  EXPECT_TRUE(contains(run_agentd({"frobnicate"}).err, "unknown verb 'frobnicate'"));
+}
+
+TEST(Cli, CheckConfigAcceptsAGoodConfig) {
+  TempDir dir;
+  const std::string config = dir.write("good.json", R"({
+    "mode": "multi", "listen": "127.0.0.1:9555", "data_dir": "/tmp/somewhere",
+    "server": {"threads": 64}, "limits": {"max_body_bytes": 2048},
+    "plugins": {"echo": {"enabled": true, "config": {"delay_ms": 0}}}
+  })");
+  const CommandResult result = run_agentd({"check-config", "--config", config});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("config ok\n", 0), 0u) << result.out;
+  EXPECT_TRUE(contains(result.out, "mode: multi"));
+  EXPECT_TRUE(contains(result.out, "listen: 127.0.0.1:9555"));
+  EXPECT_TRUE(contains(result.out, "threads=64"));
+  EXPECT_TRUE(contains(result.out, "max_body_bytes=2048"));
+  EXPECT_TRUE(contains(result.out, "echo (enabled)"));
+}
+
+TEST(Cli, CheckConfigWithoutAnyConfigUsesDefaults) {
+  const CommandResult result = run_agentd({"check-config"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(contains(result.out, "mode: single"));
+  EXPECT_TRUE(contains(result.out, "listen: 127.0.0.1:9091"));
+}
+
+TEST(Cli, CheckConfigNamesTheBadKey) {
+  TempDir dir;
+  struct Case {
+    std::string document, expected;
+  };
+  const std::vector<Case> cases = {
+      {R"({"bogus": 1})", "config error: bogus: "},
+      {R"({"server": {"threads": "many"}})", "config error: server.threads: "},
+      {R"({"limits": {"max_body_bytes": -1}})", "config error: limits.max_body_bytes: "},
+      {R"({"mode": "triple"})", "config error: mode: "},
+  };
+  for (const Case& c : cases) {
+    const CommandResult result =
+        run_agentd({"check-config", "--config", dir.write("bad.json", c.document)});
+    EXPECT_EQ(result.exit_code, 1) << c.document;
+    EXPECT_TRUE(contains(result.err, c.expected)) << c.document << " -> " << result.err;
+    EXPECT_TRUE(result.out.empty()) << result.out;
+  }
+}
+
+TEST(Cli, CheckConfigReportsAMissingFile) {
+  TempDir dir;
+  const std::string missing = dir.path() + "/missing.json";
+  const CommandResult result = run_agentd({"check-config", "--config", missing});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(contains(result.err, "config error: ")) << result.err;
+  EXPECT_TRUE(contains(result.err, missing)) << result.err;
+}
+
+TEST(Cli, CheckConfigAppliesPrecedence) {
+  TempDir dir;
+  const std::string config =
+      dir.write("c.json", R"({"mode": "single", "listen": "127.0.0.1:1111"})");
+  const CommandResult env_wins =
+      run_agentd({"check-config", "--config", config}, {{"AGENTRT_MODE", "multi"}});
+  EXPECT_TRUE(contains(env_wins.out, "mode: multi")) << env_wins.out;
+  const CommandResult flag_wins = run_agentd(
+      {"check-config", "--config", config, "--mode", "single", "--listen", "127.0.0.1:3333"},
+      {{"AGENTRT_MODE", "multi"}, {"AGENTRT_LISTEN", "127.0.0.1:2222"}});
+  EXPECT_TRUE(contains(flag_wins.out, "mode: single")) << flag_wins.out;
+  EXPECT_TRUE(contains(flag_wins.out, "listen: 127.0.0.1:3333")) << flag_wins.out;
+  const CommandResult bad_env = run_agentd({"check-config"}, {{"AGENTRT_LISTEN", "nonsense"}});
+  EXPECT_EQ(bad_env.exit_code, 1);
+  EXPECT_TRUE(contains(bad_env.err, "AGENTRT_LISTEN")) << bad_env.err;
+}
+
+TEST(Cli, PluginsListsBundledEchoAsATable) {
+  const CommandResult result = run_agentd({"plugins"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(std::regex_search(
+      result.out,
+      std::regex("\\becho +provider +[0-9.]+ +1\\.0 +\\S+agentrt-echo\\.so +loaded\\b")))
+      << result.out;
+}
+
+TEST(Cli, PluginsJsonListsLoadedAndRefusedPlugins) {
+  TempDir dir;
+  std::filesystem::create_directory(dir.path() + "/extra");
+  dir.write("extra/broken.so", "not a shared library");
+  const CommandResult result =
+      run_agentd({"plugins", "--json", "--plugin-dir", dir.path() + "/extra"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  bool saw_echo = false, saw_broken = false;
+  for (const nlohmann::json& line : json_lines(result.out)) {
+    if (line["name"] == "echo") {
+      saw_echo = true;
+      EXPECT_EQ(line["kind"], "provider");
+      EXPECT_EQ(line["abi"], "1.0");
+      EXPECT_EQ(line["loaded"], true);
+      EXPECT_FALSE(line["version"].get<std::string>().empty());
+      EXPECT_FALSE(line.contains("error"));
+    }
+    if (line["path"] == dir.path() + "/extra/broken.so") {
+      saw_broken = true;
+      EXPECT_EQ(line["loaded"], false);
+      EXPECT_FALSE(line["error"].get<std::string>().empty());
+    }
+  }
+  EXPECT_TRUE(saw_echo) << result.out;
+  EXPECT_TRUE(saw_broken) << result.out;
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -1,0 +1,164 @@
+// The request pipeline as a client of the real agentd sees it: error bodies, request
+// ids, body limits and the access log.
+#include "tests/api/agentd_process.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <set>
+
+namespace agentrt::test {
+namespace {
+
+const std::regex kGeneratedId("^[0-9a-f]{16}$");
+
+void expect_error(const HttpResponse& response, int status, const std::string& code) {
+  EXPECT_EQ(response.status, status) << response.body;
+  EXPECT_EQ(response.header("Content-Type"), "application/json");
+  const nlohmann::json body = response.json();
+  ASSERT_TRUE(body.is_object()) << response.body;
+  ASSERT_EQ(body.size(), 1u) << response.body;
+  const nlohmann::json& error = body["error"];
+  ASSERT_TRUE(error.is_object()) << response.body;
+  EXPECT_EQ(error.size(), 3u) << response.body;
+  EXPECT_EQ(error["code"], code);
+  EXPECT_TRUE(error["message"].is_string() && !error["message"].get<std::string>().empty());
+  EXPECT_EQ(error["request_id"], response.header("X-Request-Id"));
+}
+
+TEST(HttpErrors, UnknownRouteIsNotFoundWithRequestId) {
+  AgentdProcess agentd;
+  const HttpResponse response = agentd.request("GET", "/no/such/route");
+  expect_error(response, 404, "not_found");
+  EXPECT_TRUE(std::regex_match(response.header("X-Request-Id"), kGeneratedId));
+}
+
+TEST(HttpErrors, TrailingSlashIsNotFound) {
+  AgentdProcess agentd;
+  expect_error(agentd.request("GET", "/health/"), 404, "not_found");
+  expect_error(agentd.request("GET", "//health"), 404, "not_found");
+}
+
+TEST(HttpErrors, WrongMethodIsMethodNotAllowedWithAllow) {
+  AgentdProcess agentd;
+  const HttpResponse response = agentd.request("DELETE", "/health");
+  expect_error(response, 405, "method_not_allowed");
+  EXPECT_EQ(response.header("Allow"), "GET");
+}
+
+TEST(HttpErrors, MalformedPercentEscapeIsInvalidRequest) {
+  AgentdProcess agentd;
+  expect_error(agentd.request("GET", "/he%zzlth"), 400, "invalid_request");
+}
+
+TEST(HttpErrors, ClientRequestIdIsEchoedWhenValid) {
+  AgentdProcess agentd;
+  const std::string id = "client-Id_1.2";
+  EXPECT_EQ(agentd.request("GET", "/health", {}, {{"X-Request-Id", id}}).header("X-Request-Id"),
+            id);
+  const HttpResponse missing = agentd.request("GET", "/nope", {}, {{"X-Request-Id", id}});
+  expect_error(missing, 404, "not_found");
+  EXPECT_EQ(missing.json()["error"]["request_id"], id);
+
+  for (const std::string& bad :
+       {std::string("has space"), std::string(65, 'a'), std::string("semi;colon")}) {
+    const std::string chosen =
+        agentd.request("GET", "/health", {}, {{"X-Request-Id", bad}}).header("X-Request-Id");
+    EXPECT_TRUE(std::regex_match(chosen, kGeneratedId)) << bad << " -> " << chosen;
+  }
+}
+
+TEST(HttpErrors, OversizedContentLengthIsRefusedAndTheConnectionCloses) {
+  AgentdProcess agentd;  // default limit: 1 MiB
+  HttpConnection connection = agentd.connect();
+  // Announces one byte over the limit and sends none of it: the server must answer
+  // from the header alone instead of waiting for (or reading) the body.
+  connection.send_raw("POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\n\r\n");
+  const HttpResponse response = connection.read_response();
+  expect_error(response, 413, "payload_too_large");
+  EXPECT_TRUE(response.closes_connection());
+  EXPECT_TRUE(connection.closed_by_server());
+}
+
+TEST(HttpErrors, ExpectContinueIsNotInvitedForAnOversizedBody) {
+  AgentdProcess agentd;
+  HttpConnection connection = agentd.connect();
+  connection.send_raw(
+      "POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 5000000\r\n"
+      "Expect: 100-continue\r\n\r\n");
+  // read_response skips a 100; check the raw bytes instead.
+  char bytes[12] = {};
+  ASSERT_EQ(connection.socket().receiveBytes(bytes, 12, MSG_PEEK), 12);
+  EXPECT_EQ(std::string(bytes, 12), "HTTP/1.1 413");
+  expect_error(connection.read_response(), 413, "payload_too_large");
+}
+
+TEST(HttpErrors, OversizedChunkedBodyIsRefusedAndTheConnectionCloses) {
+  TempDir dir;
+  const std::string config = dir.write("c.json", R"({"limits":{"max_body_bytes":1024}})");
+  AgentdProcess agentd(with_args({"--config", config}));
+  HttpConnection connection = agentd.connect();
+  // Far more than socket buffers hold: the client is still sending when the server
+  // answers, and must still get to read the answer.
+  const HttpResponse response =
+      connection.request_chunked("POST", "/health", std::string(4 << 20, 'x'), 64 * 1024);
+  expect_error(response, 413, "payload_too_large");
+  EXPECT_TRUE(response.closes_connection());
+  EXPECT_TRUE(connection.closed_by_server());
+
+  // Within the limit the same request reaches routing (GET-only path: 405).
+  expect_error(agentd.connect().request_chunked("POST", "/health", std::string(1024, 'x'), 100),
+               405, "method_not_allowed");
+}
+
+TEST(HttpErrors, KeepAliveConnectionServesSeveralRequests) {
+  AgentdProcess agentd;
+  HttpConnection connection = agentd.connect();
+  EXPECT_EQ(connection.request("GET", "/health").status, 200);
+  // A refused request with a body: the body is still consumed, the connection stays.
+  const HttpResponse refused = connection.request("POST", "/health", std::string(5000, 'x'));
+  EXPECT_EQ(refused.status, 405);
+  EXPECT_FALSE(refused.closes_connection());
+  EXPECT_EQ(connection.request("GET", "/nope").status, 404);
+  EXPECT_EQ(connection.request("GET", "/health").status, 200);
+}
+
+TEST(HttpErrors, AccessLogHasOneJsonLinePerRequestAndNoHeaders) {
+  AgentdProcess agentd;
+  const HttpResponse ok =
+      agentd.request("GET", "/health?verbose=1", {},
+                     {{"Authorization", "Bearer art_notlogged"}, {"X-Request-Id", "log-check-1"}});
+  EXPECT_EQ(ok.status, 200);
+  const HttpResponse missing = agentd.request("POST", "/missing", "{\"secret\":\"bodynotlogged\"}",
+                                              {{"Content-Type", "application/json"}});
+  ASSERT_EQ(agentd.stop(SIGTERM), 0);
+
+  // Keyed by request id: each line is written after its response went out, so the
+  // order of two requests is not fixed.
+  std::map<std::string, nlohmann::json> requests;
+  for (const nlohmann::json& line : agentd.log_lines()) {
+    if (line.value("msg", "") == "request") requests[line.value("request_id", "")] = line;
+  }
+  ASSERT_EQ(requests.size(), 2u) << agentd.stderr_text();
+  const nlohmann::json& first = requests["log-check-1"];
+  EXPECT_EQ(first["method"], "GET");
+  EXPECT_EQ(first["path"], "/health");
+  EXPECT_EQ(first["status"], 200);
+  const nlohmann::json& second = requests[missing.header("X-Request-Id")];
+  EXPECT_EQ(second["method"], "POST");
+  EXPECT_EQ(second["path"], "/missing");
+  EXPECT_EQ(second["status"], 404);
+  for (const auto& [id, line] : requests) {
+    EXPECT_EQ(line["level"], "info") << id;
+    EXPECT_TRUE(line["duration_ms"].is_number()) << id;
+    EXPECT_GE(line["duration_ms"].get<double>(), 0.0) << id;
+  }
+  const std::string log = agentd.stderr_text();
+  EXPECT_EQ(log.find("art_notlogged"), std::string::npos);
+  EXPECT_EQ(log.find("bodynotlogged"), std::string::npos);
+  EXPECT_EQ(log.find("verbose=1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -1,0 +1,125 @@
+// Starting and stopping the real agentd: signals, configuration precedence, startup
+// failures.
+#include "tests/api/agentd_process.h"
+
+#include <Poco/Net/ServerSocket.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+
+namespace agentrt::test {
+namespace {
+
+bool logged(const AgentdProcess& agentd, const std::string& message) {
+  return agentd.wait_for_log(
+      [&](const nlohmann::json& line) { return line.value("msg", "") == message; },
+      std::chrono::milliseconds(0));
+}
+
+// A port nothing listens on right now (a small race with other processes is accepted).
+uint16_t free_port() {
+  Poco::Net::ServerSocket socket(Poco::Net::SocketAddress("127.0.0.1", 0));
+  return socket.address().port();
+}
+
+TEST(Lifecycle, SigtermExitsZero) {
+  AgentdProcess agentd;
+  ASSERT_EQ(agentd.request("GET", "/health").status, 200);
+  EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
+  EXPECT_TRUE(logged(agentd, "shutting down"));
+  EXPECT_TRUE(logged(agentd, "stopped"));
+}
+
+TEST(Lifecycle, SigintExitsZero) {
+  AgentdProcess agentd;
+  EXPECT_EQ(agentd.stop(SIGINT), 0) << agentd.stderr_text();
+  EXPECT_TRUE(logged(agentd, "stopped"));
+}
+
+// An idle keep-alive connection must not hold the shutdown for its keep-alive timeout,
+// and after the shutdown the port no longer accepts connections.
+TEST(Lifecycle, IdleKeepAliveConnectionDoesNotDelayShutdown) {
+  TempDir dir;
+  const std::string config =
+      dir.write("c.json", R"({"server":{"keep_alive_timeout_s":30,"receive_timeout_s":30}})");
+  AgentdProcess agentd(with_args({"--config", config}));
+  HttpConnection idle = agentd.connect();
+  ASSERT_EQ(idle.request("GET", "/health").status, 200);
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_TRUE(idle.closed_by_server(std::chrono::milliseconds(100)));
+}
+
+TEST(Lifecycle, ListenFlagBeatsEnvironmentBeatsFile) {
+  TempDir dir;
+  const uint16_t file_port = free_port(), env_port = free_port(), flag_port = free_port();
+  const std::string config =
+      dir.write("c.json", R"({"listen":"127.0.0.1:)" + std::to_string(file_port) + "\"}");
+  auto start = [&](bool env, bool flag) {
+    AgentdOptions options;
+    options.listen_on_ephemeral_port = false;
+    options.args = {"--config", config};
+    if (env) options.env["AGENTRT_LISTEN"] = "127.0.0.1:" + std::to_string(env_port);
+    if (flag)
+      options.args.insert(options.args.end(),
+                          {"--listen", "127.0.0.1:" + std::to_string(flag_port)});
+    AgentdProcess agentd(options);
+    EXPECT_EQ(agentd.request("GET", "/health").status, 200);
+    return agentd.port();
+  };
+  EXPECT_EQ(start(true, true), flag_port);
+  EXPECT_EQ(start(true, false), env_port);
+  EXPECT_EQ(start(false, false), file_port);
+}
+
+// The engine makes the admin token on the first start; agentd shows it once, outside
+// the JSON log, and never again.
+TEST(Lifecycle, FirstStartShowsTheAdminTokenOnceOutsideTheLog) {
+  TempDir data;
+  AgentdOptions options;
+  options.private_data_dir = false;
+  options.args = {"--data-dir", data.path() + "/d"};
+  std::string token;
+  {
+    AgentdProcess first(options);
+    const std::string err = first.stderr_text();
+    std::smatch found;
+    ASSERT_TRUE(std::regex_search(err, found, std::regex("\n  (art_[A-Za-z0-9_-]+)\n"))) << err;
+    token = found[1];
+    for (const nlohmann::json& line : first.log_lines())
+      EXPECT_EQ(line.dump().find(token), std::string::npos) << line.dump();
+  }
+  AgentdProcess second(options);
+  EXPECT_EQ(second.stderr_text().find("art_"), std::string::npos) << second.stderr_text();
+}
+
+TEST(Lifecycle, BadConfigStopsServeWithTheKeyNamed) {
+  TempDir dir;
+  const std::string config = dir.write("c.json", R"({"server":{"threads":"many"}})");
+  const CommandResult result = run_agentd({"serve", "--config", config});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("config error: server.threads"), std::string::npos) << result.err;
+}
+
+TEST(Lifecycle, UnusableDataDirStopsServeWithExitOne) {
+  TempDir dir;
+  const std::string file = dir.write("not-a-dir", "x");
+  const CommandResult result =
+      run_agentd({"--listen", "127.0.0.1:0", "--data-dir", file + "/data"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("cannot open the state store"), std::string::npos) << result.err;
+}
+
+TEST(Lifecycle, PortInUseStopsServeWithExitOne) {
+  Poco::Net::ServerSocket taken(Poco::Net::SocketAddress("127.0.0.1", 0));
+  TempDir dir;
+  const CommandResult result =
+      run_agentd({"--listen", taken.address().toString(), "--data-dir", dir.path() + "/data"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("cannot listen"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace agentrt::test

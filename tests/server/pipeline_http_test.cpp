@@ -1,0 +1,406 @@
+// The real HTTP stack in process: HttpServer + RequestPipeline on an ephemeral port,
+// with test-only routes, driven over real sockets.
+#include "core/log/logger.h"
+#include "server/http/api_error.h"
+#include "server/http/http_server.h"
+#include "server/http/response.h"
+#include "tests/api/http_client.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <thread>
+
+namespace agentrt::server {
+namespace {
+
+using test::HttpConnection;
+using test::HttpResponse;
+
+constexpr uint64_t kLimit = 1024;
+
+class LogCapture {
+ public:
+  LogCapture() {
+    core::Logger::set_level(core::LogLevel::info);
+    core::Logger::set_sink([this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      lines_.push_back(nlohmann::json::parse(line));
+    });
+  }
+  ~LogCapture() { core::Logger::set_sink(nullptr); }
+
+  // The access line is written after the response went out, so a test that has its
+  // response may still have to wait for the line.
+  std::vector<nlohmann::json> wait_for(const std::string& message, std::size_t count) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    std::vector<nlohmann::json> found = with_message(message);
+    while (found.size() < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      found = with_message(message);
+    }
+    return found;
+  }
+
+  std::vector<nlohmann::json> with_message(const std::string& message) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<nlohmann::json> found;
+    for (const auto& line : lines_) {
+      if (line.value("msg", "") == message) found.push_back(line);
+    }
+    return found;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<nlohmann::json> lines_;
+};
+
+void add_test_routes(Router& router) {
+  auto root = [&router](const char* method, const char* path, bool json, Handler handler) {
+    router.add({method, path, RouteScope::root, RouteAccess::open, json, std::move(handler)});
+  };
+  root("GET", "/ok", false, [](RequestContext&, Response& r) { r.send_json(200, {{"ok", true}}); });
+  root("POST", "/json", true, [](RequestContext& c, Response& r) {
+    r.send_json(200, {{"got", c.json}});
+  });
+  root("POST", "/ignore", false, [](RequestContext&, Response& r) {
+    r.send_json(200, {{"ignored", true}});
+  });
+  root("POST", "/size", false, [](RequestContext& c, Response& r) {
+    r.send_json(200, {{"size", c.body.size()}});
+  });
+  root("GET", "/boom", false,
+       [](RequestContext&, Response&) { throw std::runtime_error("secret detail xyz"); });
+  root("GET", "/busy", false, [](RequestContext&, Response&) {
+    throw ApiError(ErrorCode::conflict, "session_busy", "the session is busy");
+  });
+  root("GET", "/unauthorized", false, [](RequestContext&, Response&) {
+    throw ApiError(ErrorCode::unauthorized, "token missing");
+  });
+  root("GET", "/silent", false, [](RequestContext&, Response&) {});
+  root("GET", "/slow/{ms}", false, [](RequestContext& c, Response& r) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(c.param("ms"))));
+    r.send_json(200, {{"slept", true}});
+  });
+  root("GET", "/huge", false,
+       [](RequestContext&, Response& r) { r.send_json(200, std::string(64 << 20, 'x')); });
+  router.add({"GET", "/things/{id}", RouteScope::cell, RouteAccess::token, false,
+              [](RequestContext& c, Response& r) {
+                r.send_json(200, {{"id", c.param("id")},
+                                  {"cell", c.cell},
+                                  {"q", c.query_param("q").value_or("-")}});
+              }});
+}
+
+class PipelineHttp : public testing::Test {
+ protected:
+  static void SetUpTestSuite() { std::signal(SIGPIPE, SIG_IGN); }
+
+  void SetUp() override {
+    auto router = std::make_shared<Router>(core::CellMode::single);
+    add_test_routes(*router);
+    pipeline_ = std::make_shared<RequestPipeline>(router, PipelineOptions{kLimit});
+    HttpServerOptions options;
+    options.threads = 16;
+    options.send_timeout_s = 1;
+    server_ = std::make_unique<HttpServer>(options, pipeline_);
+    server_->start();
+  }
+
+  HttpResponse get(const std::string& target, const test::Headers& headers = {}) {
+    return test::http_request(server_->port(), "GET", target, {}, headers);
+  }
+  HttpResponse post(const std::string& target, const std::string& body,
+                    const std::string& content_type = "application/json") {
+    return test::http_request(server_->port(), "POST", target, body,
+                              {{"Content-Type", content_type}});
+  }
+  HttpConnection connect() { return HttpConnection(server_->port()); }
+
+  LogCapture log_;
+  std::shared_ptr<RequestPipeline> pipeline_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+bool wait_until(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+void expect_error(const HttpResponse& response, int status, const std::string& code) {
+  EXPECT_EQ(response.status, status) << response.body;
+  EXPECT_EQ(response.header("Content-Type"), "application/json");
+  const nlohmann::json body = response.json();
+  ASSERT_TRUE(body.is_object()) << response.body;
+  EXPECT_EQ(body.size(), 1u);
+  EXPECT_EQ(body["error"].size(), 3u);
+  EXPECT_EQ(body["error"]["code"], code);
+  EXPECT_TRUE(body["error"]["message"].is_string());
+  EXPECT_FALSE(response.header("X-Request-Id").empty());
+  EXPECT_EQ(body["error"]["request_id"], response.header("X-Request-Id"));
+}
+
+TEST_F(PipelineHttp, ServesAJsonRoute) {
+  const HttpResponse response = post("/json", R"({"a":[1,2]})");
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.json(), (nlohmann::json{{"got", {{"a", {1, 2}}}}}));
+  EXPECT_EQ(response.header("Content-Length"), std::to_string(response.body.size()));
+  EXPECT_FALSE(response.has_header("Transfer-Encoding"));
+}
+
+TEST_F(PipelineHttp, MalformedJsonIs400WithThePosition) {
+  HttpResponse response = post("/json", R"({"a": tru})");
+  expect_error(response, 400, "invalid_request");
+  const std::string message = response.json()["error"]["message"];
+  EXPECT_NE(message.find("line 1, column"), std::string::npos) << message;
+  EXPECT_NE(message.find("byte"), std::string::npos) << message;
+  EXPECT_EQ(message.find("tru"), std::string::npos) << "the body must not be echoed: " << message;
+
+  response = post("/json", "{\n  \"a\": 1,\n  oops\n}");
+  expect_error(response, 400, "invalid_request");
+  EXPECT_NE(response.json()["error"]["message"].get<std::string>().find("line 3, column 3"),
+            std::string::npos)
+      << response.body;
+
+  expect_error(post("/json", ""), 400, "invalid_request");
+}
+
+TEST_F(PipelineHttp, JsonRoutesRequireJsonContentType) {
+  expect_error(post("/json", "{}", "text/plain"), 415, "unsupported_media_type");
+  expect_error(post("/json", "{}", "application/jsonx"), 415, "unsupported_media_type");
+  expect_error(test::http_request(server_->port(), "POST", "/json", "{}"), 415,
+               "unsupported_media_type");
+  EXPECT_EQ(post("/json", "{}", "application/json; charset=utf-8").status, 200);
+  EXPECT_EQ(post("/json", "{}", "Application/JSON").status, 200);
+  // Routes without a JSON body do not care.
+  EXPECT_EQ(post("/ignore", "{}", "text/plain").status, 200);
+}
+
+TEST_F(PipelineHttp, BodyAtTheLimitIsReadWhole) {
+  EXPECT_EQ(post("/size", std::string(kLimit, 'x'), "text/plain").json()["size"], kLimit);
+  HttpConnection connection = connect();
+  EXPECT_EQ(
+      connection.request_chunked("POST", "/size", std::string(kLimit, 'y'), 100).json()["size"],
+      kLimit);
+  EXPECT_EQ(connection.request("GET", "/ok").status, 200);
+}
+
+TEST_F(PipelineHttp, OversizedContentLengthIs413AndClosesTheConnection) {
+  HttpConnection connection = connect();
+  connection.send_raw("POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                      std::to_string(kLimit + 1) + "\r\n\r\n" + std::string(kLimit + 1, 'x'));
+  const HttpResponse response = connection.read_response();
+  expect_error(response, 413, "payload_too_large");
+  EXPECT_TRUE(response.closes_connection());
+  EXPECT_TRUE(connection.closed_by_server());
+}
+
+TEST_F(PipelineHttp, OversizedChunkedBodyIs413AndClosesTheConnection) {
+  HttpConnection connection = connect();
+  const HttpResponse response =
+      connection.request_chunked("POST", "/size", std::string(kLimit + 1, 'x'), 256);
+  expect_error(response, 413, "payload_too_large");
+  EXPECT_TRUE(response.closes_connection());
+  EXPECT_TRUE(connection.closed_by_server());
+}
+
+// The client sends far more than the socket buffers hold before it reads: without a
+// lingering close the server's reset would destroy the 413 before it is read.
+TEST_F(PipelineHttp, HugeChunkedBodyStillGetsIts413) {
+  HttpConnection connection = connect();
+  const HttpResponse response =
+      connection.request_chunked("POST", "/size", std::string(8 << 20, 'x'), 64 * 1024);
+  expect_error(response, 413, "payload_too_large");
+}
+
+TEST_F(PipelineHttp, ExpectContinueIsWithheldForAnOversizedBody) {
+  HttpConnection connection = connect();
+  connection.send_raw("POST /size HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +
+                      std::to_string(kLimit * 100) + "\r\n\r\n");
+  char first[12] = {};
+  ASSERT_EQ(connection.socket().receiveBytes(first, 12, MSG_PEEK), 12);
+  EXPECT_EQ(std::string(first, 12), "HTTP/1.1 413");
+  expect_error(connection.read_response(), 413, "payload_too_large");
+}
+
+TEST_F(PipelineHttp, KeepAliveSurvivesBodiesTheHandlerIgnored) {
+  HttpConnection connection = connect();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(connection.request("POST", "/ignore", std::string(900, 'a')).status, 200);
+    EXPECT_EQ(connection.request_chunked("POST", "/ignore", std::string(1000, 'b'), 333).status,
+              200);
+    // Refused requests consume their bodies too.
+    EXPECT_EQ(connection.request("POST", "/nope", std::string(500, 'c')).status, 404);
+    EXPECT_EQ(connection.request("DELETE", "/ok", std::string(500, 'd')).status, 405);
+    const HttpResponse ok = connection.request("GET", "/ok");
+    EXPECT_EQ(ok.status, 200);
+    EXPECT_EQ(ok.json()["ok"], true);
+  }
+}
+
+TEST_F(PipelineHttp, PostWithoutLengthHasAnEmptyBody) {
+  HttpConnection connection = connect();
+  connection.send_raw("POST /size HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(connection.read_response().json()["size"], 0);
+  EXPECT_EQ(connection.request("GET", "/ok").status, 200);
+}
+
+TEST_F(PipelineHttp, HandlerExceptionIs500WithoutTheDetail) {
+  const HttpResponse response = get("/boom");
+  expect_error(response, 500, "internal");
+  EXPECT_EQ(response.body.find("secret detail"), std::string::npos) << response.body;
+  const auto failures = log_.with_message("request failed");
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0]["error"], "secret detail xyz");
+  EXPECT_EQ(failures[0]["request_id"], response.header("X-Request-Id"));
+  // A handler that forgets to respond is a bug of ours too.
+  expect_error(get("/silent"), 500, "internal");
+}
+
+TEST_F(PipelineHttp, ApiErrorsFromHandlersKeepTheirCodeAndHeaders) {
+  expect_error(get("/busy"), 409, "session_busy");
+  const HttpResponse unauthorized = get("/unauthorized");
+  expect_error(unauthorized, 401, "unauthorized");
+  EXPECT_EQ(unauthorized.header("WWW-Authenticate"), "Bearer");
+}
+
+TEST_F(PipelineHttp, RoutingErrors) {
+  expect_error(get("/missing"), 404, "not_found");
+  expect_error(get("/ok/"), 404, "not_found");
+  const HttpResponse wrong_method = post("/ok", "{}");
+  expect_error(wrong_method, 405, "method_not_allowed");
+  EXPECT_EQ(wrong_method.header("Allow"), "GET");
+  expect_error(get("/things/%zz"), 400, "invalid_request");
+  expect_error(get("/things/a?q=%zz"), 400, "invalid_request");
+  expect_error(get("*"), 400, "invalid_request");
+}
+
+// Requests Poco cannot parse get the same error shape and a request id as any other.
+TEST_F(PipelineHttp, UnparsableRequestsGetTheErrorShape) {
+  for (const std::string& raw :
+       {std::string("this is not http\r\n\r\n"),
+        "GET /ok HTTP/1.1\r\n" + std::string(300, 'h') + ": v\r\n\r\n",
+        std::string("POST /size HTTP/1.1\r\nContent-Length: ten\r\n\r\n")}) {
+    HttpConnection connection = connect();
+    connection.send_raw(raw);
+    const HttpResponse response = connection.read_response();
+    expect_error(response, 400, "invalid_request");
+    EXPECT_TRUE(response.closes_connection());
+    EXPECT_TRUE(connection.closed_by_server());
+  }
+  const auto lines = log_.wait_for("request", 3);
+  ASSERT_EQ(lines.size(), 3u);
+  for (const auto& line : lines) EXPECT_EQ(line["status"], 400);
+}
+
+TEST_F(PipelineHttp, CellRoutesGetDecodedParamsQueryAndTheDefaultCell) {
+  const HttpResponse response = get("/things/a%20b%2Fc?q=x+y%21&q=second");
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.json(), (nlohmann::json{{"id", "a b/c"}, {"cell", "default"}, {"q", "x y!"}}));
+}
+
+TEST_F(PipelineHttp, EveryResponseCarriesTheRequestId) {
+  const std::regex generated("^[0-9a-f]{16}$");
+  const std::vector<HttpResponse> responses = {get("/ok"),
+                                               get("/missing"),
+                                               post("/ok", "{}"),
+                                               post("/json", "{"),
+                                               post("/json", "{}", "text/plain"),
+                                               get("/boom"),
+                                               post("/size", std::string(kLimit + 1, 'x'))};
+  for (const HttpResponse& response : responses) {
+    EXPECT_TRUE(std::regex_match(response.header("X-Request-Id"), generated))
+        << response.status << " " << response.header("X-Request-Id");
+  }
+  EXPECT_EQ(get("/missing", {{"X-Request-Id", "mine.1"}}).json()["error"]["request_id"], "mine.1");
+  EXPECT_EQ(get("/ok", {{"X-Request-Id", "mine.2"}}).header("X-Request-Id"), "mine.2");
+  EXPECT_TRUE(std::regex_match(get("/ok", {{"X-Request-Id", "not mine"}}).header("X-Request-Id"),
+                               generated));
+}
+
+TEST_F(PipelineHttp, WritesOneAccessLogLinePerRequest) {
+  get("/things/t1?q=secret", {{"X-Request-Id", "access-1"}, {"Authorization", "Bearer s3cr3t"}});
+  const std::string second = post("/json", "{").header("X-Request-Id");
+  // Each line is written after its response went out, so two requests on different
+  // threads may log in either order.
+  std::map<std::string, nlohmann::json> by_id;
+  for (const auto& line : log_.wait_for("request", 2)) by_id[line["request_id"]] = line;
+  ASSERT_EQ(by_id.size(), 2u);
+  const nlohmann::json& first = by_id["access-1"];
+  EXPECT_EQ(first["method"], "GET");
+  EXPECT_EQ(first["path"], "/things/t1");
+  EXPECT_EQ(first["status"], 200);
+  EXPECT_TRUE(first["duration_ms"].is_number());
+  EXPECT_EQ(by_id[second]["method"], "POST");
+  EXPECT_EQ(by_id[second]["path"], "/json");
+  EXPECT_EQ(by_id[second]["status"], 400);
+  for (const auto& [id, line] : by_id) EXPECT_EQ(line.dump().find("s3cr3t"), std::string::npos);
+}
+
+TEST_F(PipelineHttp, DrainingClosesEachConnectionAfterItsResponse) {
+  HttpConnection connection = connect();
+  EXPECT_FALSE(connection.request("GET", "/ok").closes_connection());
+  pipeline_->begin_draining();
+  const HttpResponse last = connection.request("GET", "/ok");
+  EXPECT_EQ(last.status, 200);
+  EXPECT_TRUE(last.closes_connection());
+  EXPECT_TRUE(connection.closed_by_server());
+}
+
+TEST_F(PipelineHttp, ShutdownLetsARunningRequestFinish) {
+  HttpConnection idle = connect();
+  ASSERT_EQ(idle.request("GET", "/ok").status, 200);
+  // That request may still be finishing its access line; the next wait is for /slow.
+  wait_until([this] { return pipeline_->active_requests() == 0; });
+  auto slow = std::async(std::launch::async, [this] { return get("/slow/400"); });
+  wait_until([this] { return pipeline_->active_requests() > 0; });
+
+  const auto result = server_->shutdown(std::chrono::seconds(5));
+  EXPECT_TRUE(result.finished);
+  EXPECT_TRUE(result.released);
+  const HttpResponse response = slow.get();
+  EXPECT_EQ(response.status, 200);
+  EXPECT_TRUE(response.closes_connection());
+  EXPECT_TRUE(idle.closed_by_server(std::chrono::milliseconds(100)));
+  EXPECT_THROW(HttpConnection(server_->port()).request("GET", "/ok"), std::exception);
+}
+
+TEST_F(PipelineHttp, ShutdownCutsWhatOutlivesTheGracePeriod) {
+  auto slow = std::async(std::launch::async, [this] {
+    try {
+      return get("/slow/1500").status;
+    } catch (const std::exception&) {
+      return -1;
+    }
+  });
+  wait_until([this] { return pipeline_->active_requests() > 0; });
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = server_->shutdown(std::chrono::milliseconds(100));
+  EXPECT_FALSE(result.finished);
+  EXPECT_TRUE(result.released);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+  EXPECT_EQ(slow.get(), -1);  // the connection was shut under the request
+}
+
+// A client that stops reading must not hold a server thread: the send timeout (1 s
+// here) ends the write, and the connection with it.
+TEST_F(PipelineHttp, SendTimeoutFreesTheThreadOfAClientThatStopsReading) {
+  HttpConnection stalled = connect();
+  stalled.send_raw("GET /huge HTTP/1.1\r\nHost: x\r\n\r\n");
+  wait_until([this] { return pipeline_->active_requests() > 0; });
+  EXPECT_TRUE(wait_until([this] { return server_->current_connections() == 0; }));
+  EXPECT_EQ(pipeline_->active_requests(), 0);
+}
+
+}  // namespace
+}  // namespace agentrt::server

@@ -12,6 +12,7 @@ std::optional<Verb> verb_named(std::string_view name) {
   if (name == "serve") return Verb::serve;
   if (name == "plugins") return Verb::plugins;
   if (name == "check-config") return Verb::check_config;
+  if (name == "admin-token") return Verb::admin_token;
   if (name == "version") return Verb::version;
   if (name == "help") return Verb::help;
   return std::nullopt;
@@ -108,6 +109,8 @@ Verbs:
   serve          start the engine and its HTTP API (the default)
   plugins        list every discovered plugin: loaded, or why not
   check-config   validate the configuration and print the effective settings
+  admin-token    mint a fresh admin token (for an operator who lost theirs) and print
+                 it on stdout; works while agentd serves on the same data dir
   version        print the version and the plugin ABI
   help           print this help
 

@@ -10,7 +10,7 @@
 
 namespace agentrt::server::cli {
 
-enum class Verb { serve, plugins, check_config, version, help };
+enum class Verb { serve, plugins, check_config, admin_token, version, help };
 
 struct Arguments {
   Verb verb = Verb::serve;

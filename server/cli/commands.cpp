@@ -38,6 +38,8 @@ int run(const std::vector<std::string>& args, const core::Environment& env) {
         return run_check_config(parsed, env, std::cout, std::cerr);
       case Verb::plugins:
         return run_plugins(parsed, env, std::cout, std::cerr);
+      case Verb::admin_token:
+        return run_admin_token(parsed, env, std::cout, std::cerr);
       case Verb::serve:
         return run_serve(parsed, env);
     }

@@ -27,5 +27,7 @@ int run_check_config(const Arguments& args, const core::Environment& env, std::o
 int run_plugins(const Arguments& args, const core::Environment& env, std::ostream& out,
                 std::ostream& err);
 int run_serve(const Arguments& args, const core::Environment& env);
+int run_admin_token(const Arguments& args, const core::Environment& env, std::ostream& out,
+                    std::ostream& err);
 
 }  // namespace agentrt::server::cli

@@ -1,0 +1,29 @@
+// `agentd admin-token`: the way back in for an operator who lost the admin token. It
+// opens the same data dir as the engine (SQLite lets it do so while agentd serves),
+// asks the auth module for a fresh admin token and prints it on stdout only.
+#include "core/engine/engine.h"
+#include "core/log/logger.h"
+#include "server/cli/commands.h"
+#include "server/cli/plugin_dirs.h"
+
+#include <iostream>
+
+namespace agentrt::server::cli {
+
+int run_admin_token(const Arguments& args, const core::Environment& env, std::ostream& out,
+                    std::ostream& err) {
+  core::Config config = core::load_config(args.overrides, env);
+  core::Logger::set_level(core::LogLevel::warn);  // stdout carries the token, stderr stays quiet
+  core::Engine engine(config, engine_plugin_dirs(config));
+  try {
+    engine.start(/*bootstrap_admin=*/false);
+  } catch (const std::exception& e) {
+    err << "agentd: cannot open the engine's state: " << e.what() << '\n';
+    return kExitError;
+  }
+  out << engine.auth().mint_admin() << '\n';
+  core::log_warn("admin token minted from the command line");
+  return kExitOk;
+}
+
+}  // namespace agentrt::server::cli

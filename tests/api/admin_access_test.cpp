@@ -1,0 +1,138 @@
+// Who may call what: every admin route against every kind of caller, with the status
+// each must get, and proof that a refused call changed nothing.
+#include "tests/api/admin_client.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+struct Caller {
+  std::string name;
+  std::string token;
+  int expected;  // status for every admin route; 0 = the route's success status
+};
+
+class AdminAccess : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    admin = first_admin_token(agentd);
+    ASSERT_FALSE(admin.empty()) << agentd.stderr_text();
+    ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "other"}}).status, 201);
+    std::string plain = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+    std::string scoped =
+        issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}, {"cell", "other"}})["token"];
+    json doomed = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "carol"}});
+    ASSERT_EQ(
+        call(agentd, "DELETE", "/admin/tokens/" + doomed["id"].get<std::string>(), admin).status,
+        204);
+    std::string expiring = issue_token(agentd, admin, {{"ttl", "1s"}, {"actor", "dave"}})["token"];
+    std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+    callers = {{"admin", admin, 0},
+               {"non-admin", plain, 403},
+               {"scoped to another cell", scoped, 403},
+               {"expired", expiring, 401},
+               {"revoked", doomed["token"], 401},
+               {"none", "", 401},
+               {"truncated", admin.substr(0, admin.size() - 1), 401},
+               {"other prefix", "sk-" + admin.substr(4), 401}};
+  }
+
+  AgentdProcess agentd;
+  std::string admin;
+  std::vector<Caller> callers;
+  int serial = 0;
+};
+
+TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
+  for (const Caller& caller : callers) {
+    SCOPED_TRACE(caller.name);
+    // Fresh targets per caller, made with the admin token, so deletes have something.
+    std::string n = std::to_string(++serial);
+    json victim = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "victim" + n}});
+    ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "gone" + n}}).status, 201);
+    json provider = {{"providers",
+                      {{{"name", "doomed" + n},
+                        {"type", "echo"},
+                        {"models", {{{"id", "doomed-model-" + n}, {"context_window", 100}}}}}}}};
+    ASSERT_EQ(call(agentd, "POST", "/admin/shared-providers", admin, provider).status, 200);
+
+    struct Case {
+      std::string method, path;
+      json body;
+      int success;
+    };
+    std::vector<Case> cases = {
+        {"POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "x" + n}}, 201},
+        {"GET", "/admin/tokens", nullptr, 200},
+        {"DELETE", "/admin/tokens/" + victim["id"].get<std::string>(), nullptr, 204},
+        {"POST", "/admin/cells", {{"id", "made" + n}}, 201},
+        {"GET", "/admin/cells", nullptr, 200},
+        {"GET", "/admin/cells/other", nullptr, 200},
+        {"PATCH", "/admin/cells/other", {{"locale", "fr-FR"}}, 200},
+        {"DELETE", "/admin/cells/gone" + n, nullptr, 204},
+        {"POST",
+         "/admin/shared-providers",
+         {{"providers",
+           {{{"name", "p" + n},
+             {"type", "echo"},
+             {"models", {{{"id", "model-" + n}, {"context_window", 100}}}}}}}},
+         200},
+        {"GET", "/admin/shared-providers", nullptr, 200},
+        {"DELETE", "/admin/shared-providers/doomed" + n, nullptr, 204},
+    };
+    for (const Case& c : cases) {
+      auto response = call(agentd, c.method, c.path, caller.token, c.body);
+      int expected = caller.expected ? caller.expected : c.success;
+      EXPECT_EQ(response.status, expected) << c.method << " " << c.path << ": " << response.body;
+      EXPECT_FALSE(response.header("X-Request-Id").empty());
+      if (expected == 401) {
+        EXPECT_EQ(response.header("WWW-Authenticate"), "Bearer");
+        EXPECT_EQ(response.json()["error"]["code"], "unauthorized");
+      }
+      if (expected == 403) {
+        EXPECT_EQ(response.json()["error"]["code"], "forbidden");
+      }
+    }
+    if (caller.expected) {  // refused: nothing changed
+      EXPECT_EQ(call(agentd, "GET", "/admin/cells/made" + n, admin).status, 404);
+      EXPECT_EQ(call(agentd, "GET", "/admin/cells/gone" + n, admin).status, 200);
+      EXPECT_EQ(call(agentd, "GET", "/admin/cells/other", admin).json()["locale"], "en-US");
+      auto tokens = call(agentd, "GET", "/admin/tokens?limit=500", admin).json()["data"];
+      bool victim_listed = false;
+      for (const auto& t : tokens) victim_listed |= t["id"] == victim["id"];
+      EXPECT_TRUE(victim_listed);
+      auto providers = call(agentd, "GET", "/admin/shared-providers", admin).body;
+      EXPECT_NE(providers.find("doomed" + n), std::string::npos);
+      EXPECT_EQ(providers.find("\"p" + n + "\""), std::string::npos);
+      // Put the admin's PATCH-able state back is not needed: nothing was changed.
+    } else {
+      ASSERT_EQ(call(agentd, "PATCH", "/admin/cells/other", admin, {{"locale", "en-US"}}).status,
+                200);
+    }
+  }
+}
+
+TEST_F(AdminAccess, RevokedTokenStopsWorkingAtOnce) {
+  json issued = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "erin"}, {"admin", true}});
+  std::string token = issued["token"];
+  EXPECT_EQ(call(agentd, "GET", "/admin/cells", token).status, 200);
+  ASSERT_EQ(
+      call(agentd, "DELETE", "/admin/tokens/" + issued["id"].get<std::string>(), admin).status,
+      204);
+  EXPECT_EQ(call(agentd, "GET", "/admin/cells", token).status, 401);
+  EXPECT_EQ(
+      call(agentd, "DELETE", "/admin/tokens/" + issued["id"].get<std::string>(), admin).status,
+      404);
+}
+
+TEST_F(AdminAccess, HealthNeedsNoToken) {
+  EXPECT_EQ(agentd.request("GET", "/health").status, 200);
+}
+
+}  // namespace
+}  // namespace agentrt::test

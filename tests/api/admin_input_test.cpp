@@ -1,0 +1,118 @@
+// Bad input on the admin surface: each gets 400/409 in the documented shape, naming the
+// field, and the store is unchanged afterwards.
+#include "tests/api/admin_client.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+class AdminInput : public ::testing::Test {
+ protected:
+  void SetUp() override { admin = first_admin_token(agentd); }
+
+  void expect_refused(const std::string& method, const std::string& path, const json& body,
+                      int status, const std::string& mention) {
+    auto response = call(agentd, method, path, admin, body);
+    EXPECT_EQ(response.status, status) << body.dump() << " -> " << response.body;
+    const json& error = response.json()["error"];
+    EXPECT_TRUE(error.is_object()) << response.body;
+    EXPECT_EQ(error["request_id"], response.header("X-Request-Id"));
+    EXPECT_NE(error["message"].get<std::string>().find(mention), std::string::npos)
+        << "message should mention '" << mention << "': " << error["message"];
+  }
+  std::string snapshot() {
+    return call(agentd, "GET", "/admin/tokens?limit=500", admin).body +
+           call(agentd, "GET", "/admin/cells?limit=500", admin).body +
+           call(agentd, "GET", "/admin/shared-providers", admin).body;
+  }
+
+  AgentdProcess agentd;
+  std::string admin;
+};
+
+TEST_F(AdminInput, Tokens) {
+  std::string before = snapshot();
+  for (const char* ttl : {"0s", "-5m", "5x", "30dx", "", "99999d", "1h1h", "m5"})
+    expect_refused("POST", "/admin/tokens", {{"ttl", ttl}, {"actor", "a"}}, 400, "ttl");
+  expect_refused("POST", "/admin/tokens", {{"ttl", 5}, {"actor", "a"}}, 400, "ttl");
+  expect_refused("POST", "/admin/tokens", {{"actor", "a"}}, 400, "ttl");
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}}, 400, "actor");
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", true}}, 400, "actor");
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "a"}, {"admin", "yes"}}, 400,
+                 "admin");
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "a"}, {"cell", 7}}, 400,
+                 "cell");
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "a"}, {"cell", "nope"}}, 400,
+                 "cell");
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "a"}, {"colour", 1}}, 400,
+                 "colour");
+  expect_refused("POST", "/admin/tokens", json::array({1}), 400, "object");
+  expect_refused("DELETE", "/admin/tokens/0000000000000000", nullptr, 404, "not found");
+  expect_refused("GET", "/admin/tokens?limit=0", nullptr, 400, "limit");
+  expect_refused("GET", "/admin/tokens?limit=10000", nullptr, 400, "limit");
+  expect_refused("GET", "/admin/tokens?cursor=garbage", nullptr, 400, "cursor");
+  auto malformed = agentd.request("POST", "/admin/tokens", "{\"ttl\":", auth_headers(admin));
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_EQ(snapshot(), before);
+}
+
+TEST_F(AdminInput, Cells) {
+  ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "acme"}}).status, 201);
+  std::string before = snapshot();
+  for (const std::string& id : {std::string("Acme"), std::string("a/b"), std::string(64, 'a'),
+                                std::string(""), std::string("-x")})
+    expect_refused("POST", "/admin/cells", {{"id", id}}, 400, "id");
+  expect_refused("POST", "/admin/cells", {{"id", 5}}, 400, "id");
+  expect_refused("POST", "/admin/cells", json::object(), 400, "id");
+  expect_refused("POST", "/admin/cells", {{"id", "mars"}, {"timezone", "Mars/Olympus"}}, 400,
+                 "timezone");
+  expect_refused("POST", "/admin/cells", {{"id", "bang"}, {"locale", "!!"}}, 400, "locale");
+  expect_refused("POST", "/admin/cells", {{"id", "acme"}}, 409, "acme");
+  expect_refused("PATCH", "/admin/cells/acme", {{"timezone", "Mars/Olympus"}}, 400, "timezone");
+  expect_refused("PATCH", "/admin/cells/acme", {{"id", "renamed"}}, 400, "id");
+  expect_refused("PATCH", "/admin/cells/ghost", {{"locale", "en-GB"}}, 404, "ghost");
+  expect_refused("GET", "/admin/cells/ghost", nullptr, 404, "ghost");
+  expect_refused("DELETE", "/admin/cells/ghost", nullptr, 404, "ghost");
+  expect_refused("DELETE", "/admin/cells/default", nullptr, 409, "default");
+  EXPECT_EQ(snapshot(), before);
+}
+
+TEST_F(AdminInput, SharedProviders) {
+  auto provider = [](const std::string& name, const std::string& model) {
+    return json{
+        {"name", name}, {"type", "echo"}, {"models", {{{"id", model}, {"context_window", 1000}}}}};
+  };
+  ASSERT_EQ(call(agentd, "POST", "/admin/shared-providers", admin,
+                 {{"providers", {provider("first", "m1")}}})
+                .status,
+            200);
+  std::string before = snapshot();
+  json unknown_type = provider("p", "m2");
+  unknown_type["type"] = "skynet";
+  expect_refused("POST", "/admin/shared-providers", {{"providers", {unknown_type}}}, 400, "echo");
+  expect_refused("POST", "/admin/shared-providers", {{"providers", {provider("second", "m1")}}},
+                 409, "m1");
+  expect_refused("POST", "/admin/shared-providers", {{"providers", {provider("x", "echo")}}}, 409,
+                 "echo");
+  json bad_source = provider("p", "m3");
+  bad_source["api_key_ref"] = {{"source", "vault"}, {"value", "k"}};
+  expect_refused("POST", "/admin/shared-providers", {{"providers", {bad_source}}}, 400,
+                 "api_key_ref.source");
+  json no_window = provider("p", "m4");
+  no_window["models"][0].erase("context_window");
+  expect_refused("POST", "/admin/shared-providers", {{"providers", {no_window}}}, 400,
+                 "context_window");
+  expect_refused("POST", "/admin/shared-providers", {{"providers", "all"}}, 400, "providers");
+  expect_refused("POST", "/admin/shared-providers", json::object(), 400, "providers");
+  // All or nothing: a good provider beside a bad one is not stored either.
+  expect_refused("POST", "/admin/shared-providers",
+                 {{"providers", {provider("good", "m5"), provider("bad", "m1")}}}, 409, "m1");
+  expect_refused("DELETE", "/admin/shared-providers/ghost", nullptr, 404, "ghost");
+  EXPECT_EQ(snapshot(), before);
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -1,0 +1,116 @@
+// Secrets never leak: tokens and inline API keys appear in no log line and no response
+// but the one that issues a token; state survives a restart on the same data dir; the
+// first admin token is shown once only.
+#include "tests/api/admin_client.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+AgentdOptions on_data_dir(const std::string& dir, std::vector<std::string> extra = {}) {
+  AgentdOptions options;
+  options.private_data_dir = false;
+  options.args = {"--data-dir", dir};
+  options.args.insert(options.args.end(), extra.begin(), extra.end());
+  return options;
+}
+
+TEST(AdminSecrets, NoTokenOrInlineKeyInLogsOrResponses) {
+  AgentdProcess agentd;
+  std::string admin = first_admin_token(agentd);
+  const std::string inline_key = "sk-inline-4c1f9e2b7a6d";
+  std::string responses;
+  auto record = [&](const HttpResponse& r) {
+    responses += r.body;
+    for (const auto& [name, value] : r.headers) responses += name + ": " + value + "\n";
+    return r;
+  };
+  json provider = {{"providers",
+                    {{{"name", "keyed"},
+                      {"type", "echo"},
+                      {"api_key_ref", {{"source", "inline"}, {"value", inline_key}}},
+                      {"models", {{{"id", "keyed-model"}, {"context_window", 10}}}}}}}};
+  auto saved = record(call(agentd, "POST", "/admin/shared-providers", admin, provider));
+  ASSERT_EQ(saved.status, 200);
+  EXPECT_EQ(saved.json()["data"][0]["api_key_ref"]["value"], "***");
+  record(call(agentd, "GET", "/admin/shared-providers", admin));
+  auto issued = call(agentd, "POST", "/admin/tokens", admin, {{"ttl", "1h"}, {"actor", "zed"}});
+  std::string minted = issued.json()["token"];
+  record(call(agentd, "GET", "/admin/tokens", admin));
+  record(call(agentd, "GET", "/admin/cells", minted));
+  record(call(agentd, "GET", "/admin/cells", admin + "x"));
+  record(call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", "broken"}}));
+  ASSERT_EQ(agentd.stop(), 0);
+
+  for (const std::string& secret : {admin, minted, inline_key}) {
+    EXPECT_EQ(responses.find(secret), std::string::npos) << "a response carries a secret";
+    for (const json& line : agentd.log_lines())
+      EXPECT_EQ(line.dump().find(secret), std::string::npos) << line.dump();
+  }
+  // The one place the first admin token may appear: the one-time banner, once.
+  std::string err = agentd.stderr_text();
+  EXPECT_EQ(err.find(minted), std::string::npos);
+  EXPECT_EQ(err.find(inline_key), std::string::npos);
+  size_t first = err.find(admin);
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(err.find(admin, first + 1), std::string::npos);
+}
+
+TEST(AdminSecrets, StateSurvivesARestartAndTheAdminTokenIsNotShownAgain) {
+  TempDir dir;
+  std::string admin, minted;
+  {
+    AgentdProcess agentd(on_data_dir(dir.path()));
+    admin = first_admin_token(agentd);
+    ASSERT_FALSE(admin.empty());
+    struct stat info {};
+    ASSERT_EQ(::stat((dir.path() + "/admin.token").c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, 0600u);
+    minted =
+        issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "yan"}, {"admin", true}})["token"];
+    ASSERT_EQ(
+        call(agentd, "POST", "/admin/cells", admin, {{"id", "kept"}, {"locale", "de-DE"}}).status,
+        201);
+    json provider = {{"providers",
+                      {{{"name", "kept"},
+                        {"type", "echo"},
+                        {"models", {{{"id", "kept-model"}, {"context_window", 10}}}}}}}};
+    ASSERT_EQ(call(agentd, "POST", "/admin/shared-providers", admin, provider).status, 200);
+    ASSERT_EQ(agentd.stop(), 0);
+  }
+  AgentdProcess again(on_data_dir(dir.path()));
+  EXPECT_EQ(again.stderr_text().find("art_"), std::string::npos) << "admin token shown twice";
+  EXPECT_EQ(call(again, "GET", "/admin/cells/kept", admin).json()["locale"], "de-DE");
+  EXPECT_EQ(call(again, "GET", "/admin/cells/kept", minted).status, 200);
+  auto providers = call(again, "GET", "/admin/shared-providers", admin).json()["data"];
+  ASSERT_EQ(providers.size(), 1u);
+  EXPECT_EQ(providers[0]["models"][0]["id"], "kept-model");
+}
+
+TEST(AdminSecrets, MultiCellModeShowsTheTokenOnceWithoutWritingAFile) {
+  AgentdProcess agentd(with_args({"--mode", "multi"}));
+  std::string admin = first_admin_token(agentd);
+  ASSERT_FALSE(admin.empty());
+  EXPECT_FALSE(std::ifstream(agentd.data_dir() + "/admin.token").good());
+  EXPECT_EQ(call(agentd, "GET", "/admin/cells", admin).status, 200);
+}
+
+TEST(AdminSecrets, AdminTokenVerbMintsAWorkingTokenWhileServing) {
+  TempDir dir;
+  AgentdProcess agentd(on_data_dir(dir.path()));
+  auto result = run_agentd({"admin-token", "--data-dir", dir.path()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  std::string fresh = result.out.substr(0, result.out.find('\n'));
+  EXPECT_EQ(fresh.rfind("art_", 0), 0u);
+  EXPECT_EQ(result.err.find(fresh), std::string::npos);
+  EXPECT_NE(fresh, first_admin_token(agentd));
+  EXPECT_EQ(call(agentd, "GET", "/admin/cells", fresh).status, 200);
+}
+
+}  // namespace
+}  // namespace agentrt::test

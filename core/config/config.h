@@ -28,6 +28,11 @@ struct ServerConfig {
 
 struct LimitsConfig {
   uint64_t max_body_bytes = 1024 * 1024;
+  // Retries of a provider call that failed with 429 or 5xx before its first delta.
+  unsigned provider_retries = 2;
+  // A Retry-After longer than this is not waited for: the run fails at once.
+  unsigned provider_retry_max_wait_ms = 20000;
+  unsigned sse_ping_ms = 15000;  // ": ping" comment while a stream is silent this long
 };
 
 struct PluginConfig {

@@ -84,8 +84,17 @@ void apply_limits(LimitsConfig& limits, const json& section) {
   expect_object(section, "limits", "an object");
   for (const auto& [name, value] : section.items()) {
     const std::string key = "limits." + name;
-    if (name != "max_body_bytes") unknown_key(key);
-    limits.max_body_bytes = expect_uint(value, key, 1024, 1073741824);
+    if (name == "max_body_bytes") {
+      limits.max_body_bytes = expect_uint(value, key, 1024, 1073741824);
+    } else if (name == "provider_retries") {
+      limits.provider_retries = static_cast<unsigned>(expect_uint(value, key, 0, 10));
+    } else if (name == "provider_retry_max_wait_ms") {
+      limits.provider_retry_max_wait_ms = static_cast<unsigned>(expect_uint(value, key, 0, 600000));
+    } else if (name == "sse_ping_ms") {
+      limits.sse_ping_ms = static_cast<unsigned>(expect_uint(value, key, 100, 3600000));
+    } else {
+      unknown_key(key);
+    }
   }
 }
 

@@ -8,23 +8,31 @@
 namespace agentrt::core {
 
 enum class ErrorKind {
-  invalid,       // the request is wrong: 400
-  unauthorized,  // no valid credentials: 401
-  forbidden,     // valid credentials without the right: 403
-  not_found,     // 404
-  conflict,      // 409
-  unavailable,   // a dependency (plugin, storage) cannot serve: 503
-  internal,      // a bug or broken invariant: 500
+  invalid,               // the request is wrong: 400
+  unauthorized,          // no valid credentials: 401
+  forbidden,             // valid credentials without the right: 403
+  not_found,             // 404
+  conflict,              // 409
+  unavailable,           // a dependency (plugin, storage) cannot serve: 503
+  internal,              // a bug or broken invariant: 500
+  provider_error,        // the provider refused or answered badly: 502
+  provider_unavailable,  // the provider is down or overloaded: 503
+  provider_timeout,      // the provider did not answer in time: 504
 };
 
 class DomainError : public std::runtime_error {
  public:
   DomainError(ErrorKind kind, const std::string& message)
       : std::runtime_error(message), kind_(kind) {}
+  // A more specific code than the kind's own, e.g. (conflict, "session_busy").
+  DomainError(ErrorKind kind, std::string code, const std::string& message)
+      : std::runtime_error(message), kind_(kind), code_(std::move(code)) {}
   ErrorKind kind() const { return kind_; }
+  const std::string& code() const { return code_; }  // empty: the kind's default
 
  private:
   ErrorKind kind_;
+  std::string code_;
 };
 
 inline DomainError invalid(const std::string& message) {

@@ -30,6 +30,7 @@ Engine::Engine(Config config, std::vector<std::string> plugin_dirs)
 
 Engine::~Engine() {
   // Services and instances go before the host that holds their libraries.
+  runs_.reset();  // first: it stops live runs that use the providers
   auth_.reset();
   registry_.reset();
   providers_.clear();
@@ -48,6 +49,12 @@ StartReport Engine::start(bool bootstrap_admin) {
   registry_ = std::make_unique<ProviderRegistry>(*store_, host_);
   for (const auto& [name, instance] : providers_) registry_->add_configured(name, instance);
   registry_->load_shared();
+  sessions_ = std::make_unique<SessionStore>(*store_);
+  cells_->add_cleanup(&SessionStore::remove_cell);
+  RunSettings settings;
+  settings.retry.max_retries = config_.limits.provider_retries;
+  settings.retry.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
+  runs_ = std::make_unique<RunService>(*sessions_, *registry_, settings);
   start_auth();
   return bootstrap_admin ? bootstrap_admin_token() : StartReport{};
 }

@@ -8,6 +8,8 @@
 #include "core/config/config.h"
 #include "core/plugin_host/plugin_host.h"
 #include "core/providers/provider_registry.h"
+#include "core/runs/run_service.h"
+#include "core/sessions/session_store.h"
 #include "core/store/state_store.h"
 
 #include <chrono>
@@ -70,6 +72,7 @@ class Engine {
   CellService& cells() { return *cells_; }
   ProviderRegistry& providers() { return *registry_; }
   const AuthService& auth() const { return *auth_; }
+  RunService& runs() { return *runs_; }
 
  private:
   void create_instances();
@@ -88,6 +91,8 @@ class Engine {
   std::unique_ptr<CellService> cells_;
   std::unique_ptr<ProviderRegistry> registry_;
   std::unique_ptr<AuthService> auth_;
+  std::unique_ptr<SessionStore> sessions_;
+  std::unique_ptr<RunService> runs_;
   std::chrono::steady_clock::time_point started_;
 };
 

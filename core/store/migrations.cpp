@@ -36,6 +36,45 @@ CREATE TABLE provider_models(
   model_id TEXT PRIMARY KEY,
   provider_name TEXT NOT NULL REFERENCES shared_providers(name) ON DELETE CASCADE);
 )sql"},
+      {3, "sessions, messages, runs and their events", R"sql(
+CREATE TABLE sessions(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  cell TEXT NOT NULL,
+  id TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE(cell, id));
+CREATE INDEX sessions_by_actor ON sessions(cell, actor, seq);
+CREATE TABLE messages(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  cell TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  run_id TEXT,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at TEXT NOT NULL);
+CREATE INDEX messages_by_session ON messages(cell, session_id, seq);
+CREATE TABLE runs(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  cell TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  model TEXT NOT NULL,
+  status TEXT NOT NULL,
+  reason TEXT,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  started_at TEXT NOT NULL,
+  ended_at TEXT);
+CREATE INDEX runs_by_session ON runs(cell, session_id, seq);
+CREATE TABLE run_events(
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+)sql"},
   };
   return migrations;
 }

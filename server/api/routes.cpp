@@ -1,6 +1,7 @@
 #include "server/api/routes.h"
 
 #include "server/api/admin_routes.h"
+#include "server/api/conversation_routes.h"
 #include "server/api/health_routes.h"
 
 namespace agentrt::server::api {
@@ -10,6 +11,8 @@ void register_api_routes(Router& router, core::Engine& engine) {
   add_token_routes(router, engine);
   add_cell_routes(router, engine);
   add_provider_routes(router, engine);
+  add_conversation_routes(router, engine);
+  add_session_routes(router, engine);
 }
 
 }  // namespace agentrt::server::api

@@ -73,24 +73,40 @@ nlohmann::json error_body(const ApiError& error, std::string_view request_id) {
 }
 
 ApiError from_domain_error(const core::DomainError& error) {
+  ErrorCode code = ErrorCode::internal;
   switch (error.kind()) {
     case core::ErrorKind::invalid:
-      return ApiError(ErrorCode::invalid_request, error.what());
+      code = ErrorCode::invalid_request;
+      break;
     case core::ErrorKind::unauthorized:
-      return ApiError(ErrorCode::unauthorized, error.what());
+      code = ErrorCode::unauthorized;
+      break;
     case core::ErrorKind::forbidden:
-      return ApiError(ErrorCode::forbidden, error.what());
+      code = ErrorCode::forbidden;
+      break;
     case core::ErrorKind::not_found:
-      return ApiError(ErrorCode::not_found, error.what());
+      code = ErrorCode::not_found;
+      break;
     case core::ErrorKind::conflict:
-      return ApiError(ErrorCode::conflict, error.what());
+      code = ErrorCode::conflict;
+      break;
     case core::ErrorKind::unavailable:
       // A dependency of the engine (a plugin, storage) cannot serve right now.
       return ApiError(ErrorCode::provider_unavailable, "unavailable", error.what());
-    case core::ErrorKind::internal:
+    case core::ErrorKind::provider_error:
+      code = ErrorCode::provider_error;
       break;
+    case core::ErrorKind::provider_unavailable:
+      code = ErrorCode::provider_unavailable;
+      break;
+    case core::ErrorKind::provider_timeout:
+      code = ErrorCode::provider_timeout;
+      break;
+    case core::ErrorKind::internal:
+      return ApiError(ErrorCode::internal, "internal error");
   }
-  return ApiError(ErrorCode::internal, "internal error");
+  if (!error.code().empty()) return ApiError(code, error.code(), error.what());
+  return ApiError(code, error.what());
 }
 
 }  // namespace agentrt::server

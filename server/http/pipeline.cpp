@@ -8,6 +8,9 @@
 #include "server/http/uri.h"
 
 #include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerRequestImpl.h>
+#include <Poco/Net/StreamSocket.h>
+#include <Poco/Timespan.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/MediaType.h>
 
@@ -93,6 +96,21 @@ void log_access(const RequestContext& ctx, int status,
                              {"duration_ms", std::round(micros) / 1000.0}});
 }
 
+// Readable with nothing to read means the peer sent FIN (or the socket failed).
+bool peer_closed(Poco::Net::HTTPServerRequest& request) {
+  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (impl == nullptr) return false;
+  try {
+    Poco::Net::StreamSocket& socket = impl->socket();
+    if (!socket.poll(Poco::Timespan(0),
+                     Poco::Net::Socket::SELECT_READ | Poco::Net::Socket::SELECT_ERROR))
+      return false;
+    return socket.available() == 0;
+  } catch (const Poco::Exception&) {
+    return true;
+  }
+}
+
 }  // namespace
 
 class RequestPipeline::Run {
@@ -109,6 +127,7 @@ class RequestPipeline::Run {
     const std::string& uri = request.getURI();
     ctx_.path = uri.substr(0, uri.find('?'));
     ctx_.headers = &request;
+    ctx_.client_closed = [&request] { return peer_closed(request); };
   }
 
   void execute() {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,9 @@ struct RequestContext {
   std::string body;     // the whole request body (the pipeline always reads it)
   nlohmann::json json;  // the parsed body, for routes declared with json_body
   const Poco::Net::NameValueCollection* headers = nullptr;
+  // True once the client has closed its side of the connection; cheap, for streams to
+  // notice a departed client while they have nothing to write.
+  std::function<bool()> client_closed;
   // Who is calling, set by the auth middleware on every route that is not open.
   std::optional<core::Principal> principal;
 

@@ -53,6 +53,24 @@ void Response::send_error(const ApiError& error) {
   send_json(error.http_status(), error_body(error, request_id_));
 }
 
+std::ostream& Response::begin_stream(int status, const char* content_type) {
+  if (sent_) throw std::logic_error("response sent twice");
+  sent_ = true;
+  if (draining_ != nullptr && *draining_) raw_.setKeepAlive(false);
+  raw_.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+  raw_.setChunkedTransferEncoding(true);
+  raw_.setContentType(content_type);
+  raw_.set("Cache-Control", "no-cache");
+  raw_.set("X-Accel-Buffering", "no");  // proxies such as nginx must not hold events back
+  std::ostream& out = raw_.send();
+  out.flush();  // the headers go now, not with the first event
+  if (!out.good()) {
+    client_gone_ = true;
+    raw_.setKeepAlive(false);
+  }
+  return out;
+}
+
 void Response::send_body(int status, const char* content_type, const std::string& body) {
   if (sent_) throw std::logic_error("response sent twice");
   sent_ = true;

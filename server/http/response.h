@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <iosfwd>
 #include <string>
 
 namespace Poco::Net {
@@ -39,6 +40,9 @@ class Response {
   void send_no_content();  // 204
   // The documented error body; adds the error's headers.
   void send_error(const ApiError& error);
+  // Sends the status and headers of a chunked response and returns the body stream;
+  // every flush() on it sends one chunk. After this the response counts as sent.
+  std::ostream& begin_stream(int status, const char* content_type);
 
   bool sent() const { return sent_; }
   bool client_gone() const { return client_gone_; }

@@ -1,0 +1,101 @@
+#include "core/runs/live_runs.h"
+
+namespace agentrt::core {
+
+LiveRun::LiveRun(std::string id_, std::string cell_, std::string session_id_, std::string actor_)
+    : id(std::move(id_)),
+      cell(std::move(cell_)),
+      session_id(std::move(session_id_)),
+      actor(std::move(actor_)) {}
+
+nlohmann::json LiveRun::append(nlohmann::json event) {
+  std::lock_guard lock(mutex_);
+  event["seq"] = static_cast<int64_t>(events_.size() + 1);
+  events_.push_back(event);
+  changed_.notify_all();
+  return event;
+}
+
+std::vector<nlohmann::json> LiveRun::events() const {
+  std::lock_guard lock(mutex_);
+  return events_;
+}
+
+void LiveRun::cancel() {
+  cancelled_.store(true, std::memory_order_relaxed);
+  std::lock_guard lock(mutex_);
+  changed_.notify_all();
+}
+
+void LiveRun::finish() {
+  std::lock_guard lock(mutex_);
+  finished_ = true;
+  changed_.notify_all();
+}
+
+bool LiveRun::wait_finished(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return finished_; });
+}
+
+void LiveRun::follow(int64_t after, const std::function<bool(const nlohmann::json&)>& deliver,
+                     const std::function<bool()>& keepalive, std::chrono::milliseconds idle) const {
+  size_t next = after < 0 ? 0 : static_cast<size_t>(after);
+  std::unique_lock lock(mutex_);
+  while (true) {
+    while (next < events_.size()) {
+      nlohmann::json event = events_[next++];
+      lock.unlock();  // never write to a client while holding the run
+      bool more = deliver(event);
+      lock.lock();
+      if (!more) return;
+    }
+    if (finished_) return;
+    if (!changed_.wait_for(lock, idle, [&] { return finished_ || next < events_.size(); })) {
+      lock.unlock();
+      bool more = keepalive();
+      lock.lock();
+      if (!more) return;
+    }
+  }
+}
+
+std::shared_ptr<LiveRun> LiveRuns::start(const std::string& run_id, const std::string& cell,
+                                         const std::string& session_id, const std::string& actor) {
+  std::lock_guard lock(mutex_);
+  auto key = std::make_pair(cell, session_id);
+  if (by_session_.count(key)) return nullptr;
+  auto run = std::make_shared<LiveRun>(run_id, cell, session_id, actor);
+  by_id_[run_id] = run;
+  by_session_[key] = run;
+  return run;
+}
+
+void LiveRuns::remove(const LiveRun& run) {
+  std::lock_guard lock(mutex_);
+  by_id_.erase(run.id);
+  auto it = by_session_.find({run.cell, run.session_id});
+  if (it != by_session_.end() && it->second.get() == &run) by_session_.erase(it);
+}
+
+std::shared_ptr<LiveRun> LiveRuns::find(const std::string& run_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = by_id_.find(run_id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<LiveRun> LiveRuns::on_session(const std::string& cell,
+                                              const std::string& session) const {
+  std::lock_guard lock(mutex_);
+  auto it = by_session_.find({cell, session});
+  return it == by_session_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<LiveRun>> LiveRuns::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<LiveRun>> out;
+  for (const auto& [id, run] : by_id_) out.push_back(run);
+  return out;
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,71 @@
+// Runs in progress: their events so far (for followers of GET /runs/{id}/events), the
+// flag that stops them, and which session each one keeps busy. A run leaves this
+// registry only after its events are stored, so a follower that misses it here finds
+// it complete in the store.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+class LiveRun {
+ public:
+  LiveRun(std::string id, std::string cell, std::string session_id, std::string actor);
+
+  const std::string id, cell, session_id, actor;
+
+  // Stamps `event` with the next seq, keeps it and wakes followers; returns it.
+  nlohmann::json append(nlohmann::json event);
+  std::vector<nlohmann::json> events() const;
+
+  // Asks the run to stop; the first reason given wins ("interrupted").
+  void cancel();
+  bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+
+  void finish();
+  // Blocks until the run finishes or `timeout` passes; true when finished.
+  bool wait_finished(std::chrono::milliseconds timeout) const;
+
+  // Calls `deliver` for each event after `after` as it comes, until the run finishes or
+  // `deliver` returns false. `keepalive` runs when nothing came for `idle`; it returns
+  // false to stop following.
+  void follow(int64_t after, const std::function<bool(const nlohmann::json&)>& deliver,
+              const std::function<bool()>& keepalive, std::chrono::milliseconds idle) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::vector<nlohmann::json> events_;
+  bool finished_ = false;
+  std::atomic<bool> cancelled_{false};
+};
+
+class LiveRuns {
+ public:
+  // Registers a run on its session; nullopt-like nullptr when the session is busy.
+  std::shared_ptr<LiveRun> start(const std::string& run_id, const std::string& cell,
+                                 const std::string& session_id, const std::string& actor);
+  void remove(const LiveRun& run);
+
+  std::shared_ptr<LiveRun> find(const std::string& run_id) const;
+  std::shared_ptr<LiveRun> on_session(const std::string& cell, const std::string& session) const;
+  std::vector<std::shared_ptr<LiveRun>> all() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<LiveRun>> by_id_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<LiveRun>> by_session_;
+};
+
+}  // namespace agentrt::core

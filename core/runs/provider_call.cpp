@@ -1,0 +1,107 @@
+#include "core/runs/provider_call.h"
+
+#include "core/log/logger.h"
+
+#include <nlohmann/json.hpp>
+
+#include <random>
+#include <thread>
+
+namespace agentrt::core {
+namespace {
+
+// Sleeps up to `wait` in short steps; false when cancelled meanwhile.
+bool wait_unless_cancelled(std::chrono::milliseconds wait, const std::function<bool()>& cancelled) {
+  auto until = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < until) {
+    if (cancelled()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return !cancelled();
+}
+
+std::chrono::milliseconds backoff(const RetryPolicy& policy, int attempt, uint32_t retry_after_ms) {
+  if (retry_after_ms > 0) return std::chrono::milliseconds(retry_after_ms);
+  thread_local std::minstd_rand jitter(std::random_device{}());
+  auto base = policy.first_backoff * (1 << std::min(attempt, 6));
+  return base + std::chrono::milliseconds(jitter() % (base.count() / 2 + 1));
+}
+
+void take_delta(const ProviderDelta& delta, ProviderResult& result) {
+  auto doc = nlohmann::json::parse(delta.data, nullptr, false);
+  if (!doc.is_object()) return;
+  if (delta.kind == AGENTRT_DELTA_USAGE) {
+    if (doc["input_tokens"].is_number_integer())
+      result.input_tokens = doc["input_tokens"].get<int64_t>();
+    if (doc["output_tokens"].is_number_integer())
+      result.output_tokens = doc["output_tokens"].get<int64_t>();
+  } else if (delta.kind == AGENTRT_DELTA_FINISH && doc["reason"].is_string()) {
+    result.finish_reason = doc["reason"].get<std::string>();
+  }
+}
+
+}  // namespace
+
+std::string error_code_for(int32_t abi_code) {
+  switch (abi_code) {
+    case AGENTRT_ERR_UNAVAILABLE:
+      return "provider_unavailable";
+    case AGENTRT_ERR_TIMEOUT:
+      return "provider_timeout";
+    case AGENTRT_ERR_INTERNAL:
+      return "internal";
+    default:
+      return "provider_error";
+  }
+}
+
+ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
+                             const RetryPolicy& policy,
+                             const std::function<bool(std::string_view)>& on_text,
+                             const std::function<bool()>& cancelled) {
+  ProviderResult result;
+  bool stopped_by_us = false;
+  for (unsigned attempt = 0;; ++attempt) {
+    ++result.attempts;
+    try {
+      provider.complete(
+          request_json,
+          [&](const ProviderDelta& delta) {
+            if (delta.kind != AGENTRT_DELTA_TEXT) {
+              take_delta(delta, result);
+              return true;
+            }
+            if (delta.data.empty()) return true;
+            result.text.append(delta.data);
+            if (!on_text(delta.data)) stopped_by_us = true;
+            return !stopped_by_us;
+          },
+          [&] { return stopped_by_us || cancelled(); });
+      result.end = ProviderResult::End::completed;
+      return result;
+    } catch (const PluginError& e) {
+      if (e.code == AGENTRT_ERR_CANCELLED || stopped_by_us || cancelled()) {
+        result.end = ProviderResult::End::cancelled;
+        return result;
+      }
+      const bool retryable = e.code == AGENTRT_ERR_UNAVAILABLE && result.text.empty() &&
+                             attempt < policy.max_retries &&
+                             std::chrono::milliseconds(e.retry_after_ms) <= policy.max_wait;
+      if (retryable) {
+        auto wait = backoff(policy, static_cast<int>(attempt), e.retry_after_ms);
+        log_info(
+            "provider call retried",
+            {{"attempt", attempt + 1}, {"http_status", e.http_status}, {"wait_ms", wait.count()}});
+        if (wait_unless_cancelled(wait, cancelled)) continue;
+        result.end = ProviderResult::End::cancelled;
+        return result;
+      }
+      result.end = ProviderResult::End::failed;
+      result.error_code = error_code_for(e.code);
+      result.error_message = e.what();
+      return result;
+    }
+  }
+}
+
+}  // namespace agentrt::core

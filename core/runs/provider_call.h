@@ -1,0 +1,44 @@
+// One completion through a provider instance, with the engine's retry policy: a 429 or
+// 5xx (AGENTRT_ERR_UNAVAILABLE) before the first text delta is retried with backoff,
+// honouring the upstream's Retry-After, up to a limit; after the first delta nothing is
+// retried, because the client has already seen part of an answer.
+#pragma once
+
+#include "core/plugin_host/loaded_plugin.h"
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentrt::core {
+
+struct RetryPolicy {
+  unsigned max_retries = 2;
+  std::chrono::milliseconds first_backoff{250};
+  std::chrono::milliseconds max_wait{20000};  // a longer Retry-After is not waited for
+};
+
+struct ProviderResult {
+  enum class End { completed, cancelled, failed };
+  End end = End::completed;
+  std::string text;                                    // everything the provider streamed
+  std::optional<int64_t> input_tokens, output_tokens;  // as the provider reported them
+  std::string finish_reason = "end_turn";
+  std::string error_code;     // provider_error | provider_unavailable | provider_timeout | internal
+  std::string error_message;  // the plugin's; never carries a secret
+  int attempts = 0;
+};
+
+// `on_text` returns false to stop (the client went away); `cancelled` is polled by the
+// plugin, at least every 100 ms while the upstream is silent.
+ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
+                             const RetryPolicy& policy,
+                             const std::function<bool(std::string_view)>& on_text,
+                             const std::function<bool()>& cancelled);
+
+// The event/HTTP error code for an ABI status code.
+std::string error_code_for(int32_t abi_code);
+
+}  // namespace agentrt::core

@@ -1,0 +1,99 @@
+#include "core/runs/run_request.h"
+
+#include "core/domain/errors.h"
+#include "core/domain/json_fields.h"
+
+namespace agentrt::core {
+namespace {
+
+nlohmann::json parse_part(const nlohmann::json& part, const std::string& where) {
+  require_object(part, "'" + where + "'");
+  const std::string type = required_string(part, "type", where + ".");
+  if (type == "text") {
+    reject_unknown_fields(part, {"type", "text"}, where + ".");
+    return {{"type", "text"}, {"text", required_string(part, "text", where + ".")}};
+  }
+  if (type == "image_url") {
+    reject_unknown_fields(part, {"type", "url"}, where + ".");
+    std::string url = required_string(part, "url", where + ".");
+    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0 &&
+        url.rfind("data:image/", 0) != 0)
+      throw invalid("field '" + where + ".url' must be an http(s) URL or a data:image/... URL");
+    return {{"type", "image_url"}, {"url", url}};
+  }
+  throw invalid("field '" + where + ".type' must be text or image_url");
+}
+
+StoredMessage parse_message(const nlohmann::json& message, size_t index) {
+  const std::string where = "messages[" + std::to_string(index) + "]";
+  require_object(message, "'" + where + "'");
+  reject_unknown_fields(message, {"role", "content"}, where + ".");
+  StoredMessage out;
+  out.role = required_string(message, "role", where + ".");
+  if (out.role != "user" && out.role != "assistant" && out.role != "system")
+    throw invalid("field '" + where + ".role' must be user, assistant or system");
+  auto content = message.find("content");
+  if (content == message.end() || !content->is_array() || content->empty())
+    throw invalid("field '" + where + ".content' must be a non-empty array of content parts");
+  out.content = nlohmann::json::array();
+  for (size_t i = 0; i < content->size(); ++i)
+    out.content.push_back(parse_part((*content)[i], where + ".content[" + std::to_string(i) + "]"));
+  return out;
+}
+
+}  // namespace
+
+bool valid_session_id(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (char c : id) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == ':' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+RunRequest parse_run_request(const nlohmann::json& body) {
+  require_object(body);
+  reject_unknown_fields(
+      body, {"model", "messages", "actor", "session_id", "if_busy", "max_tokens", "temperature"});
+  RunRequest request;
+  request.model = required_string(body, "model");
+  if (request.model.empty()) throw invalid("field 'model' must not be empty");
+  auto messages = body.find("messages");
+  if (messages == body.end() || !messages->is_array() || messages->empty())
+    throw invalid("field 'messages' must be a non-empty array");
+  for (size_t i = 0; i < messages->size(); ++i)
+    request.messages.push_back(parse_message((*messages)[i], i));
+  request.actor = optional_string(body, "actor");
+  request.session_id = optional_string(body, "session_id");
+  if (request.session_id && !valid_session_id(*request.session_id))
+    throw invalid(
+        "field 'session_id' must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_', ':', '-'");
+  auto if_busy = optional_string(body, "if_busy");
+  if (if_busy && *if_busy != "interrupt" && *if_busy != "reject")
+    throw invalid("field 'if_busy' must be interrupt or reject");
+  request.interrupt_if_busy = if_busy && *if_busy == "interrupt";
+  request.max_tokens = optional_int(body, "max_tokens");
+  if (request.max_tokens && (*request.max_tokens < 1 || *request.max_tokens > 10000000))
+    throw invalid("field 'max_tokens' must be from 1 to 10000000");
+  auto temperature = body.find("temperature");
+  if (temperature != body.end() && !temperature->is_null()) {
+    if (!temperature->is_number() || *temperature < 0 || *temperature > 2)
+      throw invalid("field 'temperature' must be a number from 0 to 2");
+    request.temperature = temperature->get<double>();
+  }
+  return request;
+}
+
+void check_model_accepts(const RunRequest& request, const ModelInfo& model) {
+  if (model.supports_vision) return;
+  for (size_t i = 0; i < request.messages.size(); ++i)
+    for (const auto& part : request.messages[i].content)
+      if (part["type"] == "image_url")
+        throw invalid("field 'messages[" + std::to_string(i) +
+                      "].content' has an image_url part, but model '" + model.id +
+                      "' does not support vision");
+}
+
+}  // namespace agentrt::core

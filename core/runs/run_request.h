@@ -1,0 +1,34 @@
+// The body of POST /run and /chat, validated: every refusal is a 400 naming the field,
+// raised before a session or run exists, so nothing is half-written.
+#pragma once
+
+#include "core/providers/provider_config.h"
+#include "core/sessions/session_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+struct RunRequest {
+  std::string model;
+  std::vector<StoredMessage> messages;
+  std::optional<std::string> actor;
+  std::optional<std::string> session_id;
+  bool interrupt_if_busy = false;  // "if_busy":"interrupt"
+  std::optional<int64_t> max_tokens;
+  std::optional<double> temperature;
+};
+
+RunRequest parse_run_request(const nlohmann::json& body);
+
+// image_url parts only for models that support vision.
+void check_model_accepts(const RunRequest& request, const ModelInfo& model);
+
+// 1 to 128 characters of [A-Za-z0-9._:-].
+bool valid_session_id(const std::string& id);
+
+}  // namespace agentrt::core

@@ -1,0 +1,88 @@
+// Conversations: a run takes a validated request, resolves the model to its provider,
+// assembles the context from the session's history, calls the provider, hands every
+// event to a sink as it happens, and stores the run, its events and the new messages.
+// One run at a time per session. The service knows nothing of HTTP: server/ supplies
+// the sink that writes SSE or collects a chat answer.
+#pragma once
+
+#include "core/auth/principal.h"
+#include "core/providers/provider_registry.h"
+#include "core/runs/live_runs.h"
+#include "core/runs/provider_call.h"
+#include "core/runs/run_request.h"
+#include "core/sessions/session_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace agentrt::core {
+
+// Where a run's events go.
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  // Delivers one event; false when the receiver is gone (the run then stops).
+  virtual bool send(const nlohmann::json& event) = 0;
+  // Called often while the provider is silent; may send a keep-alive. False when gone.
+  virtual bool idle() { return true; }
+};
+
+// A run that passed validation and holds its session, ready to execute.
+struct PreparedRun {
+  std::shared_ptr<LiveRun> live;
+  RunRequest request;
+  ResolvedModel model;
+  std::vector<StoredMessage> context;
+};
+
+struct RunSettings {
+  RetryPolicy retry;
+};
+
+class RunService {
+ public:
+  RunService(SessionStore& sessions, ProviderRegistry& providers, RunSettings settings);
+  ~RunService();
+
+  // Validates and claims the session: 400, 404, 409 session_busy, 503 — before any
+  // event, so a refused request writes nothing.
+  PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body);
+  // Streams run_start, stream_delta..., [error], done into `sink` and stores the run.
+  void execute(PreparedRun& run, RunSink& sink);
+  // prepare + execute, answering the chat response, or a provider error.
+  nlohmann::json chat(const std::string& cell, const Principal& who, const nlohmann::json& body);
+
+  // POST /sessions/{sid}/interrupt: {"interrupted","run_id"}.
+  nlohmann::json interrupt(const std::string& cell, const Principal& who,
+                           const std::string& session);
+  // 404 unless the run exists in the cell and `who` may see it.
+  void check_run(const std::string& cell, const Principal& who, const std::string& run_id) const;
+  // GET /runs/{id}/events: the stored or live events after `after`.
+  void follow(const std::string& cell, const Principal& who, const std::string& run_id,
+              int64_t after, RunSink& sink, std::chrono::milliseconds idle);
+  nlohmann::json list_sessions(const std::string& cell, const Principal& who,
+                               const std::optional<std::string>& actor,
+                               const PageRequest& page) const;
+  nlohmann::json messages(const std::string& cell, const Principal& who, const std::string& session,
+                          const PageRequest& page) const;
+  void delete_session(const std::string& cell, const Principal& who, const std::string& session);
+
+  // Shutdown: stops every live run (they end with reason "interrupted").
+  void interrupt_all();
+
+ private:
+  SessionRecord visible_session(const std::string& cell, const Principal& who,
+                                const std::string& session) const;
+  std::shared_ptr<LiveRun> claim(const std::string& cell, const std::string& session,
+                                 const std::string& actor, bool interrupt_if_busy);
+
+  SessionStore& sessions_;
+  ProviderRegistry& providers_;
+  RunSettings settings_;
+  LiveRuns live_;
+};
+
+}  // namespace agentrt::core

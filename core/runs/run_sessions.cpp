@@ -1,0 +1,70 @@
+// The session side of RunService: listing, reading, interrupting and deleting
+// sessions, and following a run's events. Visibility is one rule: a non-admin token
+// sees the sessions of its own actor only; others do not exist for it (404).
+#include "core/domain/errors.h"
+#include "core/runs/run_service.h"
+
+namespace agentrt::core {
+
+SessionRecord RunService::visible_session(const std::string& cell, const Principal& who,
+                                          const std::string& session) const {
+  auto found = sessions_.find(cell, session);
+  if (!found || (!who.admin && found->actor != who.actor))
+    throw not_found("session '" + session + "' not found");
+  return *found;
+}
+
+nlohmann::json RunService::list_sessions(const std::string& cell, const Principal& who,
+                                         const std::optional<std::string>& actor,
+                                         const PageRequest& page) const {
+  return sessions_.list(cell, reading_actor(who, actor), page);
+}
+
+nlohmann::json RunService::messages(const std::string& cell, const Principal& who,
+                                    const std::string& session, const PageRequest& page) const {
+  visible_session(cell, who, session);
+  return sessions_.messages(cell, session, page);
+}
+
+nlohmann::json RunService::interrupt(const std::string& cell, const Principal& who,
+                                     const std::string& session) {
+  visible_session(cell, who, session);
+  auto running = live_.on_session(cell, session);
+  if (!running) return {{"interrupted", false}, {"run_id", nullptr}};
+  running->cancel();
+  // Answer once the run has stored its partial answer, so a read right after sees it.
+  running->wait_finished(std::chrono::seconds(10));
+  return {{"interrupted", true}, {"run_id", running->id}};
+}
+
+void RunService::delete_session(const std::string& cell, const Principal& who,
+                                const std::string& session) {
+  visible_session(cell, who, session);
+  if (auto running = live_.on_session(cell, session)) {
+    running->cancel();
+    running->wait_finished(std::chrono::seconds(10));
+  }
+  sessions_.remove(cell, session);
+}
+
+void RunService::check_run(const std::string& cell, const Principal& who,
+                           const std::string& run_id) const {
+  auto run = sessions_.find_run(cell, run_id);
+  if (!run || (!who.admin && run->actor != who.actor))
+    throw not_found("run '" + run_id + "' not found");
+}
+
+void RunService::follow(const std::string& cell, const Principal& who, const std::string& run_id,
+                        int64_t after, RunSink& sink, std::chrono::milliseconds idle) {
+  check_run(cell, who, run_id);
+  if (auto live = live_.find(run_id)) {
+    live->follow(
+        after, [&](const nlohmann::json& event) { return sink.send(event); },
+        [&] { return sink.idle(); }, idle);
+    return;
+  }
+  for (const auto& event : sessions_.run_events(run_id, after))
+    if (!sink.send(event)) return;
+}
+
+}  // namespace agentrt::core

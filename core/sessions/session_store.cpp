@@ -1,0 +1,228 @@
+#include "core/sessions/session_store.h"
+
+#include "core/log/logger.h"
+
+namespace agentrt::core {
+namespace {
+
+SessionRecord read_session(const Statement& row) {
+  return {row.column_text(1), row.column_text(2), row.column_text(3), row.column_text(4),
+          row.column_text(5)};
+}
+
+constexpr const char* kSessionColumns = "seq, cell, id, actor, created_at, updated_at";
+
+}  // namespace
+
+nlohmann::json to_json(const SessionRecord& s) {
+  return {
+      {"id", s.id}, {"actor", s.actor}, {"created_at", s.created_at}, {"updated_at", s.updated_at}};
+}
+
+std::optional<SessionRecord> SessionStore::find(const std::string& cell,
+                                                const std::string& id) const {
+  std::optional<SessionRecord> found;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(std::string("SELECT ") + kSessionColumns +
+                          " FROM sessions WHERE cell = ? AND id = ?");
+    if (row.bind(1, cell).bind(2, id).step()) found = read_session(row);
+  });
+  return found;
+}
+
+SessionRecord SessionStore::ensure(const std::string& cell, const std::string& id,
+                                   const std::string& actor) {
+  const std::string now = utc_timestamp_now();
+  store_.write([&](Connection& db) {
+    db.prepare(
+          "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+          "ON CONFLICT(cell, id) DO NOTHING")
+        .bind(1, cell)
+        .bind(2, id)
+        .bind(3, actor)
+        .bind(4, now)
+        .bind(5, now)
+        .run();
+  });
+  return *find(cell, id);
+}
+
+nlohmann::json SessionStore::list(const std::string& cell, const std::optional<std::string>& actor,
+                                  const PageRequest& page) const {
+  nlohmann::json rows = nlohmann::json::array();
+  int64_t last = 0;
+  bool more = false;
+  store_.read([&](Connection& db) {
+    auto row =
+        db.prepare(std::string("SELECT ") + kSessionColumns +
+                   " FROM sessions WHERE cell = ?1 AND (?2 IS NULL OR actor = ?2) AND seq < ?3 "
+                   "ORDER BY seq DESC LIMIT ?4");
+    row.bind(1, cell);
+    if (actor)
+      row.bind(2, *actor);
+    else
+      row.bind_null(2);
+    row.bind(3, page.after.value_or(INT64_MAX)).bind(4, int64_t{page.limit} + 1);
+    while (row.step()) {
+      if (static_cast<int>(rows.size()) == page.limit) {
+        more = true;
+        break;
+      }
+      rows.push_back(to_json(read_session(row)));
+      last = row.column_int(0);
+    }
+  });
+  return page_body(std::move(rows), more, last);
+}
+
+std::vector<StoredMessage> SessionStore::history(const std::string& cell,
+                                                 const std::string& session) const {
+  std::vector<StoredMessage> out;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(
+        "SELECT role, content FROM messages WHERE cell = ? AND session_id = ? ORDER BY seq");
+    row.bind(1, cell).bind(2, session);
+    while (row.step())
+      out.push_back({row.column_text(0), nlohmann::json::parse(row.column_text(1))});
+  });
+  return out;
+}
+
+nlohmann::json SessionStore::messages(const std::string& cell, const std::string& session,
+                                      const PageRequest& page) const {
+  nlohmann::json rows = nlohmann::json::array();
+  int64_t last = 0;
+  bool more = false;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(
+        "SELECT seq, role, content, run_id, created_at FROM messages WHERE cell = ? AND "
+        "session_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+    row.bind(1, cell).bind(2, session).bind(3, page.after.value_or(0));
+    row.bind(4, int64_t{page.limit} + 1);
+    while (row.step()) {
+      if (static_cast<int>(rows.size()) == page.limit) {
+        more = true;
+        break;
+      }
+      rows.push_back({{"role", row.column_text(1)},
+                      {"content", nlohmann::json::parse(row.column_text(2))},
+                      {"run_id", row.column_is_null(3) ? nlohmann::json()
+                                                       : nlohmann::json(row.column_text(3))},
+                      {"created_at", row.column_text(4)}});
+      last = row.column_int(0);
+    }
+  });
+  return page_body(std::move(rows), more, last);
+}
+
+bool SessionStore::remove(const std::string& cell, const std::string& id) {
+  bool existed = false;
+  store_.write([&](Connection& db) {
+    db.prepare(
+          "DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE cell = ? AND "
+          "session_id = ?)")
+        .bind(1, cell)
+        .bind(2, id)
+        .run();
+    db.prepare("DELETE FROM runs WHERE cell = ? AND session_id = ?")
+        .bind(1, cell)
+        .bind(2, id)
+        .run();
+    db.prepare("DELETE FROM messages WHERE cell = ? AND session_id = ?")
+        .bind(1, cell)
+        .bind(2, id)
+        .run();
+    db.prepare("DELETE FROM sessions WHERE cell = ? AND id = ?").bind(1, cell).bind(2, id).run();
+    existed = db.changes() > 0;
+  });
+  return existed;
+}
+
+void SessionStore::remove_cell(Connection& db, const std::string& cell) {
+  db.prepare("DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs WHERE cell = ?)")
+      .bind(1, cell)
+      .run();
+  for (const char* sql : {"DELETE FROM runs WHERE cell = ?", "DELETE FROM messages WHERE cell = ?",
+                          "DELETE FROM sessions WHERE cell = ?"})
+    db.prepare(sql).bind(1, cell).run();
+}
+
+void SessionStore::insert_run(const RunRecord& run) {
+  store_.write([&](Connection& db) {
+    db.prepare(
+          "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
+          "VALUES (?, ?, ?, ?, ?, 'running', ?)")
+        .bind(1, run.id)
+        .bind(2, run.cell)
+        .bind(3, run.session_id)
+        .bind(4, run.actor)
+        .bind(5, run.model)
+        .bind(6, run.started_at)
+        .run();
+  });
+}
+
+void SessionStore::finish_run(const RunOutcome& outcome) {
+  const std::string now = utc_timestamp_now();
+  store_.write([&](Connection& db) {
+    db.prepare(
+          "UPDATE runs SET status = 'done', reason = ?, input_tokens = ?, output_tokens = ?, "
+          "ended_at = ? WHERE id = ?")
+        .bind(1, outcome.reason)
+        .bind(2, outcome.input_tokens)
+        .bind(3, outcome.output_tokens)
+        .bind(4, now)
+        .bind(5, outcome.run_id)
+        .run();
+    auto event = db.prepare("INSERT INTO run_events(run_id, seq, event) VALUES (?, ?, ?)");
+    for (const auto& e : outcome.events) {
+      event.bind(1, outcome.run_id).bind(2, e.value("seq", int64_t{0})).bind(3, e.dump());
+      event.run();
+      event.reset();
+    }
+    auto message = db.prepare(
+        "INSERT INTO messages(cell, session_id, run_id, role, content, created_at) VALUES (?, ?, "
+        "?, ?, ?, ?)");
+    for (const auto& m : outcome.new_messages) {
+      message.bind(1, outcome.cell).bind(2, outcome.session_id).bind(3, outcome.run_id);
+      message.bind(4, m.role).bind(5, m.content.dump()).bind(6, now);
+      message.run();
+      message.reset();
+    }
+    db.prepare("UPDATE sessions SET updated_at = ? WHERE cell = ? AND id = ?")
+        .bind(1, now)
+        .bind(2, outcome.cell)
+        .bind(3, outcome.session_id)
+        .run();
+  });
+}
+
+std::optional<RunRecord> SessionStore::find_run(const std::string& cell,
+                                                const std::string& run_id) const {
+  std::optional<RunRecord> found;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(
+        "SELECT id, cell, session_id, actor, model, status, coalesce(reason, ''), started_at, "
+        "coalesce(ended_at, ''), coalesce(input_tokens, 0), coalesce(output_tokens, 0) FROM runs "
+        "WHERE cell = ? AND id = ?");
+    if (!row.bind(1, cell).bind(2, run_id).step()) return;
+    found =
+        RunRecord{row.column_text(0), row.column_text(1), row.column_text(2), row.column_text(3),
+                  row.column_text(4), row.column_text(5), row.column_text(6), row.column_text(7),
+                  row.column_text(8), row.column_int(9),  row.column_int(10)};
+  });
+  return found;
+}
+
+std::vector<nlohmann::json> SessionStore::run_events(const std::string& run_id,
+                                                     int64_t after) const {
+  std::vector<nlohmann::json> events;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare("SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq");
+    row.bind(1, run_id).bind(2, after);
+    while (row.step()) events.push_back(nlohmann::json::parse(row.column_text(0)));
+  });
+  return events;
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,68 @@
+// Sessions, their messages, and runs with their events, in the state store. Every
+// statement is scoped by cell. Access rules (who may see which session) are the
+// callers'; this layer only reads and writes.
+#pragma once
+
+#include "core/domain/paging.h"
+#include "core/store/state_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+struct SessionRecord {
+  std::string cell, id, actor, created_at, updated_at;
+};
+nlohmann::json to_json(const SessionRecord& session);
+
+struct StoredMessage {
+  std::string role;
+  nlohmann::json content;  // array of parts
+};
+
+struct RunRecord {
+  std::string id, cell, session_id, actor, model, status, reason, started_at, ended_at;
+  int64_t input_tokens = 0, output_tokens = 0;
+};
+
+// What a finished run writes, in one transaction.
+struct RunOutcome {
+  std::string run_id, cell, session_id, reason;
+  int64_t input_tokens = 0, output_tokens = 0;
+  std::vector<nlohmann::json> events;
+  std::vector<StoredMessage> new_messages;  // the request's, then the answer's
+};
+
+class SessionStore {
+ public:
+  explicit SessionStore(StateStore& store) : store_(store) {}
+
+  std::optional<SessionRecord> find(const std::string& cell, const std::string& id) const;
+  // Creates the session unless it exists; returns it either way.
+  SessionRecord ensure(const std::string& cell, const std::string& id, const std::string& actor);
+  // Sessions of `actor` (all actors when none), newest first.
+  nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
+                      const PageRequest& page) const;
+  std::vector<StoredMessage> history(const std::string& cell, const std::string& session) const;
+  // Messages oldest first, paged.
+  nlohmann::json messages(const std::string& cell, const std::string& session,
+                          const PageRequest& page) const;
+  // Removes the session with its messages, runs and events. False when it did not exist.
+  bool remove(const std::string& cell, const std::string& id);
+  // Everything of a cell, inside the cell-deleting transaction.
+  static void remove_cell(Connection& db, const std::string& cell);
+
+  void insert_run(const RunRecord& run);
+  void finish_run(const RunOutcome& outcome);
+  std::optional<RunRecord> find_run(const std::string& cell, const std::string& run_id) const;
+  std::vector<nlohmann::json> run_events(const std::string& run_id, int64_t after) const;
+
+ private:
+  StateStore& store_;
+};
+
+}  // namespace agentrt::core

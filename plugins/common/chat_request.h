@@ -1,0 +1,39 @@
+// The engine's completion request, parsed once and checked, so that each vendor's
+// translation works from a typed value instead of re-validating JSON.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::providers {
+
+struct ContentPart {
+  enum class Kind { text, image };
+  Kind kind = Kind::text;
+  std::string text;  // Kind::text
+  std::string url;   // Kind::image: https://... or data:<media type>;base64,...
+};
+
+struct ChatMessage {
+  std::string role;  // "system", "user" or "assistant"
+  std::vector<ContentPart> parts;
+};
+
+struct ChatRequest {
+  std::string model;
+  std::vector<ChatMessage> messages;
+  std::optional<int64_t> max_tokens;
+  std::optional<double> temperature;
+};
+
+// Parses {"model","messages":[{"role","content":[parts] | "text"}],"max_tokens"?,
+// "temperature"?}. Keys it does not know are ignored: newer engines may send more.
+// Throws sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT) naming what is wrong.
+ChatRequest parse_chat_request(const std::string& request_json);
+
+// The texts of `message`'s text parts joined with `separator`.
+std::string joined_text(const ChatMessage& message, const std::string& separator);
+
+}  // namespace agentrt::providers

@@ -1,0 +1,90 @@
+#include "common/error_mapping.h"
+
+#include "common/retry_after.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace agentrt::providers {
+namespace {
+
+// The error struct holds 512 bytes; leave room for our own words around the vendor's.
+constexpr size_t kMaxUpstreamText = 360;
+
+// Statuses that mean "busy or down, try later": rate limits, server faults, gateway
+// trouble and Anthropic's 529 "overloaded".
+bool retryable_status(long status) {
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504 ||
+         status == 529;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string with_detail(std::string head, const std::string& detail) {
+  return detail.empty() ? head : head + ": " + detail;
+}
+
+}  // namespace
+
+std::string redact(std::string text, std::string_view secret) {
+  static constexpr std::string_view kMark = "[redacted]";
+  if (secret.empty()) return text;
+  for (size_t at = text.find(secret); at != std::string::npos;
+       at = text.find(secret, at + kMark.size())) {
+    text.replace(at, secret.size(), kMark);
+  }
+  return text;
+}
+
+std::string clip_utf8(std::string text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t cut = max_bytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "...";
+}
+
+std::string upstream_text(const UpstreamErrorInfo& info, std::string_view secret) {
+  std::string text = info.message.empty() ? info.type : info.message;
+  // Redact before clipping, so a key cut in half by the clip cannot survive.
+  return clip_utf8(redact(std::move(text), secret), kMaxUpstreamText);
+}
+
+sdk::Error map_http_error(const HttpResponse& response, const UpstreamErrorInfo& info,
+                          std::string_view secret, std::time_t now) {
+  const int32_t status = static_cast<int32_t>(response.status);
+  const std::string code = "(HTTP " + std::to_string(status) + ")";
+  const std::string detail = upstream_text(info, secret);
+  const uint32_t wait_ms =
+      retry_after_ms(response.header("retry-after-ms"), response.header("retry-after"), now);
+
+  if (status == 401)
+    return sdk::Error(AGENTRT_ERR_UNAUTHENTICATED,
+                      with_detail("upstream refused the credentials " + code, detail), status);
+  if (status == 403)
+    return sdk::Error(AGENTRT_ERR_PERMISSION,
+                      with_detail("upstream refused the credentials " + code, detail), status);
+  if (info.quota_exhausted)
+    return sdk::Error(AGENTRT_ERR_UPSTREAM,
+                      with_detail("upstream quota exhausted " + code, detail), status, wait_ms);
+
+  // The vendors' own SDKs let `x-should-retry` override the status either way.
+  bool retry = retryable_status(status);
+  std::string should_retry = lower(response.header("x-should-retry"));
+  if (should_retry == "true") retry = true;
+  if (should_retry == "false") retry = false;
+  if (retry)
+    return sdk::Error(AGENTRT_ERR_UNAVAILABLE,
+                      with_detail("upstream unavailable " + code, detail), status, wait_ms);
+  return sdk::Error(AGENTRT_ERR_UPSTREAM,
+                    with_detail("upstream rejected the request " + code, detail), status,
+                    wait_ms);
+}
+
+}  // namespace agentrt::providers

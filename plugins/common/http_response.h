@@ -1,0 +1,25 @@
+// What an upstream answered, as the transport hands it to the error mapping.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace agentrt::providers {
+
+// Header names lower-cased; a repeated header keeps its values joined with ", ".
+using HttpHeaders = std::map<std::string, std::string>;
+
+struct HttpResponse {
+  long status = 0;
+  HttpHeaders headers;
+  std::string body;  // only for a non-2xx answer, and only its first 64 KiB
+
+  // The value of header `lower_name`, or "" when absent.
+  std::string_view header(const std::string& lower_name) const {
+    auto it = headers.find(lower_name);
+    return it == headers.end() ? std::string_view() : std::string_view(it->second);
+  }
+};
+
+}  // namespace agentrt::providers

@@ -1,0 +1,46 @@
+// One streaming HTTP POST over libcurl, driven on the calling thread so that every
+// body byte, and every check for cancellation, happens on the thread that owns the
+// provider sink.
+//
+// Why a multi handle around one easy handle: libcurl calls its progress callback only
+// about once a second while a connection is idle, far too coarse to notice a cancel
+// within 100 ms. curl_multi_poll with a short timeout wakes the loop often enough to
+// poll the sink and to notice a stalled upstream, at no cost while bytes flow.
+#pragma once
+
+#include "common/http_response.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentrt::providers {
+
+struct HttpRequest {
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"; may hold the API key
+  std::string body;
+  std::string user_agent;
+  long connect_timeout_ms = 10000;  // DNS, TCP and TLS
+  long stall_timeout_ms = 60000;    // longest silence once connected
+};
+
+using BodyFn = std::function<void(std::string_view bytes)>;
+using CancelledFn = std::function<bool()>;
+
+// Sends `request` and waits for the answer. While the status is 2xx, body bytes go
+// to `on_body` as they arrive (in arbitrary pieces); any other status's body is
+// collected into the returned response instead. Returns once the upstream ended the
+// response cleanly.
+//
+// Throws sdk::Error: TIMEOUT (connect timeout, or no byte for stall_timeout_ms),
+// UNAVAILABLE (cannot connect, or the connection failed before any response),
+// UPSTREAM (the connection broke mid-response), CANCELLED (`cancelled()` turned true;
+// checked at least every 25 ms), INVALID_ARGUMENT (an unusable URL), and whatever
+// `on_body` throws. On any throw the connection is closed, so the upstream sees the
+// client go away; messages never contain request headers.
+HttpResponse post_streaming(const HttpRequest& request, const BodyFn& on_body,
+                            const CancelledFn& cancelled);
+
+}  // namespace agentrt::providers

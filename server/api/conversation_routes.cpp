@@ -1,0 +1,77 @@
+#include "server/api/conversation_routes.h"
+
+#include "core/domain/errors.h"
+#include "server/http/response.h"
+#include "server/http/sse_stream.h"
+
+#include <chrono>
+
+namespace agentrt::server::api {
+namespace {
+
+std::chrono::milliseconds ping_interval(const core::Engine& engine) {
+  return std::chrono::milliseconds(engine.config().limits.sse_ping_ms);
+}
+
+int64_t after_param(const RequestContext& ctx) {
+  auto after = ctx.query_param("after");
+  if (!after) return 0;
+  bool digits = !after->empty() && after->size() <= 12 &&
+                after->find_first_not_of("0123456789") == std::string::npos;
+  if (!digits) throw core::invalid("query parameter 'after' must be a non-negative integer");
+  return std::stoll(*after);
+}
+
+}  // namespace
+
+void add_conversation_routes(Router& router, core::Engine& engine) {
+  router.add({"POST", "/run", RouteScope::cell, RouteAccess::token, true,
+              [&engine](RequestContext& ctx, Response& response) {
+                // Everything that can be refused is refused here, as plain JSON.
+                core::PreparedRun run = engine.runs().prepare(ctx.cell, *ctx.principal, ctx.json);
+                SseStream stream(response, ping_interval(engine), ctx.client_closed);
+                engine.runs().execute(run, stream);
+              }});
+  router.add({"POST", "/chat", RouteScope::cell, RouteAccess::token, true,
+              [&engine](RequestContext& ctx, Response& response) {
+                response.send_json(200, engine.runs().chat(ctx.cell, *ctx.principal, ctx.json));
+              }});
+  router.add({"GET", "/runs/{runID}/events", RouteScope::cell, RouteAccess::token, false,
+              [&engine](RequestContext& ctx, Response& response) {
+                const int64_t after = after_param(ctx);
+                // The run is looked up before the stream starts, so an unknown run is a 404.
+                engine.runs().check_run(ctx.cell, *ctx.principal, ctx.param("runID"));
+                SseStream stream(response, ping_interval(engine), ctx.client_closed);
+                engine.runs().follow(ctx.cell, *ctx.principal, ctx.param("runID"), after, stream,
+                                     std::chrono::milliseconds(100));
+              }});
+}
+
+void add_session_routes(Router& router, core::Engine& engine) {
+  router.add(
+      {"GET", "/sessions", RouteScope::cell, RouteAccess::token, false,
+       [&engine](RequestContext& ctx, Response& response) {
+         auto page = core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
+         response.send_json(200, engine.runs().list_sessions(ctx.cell, *ctx.principal,
+                                                             ctx.query_param("actor"), page));
+       }});
+  router.add({"GET", "/sessions/{sid}/messages", RouteScope::cell, RouteAccess::token, false,
+              [&engine](RequestContext& ctx, Response& response) {
+                auto page =
+                    core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
+                response.send_json(
+                    200, engine.runs().messages(ctx.cell, *ctx.principal, ctx.param("sid"), page));
+              }});
+  router.add({"POST", "/sessions/{sid}/interrupt", RouteScope::cell, RouteAccess::token, false,
+              [&engine](RequestContext& ctx, Response& response) {
+                response.send_json(
+                    200, engine.runs().interrupt(ctx.cell, *ctx.principal, ctx.param("sid")));
+              }});
+  router.add({"DELETE", "/sessions/{sid}", RouteScope::cell, RouteAccess::token, false,
+              [&engine](RequestContext& ctx, Response& response) {
+                engine.runs().delete_session(ctx.cell, *ctx.principal, ctx.param("sid"));
+                response.send_no_content();
+              }});
+}
+
+}  // namespace agentrt::server::api

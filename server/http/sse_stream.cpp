@@ -1,0 +1,47 @@
+#include "server/http/sse_stream.h"
+
+#include <ostream>
+
+namespace agentrt::server {
+
+SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval,
+                     std::function<bool()> client_closed)
+    : out_(response.begin_stream(200, "text/event-stream")),
+      ping_interval_(ping_interval),
+      last_write_(std::chrono::steady_clock::now()),
+      client_closed_(std::move(client_closed)),
+      last_probe_(last_write_),
+      gone_(response.client_gone()) {}
+
+bool SseStream::write(const std::string& text) {
+  if (gone_) return false;
+  try {
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_.flush();
+  } catch (...) {  // a socket error may surface as an exception from the buffer
+    gone_ = true;
+    return false;
+  }
+  gone_ = !out_.good();
+  last_write_ = std::chrono::steady_clock::now();
+  return !gone_;
+}
+
+bool SseStream::send(const nlohmann::json& event) {
+  return write("data: " + event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+               "\n\n");
+}
+
+bool SseStream::idle() {
+  if (gone_) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (client_closed_ && now - last_probe_ >= std::chrono::milliseconds(50)) {
+    last_probe_ = now;
+    if (client_closed_()) gone_ = true;
+    if (gone_) return false;
+  }
+  if (now - last_write_ < ping_interval_) return true;
+  return write(": ping\n\n");
+}
+
+}  // namespace agentrt::server

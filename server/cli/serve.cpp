@@ -57,7 +57,8 @@ int serve_until_signal(const core::Config& config, core::Engine& engine, Shutdow
   const int signal = signals.wait();
   core::log_info("shutting down",
                  {{"signal", signal_name(signal)}, {"grace_s", config.server.shutdown_grace_s}});
-  const auto result = server.shutdown(std::chrono::seconds(config.server.shutdown_grace_s));
+  const auto result = server.shutdown(std::chrono::seconds(config.server.shutdown_grace_s),
+                                      [&engine] { engine.runs().interrupt_all(); });
   if (!result.released) {
     // A handler ignores its cut connection and still uses the engine: tearing the
     // engine down under it would be worse than leaving without cleanup.

@@ -143,7 +143,8 @@ int HttpServer::current_connections() const {
   return impl_->server ? impl_->server->currentConnections() : 0;
 }
 
-HttpServer::ShutdownResult HttpServer::shutdown(std::chrono::milliseconds grace) {
+HttpServer::ShutdownResult HttpServer::shutdown(std::chrono::milliseconds grace,
+                                                const std::function<void()>& grace_expired) {
   if (!impl_->server || impl_->stopped) return {};
   impl_->stopped = true;
   pipeline_->begin_draining();
@@ -152,6 +153,12 @@ HttpServer::ShutdownResult HttpServer::shutdown(std::chrono::milliseconds grace)
   // would otherwise hold the shutdown for its whole keep-alive timeout.
   ShutdownResult result;
   result.finished = impl_->wait_for([this] { return pipeline_->active_requests() == 0; }, grace);
+  if (!result.finished && grace_expired) {
+    // Streams still running get to end properly (done: interrupted) before the cut.
+    grace_expired();
+    result.finished =
+        impl_->wait_for([this] { return pipeline_->active_requests() == 0; }, kReleaseWait);
+  }
   impl_->close_connections();
   result.released =
       impl_->wait_for([this] { return impl_->server->currentConnections() == 0; }, kReleaseWait);

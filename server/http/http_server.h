@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -55,7 +56,10 @@ class HttpServer {
   // `grace` (responses now close their connections), then close every connection
   // (idle keep-alives at once; requests still running are cut) and wait briefly for
   // their threads.
-  ShutdownResult shutdown(std::chrono::milliseconds grace);
+  // `grace_expired` runs when requests are still active at the end of the grace period,
+  // to make long streams finish on their own before their connections are cut.
+  ShutdownResult shutdown(std::chrono::milliseconds grace,
+                          const std::function<void()>& grace_expired = {});
 
   int current_connections() const;
 

@@ -98,6 +98,12 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
         EXPECT_EQ(response.json()["error"]["code"], "forbidden");
       }
     }
+    // A cell route: any valid token of the cell may use it; the scoped token is 403.
+    auto sessions = call(agentd, "GET", "/sessions", caller.token);
+    int cell_expected = caller.expected == 403 && caller.name == "non-admin" ? 200
+                        : caller.expected                                    ? caller.expected
+                                                                             : 200;
+    EXPECT_EQ(sessions.status, cell_expected) << "GET /sessions: " << sessions.body;
     if (caller.expected) {  // refused: nothing changed
       EXPECT_EQ(call(agentd, "GET", "/admin/cells/made" + n, admin).status, 404);
       EXPECT_EQ(call(agentd, "GET", "/admin/cells/gone" + n, admin).status, 200);

@@ -1,0 +1,128 @@
+// Controlling running runs: interrupt, a busy session, a client that leaves, following a
+// live run, keep-alive pings, and shutdown in the middle of a stream.
+#include "tests/api/conversation_client.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+const std::string kLong = "one two three four five six seven eight";
+
+json wait_for_done(const AgentdProcess& agentd, const std::string& token,
+                   const std::string& run_id) {
+  for (int i = 0; i < 100; ++i) {
+    SseClient replay(agentd.port(), "GET", "/runs/" + run_id + "/events",
+                     {{"Authorization", "Bearer " + token}});
+    auto events = replay.rest();
+    if (!events.empty() && events.back()["type"] == "done") return events.back();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return nullptr;
+}
+
+TEST(ConversationControl, InterruptEndsTheStreamAndKeepsThePartialAnswer) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body(kLong, {{"session_id", "s"}}));
+  ASSERT_EQ(stream->next()->at("type"), "run_start");
+  ASSERT_EQ(stream->next()->at("type"), "stream_delta");
+  auto interrupted = call(agentd, "POST", "/sessions/s/interrupt", admin);
+  ASSERT_EQ(interrupted.status, 200) << interrupted.body;
+  EXPECT_EQ(interrupted.json()["interrupted"], true);
+  auto rest = stream->rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["type"], "done");
+  EXPECT_EQ(rest.back()["reason"], "interrupted");
+  EXPECT_TRUE(rest.back()["usage"].is_object());
+  EXPECT_EQ(rest.back()["run_id"], interrupted.json()["run_id"]);
+  auto messages = call(agentd, "GET", "/sessions/s/messages", admin).json()["data"];
+  ASSERT_EQ(messages.size(), 2u);
+  std::string partial = messages[1]["content"][0]["text"];
+  EXPECT_FALSE(partial.empty());
+  EXPECT_LT(partial.size(), kLong.size());
+  EXPECT_EQ(kLong.rfind(partial, 0), 0u) << "the partial answer is a prefix of the whole";
+  auto again = call(agentd, "POST", "/sessions/s/interrupt", admin).json();
+  EXPECT_EQ(again["interrupted"], false);
+  EXPECT_TRUE(again["run_id"].is_null());
+}
+
+TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir));
+  std::string admin = first_admin_token(agentd);
+  auto first = open_run(agentd, admin, run_body(kLong, {{"session_id", "busy"}}));
+  ASSERT_TRUE(first->next());
+  auto refused = call(agentd, "POST", "/chat", admin, run_body("x", {{"session_id", "busy"}}));
+  EXPECT_EQ(refused.status, 409);
+  EXPECT_EQ(refused.json()["error"]["code"], "session_busy");
+  auto second = call(agentd, "POST", "/chat", admin,
+                     run_body("quick", {{"session_id", "busy"}, {"if_busy", "interrupt"}}));
+  EXPECT_EQ(second.status, 200) << second.body;
+  EXPECT_EQ(first->rest().back()["reason"], "interrupted");
+}
+
+TEST(ConversationControl, AClientThatLeavesStopsItsRun) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(200, dir));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body(kLong, {{"session_id", "gone"}}));
+  std::string run_id = stream->next()->at("run_id");
+  auto started = std::chrono::steady_clock::now();
+  stream->close();
+  json done = wait_for_done(agentd, admin, run_id);
+  ASSERT_TRUE(done.is_object());
+  EXPECT_EQ(done["reason"], "interrupted");
+  // The whole answer would take 8 x 200 ms; the run must stop long before.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1200));
+}
+
+TEST(ConversationControl, FollowingALiveRunSeesEveryEvent) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(80, dir));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body(kLong));
+  std::string run_id = stream->next()->at("run_id");
+  SseClient follower(agentd.port(), "GET", "/runs/" + run_id + "/events",
+                     {{"Authorization", "Bearer " + admin}});
+  auto followed = follower.rest();
+  auto direct = stream->rest();
+  ASSERT_FALSE(followed.empty());
+  EXPECT_EQ(followed.front()["type"], "run_start");
+  EXPECT_EQ(followed.back()["type"], "done");
+  EXPECT_EQ(joined_text(followed), kLong);
+  EXPECT_EQ(followed.back(), direct.back());
+}
+
+TEST(ConversationControl, SilentStreamsGetPings) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(700, dir, {{"limits", {{"sse_ping_ms", 200}}}}));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body("a b"));
+  auto events = stream->rest();
+  EXPECT_EQ(events.back()["type"], "done");
+  EXPECT_GE(stream->comments(), 2);
+}
+
+TEST(ConversationControl, ShutdownEndsRunningStreamsAsInterrupted) {
+  TempDir dir;
+  json server = {{"server", {{"shutdown_grace_s", 1}}}};
+  AgentdProcess agentd(slow_echo(1000, dir, server));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body(kLong + " " + kLong));
+  ASSERT_TRUE(stream->next());
+  ::kill(agentd.pid(), SIGTERM);
+  auto rest = stream->rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["type"], "done");
+  EXPECT_EQ(rest.back()["reason"], "interrupted");
+  EXPECT_EQ(agentd.stop(0), 0) << "signal 0: only wait for the exit the SIGTERM above began";
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -1,0 +1,158 @@
+// /run and /chat against the echo provider: the event format, what is stored, replay
+// of a run's events, and sessions across turns.
+#include "tests/api/conversation_client.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+class Conversation : public ::testing::Test {
+ protected:
+  void SetUp() override { admin = first_admin_token(agentd); }
+  AgentdProcess agentd;
+  std::string admin;
+};
+
+TEST_F(Conversation, RunStreamsTheDocumentedEvents) {
+  const std::string text = "the quick brown fox jumps over the lazy dog";
+  auto stream = open_run(agentd, admin, run_body(text, {{"session_id", "s-1"}}));
+  ASSERT_EQ(stream->status(), 200);
+  EXPECT_NE(stream->head().find("text/event-stream"), std::string::npos);
+  EXPECT_NE(stream->head().find("X-Request-Id"), std::string::npos);
+  auto events = stream->rest();
+  ASSERT_GE(events.size(), 4u);
+  const json& start = events.front();
+  EXPECT_EQ(start["type"], "run_start");
+  EXPECT_EQ(start["session_id"], "s-1");
+  EXPECT_EQ(start["model"], "echo");
+  EXPECT_TRUE(start["run_id"].is_string());
+  EXPECT_EQ(start["timestamp"].get<std::string>().back(), 'Z');
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i]["seq"], i + 1);
+  for (size_t i = 1; i + 1 < events.size(); ++i) EXPECT_EQ(events[i]["type"], "stream_delta");
+  const json& done = events.back();
+  EXPECT_EQ(done["type"], "done");
+  EXPECT_EQ(done["reason"], "end_turn");
+  EXPECT_EQ(done["run_id"], start["run_id"]);
+  EXPECT_GT(done["usage"]["output_tokens"].get<int>(), 0);
+  EXPECT_GT(done["usage"]["input_tokens"].get<int>(), 0);
+  EXPECT_EQ(joined_text(events), text);
+}
+
+TEST_F(Conversation, ChatAnswersAndStoresTheTurn) {
+  auto response = call(agentd, "POST", "/chat", admin, run_body("hello agent"));
+  ASSERT_EQ(response.status, 200) << response.body;
+  const json& answer = response.json();
+  EXPECT_EQ(answer["response"], "hello agent");
+  EXPECT_EQ(answer["model"], "echo");
+  EXPECT_EQ(answer["usage"]["output_tokens"], 3);
+  std::string session = answer["session_id"];
+  auto messages = call(agentd, "GET", "/sessions/" + session + "/messages", admin).json()["data"];
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0]["role"], "user");
+  EXPECT_EQ(messages[1]["role"], "assistant");
+  EXPECT_EQ(messages[1]["content"][0]["text"], "hello agent");
+  EXPECT_EQ(messages[1]["run_id"], answer["run_id"]);
+}
+
+TEST_F(Conversation, SecondTurnCarriesTheFirstUpstream) {
+  json first = call(agentd, "POST", "/chat", admin, run_body(std::string(400, 'a'))).json();
+  json second =
+      call(agentd, "POST", "/chat", admin, run_body("b", {{"session_id", first["session_id"]}}))
+          .json();
+  // Echo counts every message it receives: the first turn's 800 bytes come along.
+  EXPECT_GE(second["usage"]["input_tokens"].get<int>(), 200);
+  auto sessions = call(agentd, "GET", "/sessions", admin).json()["data"];
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions[0]["id"], first["session_id"]);
+}
+
+TEST_F(Conversation, EventsOfAFinishedRunReplayExactly) {
+  auto stream = open_run(agentd, admin, run_body("one two three four five"));
+  auto events = stream->rest();
+  std::string run_id = events.front()["run_id"];
+  SseClient replay(agentd.port(), "GET", "/runs/" + run_id + "/events",
+                   {{"Authorization", "Bearer " + admin}});
+  ASSERT_EQ(replay.status(), 200);
+  EXPECT_EQ(replay.rest(), events);
+  SseClient after(agentd.port(), "GET", "/runs/" + run_id + "/events?after=2",
+                  {{"Authorization", "Bearer " + admin}});
+  auto tail = after.rest();
+  ASSERT_EQ(tail.size(), events.size() - 2);
+  EXPECT_EQ(tail.front()["seq"], 3);
+  EXPECT_EQ(call(agentd, "GET", "/runs/run_nope/events", admin).status, 404);
+  EXPECT_EQ(call(agentd, "GET", "/runs/" + run_id + "/events?after=x", admin).status, 400);
+}
+
+TEST_F(Conversation, BadRequestsAreRefusedBeforeAnythingIsWritten) {
+  std::vector<std::pair<json, std::string>> cases = {
+      {{{"messages", {user_text("x")}}}, "model"},
+      {run_body("x", {{"model", "nope"}}), "model"},
+      {run_body("x", {{"messages", json::array()}}), "messages"},
+      {run_body("x", {{"messages", "hi"}}), "messages"},
+      {run_body("x", {{"messages",
+                       {{{"role", "robot"}, {"content", {{{"type", "text"}, {"text", "x"}}}}}}}}),
+       "role"},
+      {run_body("x", {{"messages", {{{"role", "user"}, {"content", {{{"type", "audio"}}}}}}}}),
+       "type"},
+      {run_body("x", {{"messages",
+                       {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", 5}}}}}}}}),
+       "text"},
+      {run_body("x", {{"messages",
+                       {{{"role", "user"},
+                         {"content", {{{"type", "image_url"}, {"url", "https://x/y.png"}}}}}}}}),
+       "vision"},
+      {run_body("x", {{"session_id", "bad id!"}}), "session_id"},
+      {run_body("x", {{"if_busy", "maybe"}}), "if_busy"},
+      {run_body("x", {{"max_tokens", 0}}), "max_tokens"},
+      {run_body("x", {{"colour", "red"}}), "colour"},
+  };
+  for (const auto& [body, field] : cases) {
+    for (const char* path : {"/run", "/chat"}) {
+      auto response = call(agentd, "POST", path, admin, body);
+      EXPECT_EQ(response.status, 400) << path << " " << body.dump();
+      EXPECT_EQ(response.header("Content-Type"), "application/json");
+      EXPECT_NE(response.json()["error"]["message"].get<std::string>().find(field),
+                std::string::npos)
+          << response.body;
+    }
+  }
+  EXPECT_TRUE(call(agentd, "GET", "/sessions", admin).json()["data"].empty());
+}
+
+TEST_F(Conversation, DeletingASessionRemovesItsMessagesAndRuns) {
+  json answer = call(agentd, "POST", "/chat", admin, run_body("remember me")).json();
+  std::string session = answer["session_id"];
+  EXPECT_EQ(call(agentd, "DELETE", "/sessions/" + session, admin).status, 204);
+  EXPECT_EQ(call(agentd, "GET", "/sessions/" + session + "/messages", admin).status, 404);
+  EXPECT_EQ(
+      call(agentd, "GET", "/runs/" + answer["run_id"].get<std::string>() + "/events", admin).status,
+      404);
+  EXPECT_EQ(call(agentd, "DELETE", "/sessions/" + session, admin).status, 404);
+}
+
+TEST(ConversationContext, ATinyContextWindowDropsTheOldestTurns) {
+  AgentdProcess agentd;
+  std::string admin = first_admin_token(agentd);
+  json provider = {{"providers",
+                    {{{"name", "tiny"},
+                      {"type", "echo"},
+                      {"models", {{{"id", "tiny-echo"}, {"context_window", 120}}}}}}}};
+  ASSERT_EQ(call(agentd, "POST", "/admin/shared-providers", admin, provider).status, 200);
+  json body = run_body(std::string(300, 'x'), {{"model", "tiny-echo"}, {"session_id", "t"}});
+  ASSERT_EQ(call(agentd, "POST", "/chat", admin, body).status, 200);
+  json second = call(agentd, "POST", "/chat", admin,
+                     run_body("short", {{"model", "tiny-echo"}, {"session_id", "t"}}))
+                    .json();
+  // 300 + 300 bytes of history would be ~150 tokens: both earlier messages were dropped.
+  EXPECT_LT(second["usage"]["input_tokens"].get<int>(), 10) << second.dump();
+  auto too_big = call(agentd, "POST", "/chat", admin,
+                      run_body(std::string(1000, 'y'), {{"model", "tiny-echo"}}));
+  EXPECT_EQ(too_big.status, 400);
+  EXPECT_NE(too_big.body.find("context window"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -1,0 +1,120 @@
+// Pure rules of a run: request validation, the context window, the live registry.
+#include "core/domain/errors.h"
+#include "core/runs/context_window.h"
+#include "core/runs/live_runs.h"
+#include "core/runs/run_request.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+StoredMessage text(const std::string& role, size_t bytes) {
+  return {role, json::array({{{"type", "text"}, {"text", std::string(bytes, 'x')}}})};
+}
+
+TEST(ContextWindow, EstimatesFourBytesATokenPlusFraming) {
+  EXPECT_EQ(estimate_tokens(text("user", 0)), 4);
+  EXPECT_EQ(estimate_tokens(text("user", 1)), 5);
+  EXPECT_EQ(estimate_tokens(text("user", 8)), 6);
+  StoredMessage image{"user", json::array({{{"type", "image_url"}, {"url", "https://x"}}})};
+  EXPECT_EQ(estimate_tokens(image), 260);
+}
+
+TEST(ContextWindow, DropsOldestFirstAndNeverTheNewMessages) {
+  std::vector<StoredMessage> history = {text("user", 40), text("assistant", 40), text("user", 40),
+                                        text("assistant", 40)};  // 14 tokens each
+  std::vector<StoredMessage> fresh = {text("user", 8)};          // 6 tokens
+  EXPECT_EQ(fit_context(history, fresh, 1000, std::nullopt).size(), 5u);
+  auto trimmed = fit_context(history, fresh, 6 + 14 * 2, std::nullopt);
+  ASSERT_EQ(trimmed.size(), 3u);
+  EXPECT_EQ(trimmed[0].role, "user");  // the two newest history messages
+  // Room for three: the oldest kept one would be an assistant turn, so it goes too.
+  trimmed = fit_context(history, fresh, 6 + 14 * 3, std::nullopt);
+  ASSERT_EQ(trimmed.size(), 3u);
+  EXPECT_EQ(trimmed[0].role, "user");
+  EXPECT_EQ(fit_context(history, fresh, 6 + 14 * 2, 14).size(), 1u) << "max_tokens is reserved";
+  EXPECT_THROW(fit_context(history, fresh, 5, std::nullopt), DomainError);
+}
+
+TEST(RunRequest, ParsesAndRefusesByField) {
+  json good = {
+      {"model", "m"},
+      {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", "hi"}}}}}}},
+      {"if_busy", "interrupt"},
+      {"max_tokens", 10},
+      {"temperature", 0.5}};
+  RunRequest parsed = parse_run_request(good);
+  EXPECT_EQ(parsed.model, "m");
+  EXPECT_TRUE(parsed.interrupt_if_busy);
+  EXPECT_EQ(parsed.max_tokens, 10);
+  for (const char* field : {"model", "messages"}) {
+    json bad = good;
+    bad.erase(field);
+    EXPECT_THROW(parse_run_request(bad), DomainError) << field;
+  }
+  json bad = good;
+  bad["temperature"] = 3;
+  EXPECT_THROW(parse_run_request(bad), DomainError);
+  bad = good;
+  bad["messages"][0]["content"][0] = {{"type", "image_url"}, {"url", "file:///etc/passwd"}};
+  EXPECT_THROW(parse_run_request(bad), DomainError);
+  bad["messages"][0]["content"][0] = {{"type", "image_url"}, {"url", "data:image/png;base64,AA=="}};
+  RunRequest with_image = parse_run_request(bad);
+  EXPECT_THROW(check_model_accepts(with_image, ModelInfo{"m", 100, false}), DomainError);
+  EXPECT_NO_THROW(check_model_accepts(with_image, ModelInfo{"m", 100, true}));
+}
+
+TEST(SessionIds, Shape) {
+  EXPECT_TRUE(valid_session_id("ses_abc-1.2:3"));
+  EXPECT_FALSE(valid_session_id(""));
+  EXPECT_FALSE(valid_session_id("a b"));
+  EXPECT_FALSE(valid_session_id("a/b"));
+  EXPECT_FALSE(valid_session_id(std::string(129, 'a')));
+}
+
+TEST(LiveRuns, OneRunPerSessionAndFollowersSeeEverything) {
+  LiveRuns registry;
+  auto run = registry.start("r1", "c", "s", "alice");
+  ASSERT_TRUE(run);
+  EXPECT_FALSE(registry.start("r2", "c", "s", "alice")) << "the session is busy";
+  EXPECT_TRUE(registry.start("r3", "c", "other", "alice"));
+  EXPECT_EQ(registry.on_session("c", "s"), run);
+
+  std::vector<json> seen;
+  std::thread follower([&] {
+    run->follow(
+        0,
+        [&](const json& e) {
+          seen.push_back(e);
+          return true;
+        },
+        [] { return true; }, std::chrono::milliseconds(10));
+  });
+  for (int i = 0; i < 5; ++i) run->append({{"type", "stream_delta"}});
+  run->finish();
+  follower.join();
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen.back()["seq"], 5);
+  registry.remove(*run);
+  EXPECT_TRUE(registry.start("r4", "c", "s", "alice")) << "free again once removed";
+}
+
+TEST(LiveRuns, CancelAndWait) {
+  LiveRuns registry;
+  auto run = registry.start("r1", "c", "s", "a");
+  EXPECT_FALSE(run->cancelled());
+  run->cancel();
+  EXPECT_TRUE(run->cancelled());
+  EXPECT_FALSE(run->wait_finished(std::chrono::milliseconds(10)));
+  std::thread finisher([&] { run->finish(); });
+  EXPECT_TRUE(run->wait_finished(std::chrono::seconds(5)));
+  finisher.join();
+}
+
+}  // namespace
+}  // namespace agentrt::core

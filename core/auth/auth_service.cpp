@@ -3,47 +3,15 @@
 #include "core/domain/duration.h"
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
+#include "core/domain/plugin_call.h"
 
 namespace agentrt::core {
-namespace {
-
-ErrorKind kind_of(int32_t code) {
-  switch (code) {
-    case AGENTRT_ERR_INVALID_ARGUMENT:
-      return ErrorKind::invalid;
-    case AGENTRT_ERR_UNAUTHENTICATED:
-      return ErrorKind::unauthorized;
-    case AGENTRT_ERR_PERMISSION:
-      return ErrorKind::forbidden;
-    case AGENTRT_ERR_NOT_FOUND:
-      return ErrorKind::not_found;
-    case AGENTRT_ERR_CONFLICT:
-      return ErrorKind::conflict;
-    case AGENTRT_ERR_UNAVAILABLE:
-    case AGENTRT_ERR_TIMEOUT:
-      return ErrorKind::unavailable;
-    default:
-      return ErrorKind::internal;
-  }
-}
-
-}  // namespace
-
 AuthService::AuthService(std::shared_ptr<PluginInstance> plugin,
                          std::function<bool(const std::string&)> cell_exists)
     : plugin_(std::move(plugin)), cell_exists_(std::move(cell_exists)) {}
 
 nlohmann::json AuthService::call(agentrt_json_call_fn fn, const nlohmann::json& request) const {
-  std::string answer;
-  try {
-    answer = plugin_->call_json(fn, request.dump());
-  } catch (const PluginError& e) {
-    throw DomainError(kind_of(e.code), e.what());
-  }
-  auto parsed = nlohmann::json::parse(answer, nullptr, false);
-  if (!parsed.is_object())
-    throw DomainError(ErrorKind::internal, "the auth plugin answered with something not JSON");
-  return parsed;
+  return call_plugin_json(*plugin_, fn, request);
 }
 
 Principal AuthService::verify(const std::string& token) const {

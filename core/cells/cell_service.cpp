@@ -4,6 +4,7 @@
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
 #include "core/log/logger.h"
+#include "core/store/paged_query.h"
 
 namespace agentrt::core {
 namespace {
@@ -89,23 +90,15 @@ bool CellService::exists(const std::string& id) const {
 }
 
 nlohmann::json CellService::list(const PageRequest& page) const {
-  nlohmann::json rows = nlohmann::json::array();
-  int64_t last = 0;
-  bool more = false;
+  nlohmann::json body;
   store_.read([&](Connection& db) {
-    auto row = db.prepare(std::string("SELECT ") + kColumns +
-                          " FROM cells WHERE seq < ? ORDER BY seq DESC LIMIT ?");
-    row.bind(1, page.after.value_or(INT64_MAX)).bind(2, int64_t{page.limit} + 1);
-    while (row.step()) {
-      if (static_cast<int>(rows.size()) == page.limit) {
-        more = true;
-        break;
-      }
-      rows.push_back(to_json(read_cell(row)));
-      last = row.column_int(0);
-    }
+    auto rows = db.prepare(std::string("SELECT ") + kColumns +
+                           " FROM cells WHERE seq < ? ORDER BY seq DESC LIMIT ?");
+    rows.bind(1, page.after.value_or(INT64_MAX)).bind(2, int64_t{page.limit} + 1);
+    body =
+        read_page(rows, page.limit, [](const Statement& row) { return to_json(read_cell(row)); });
   });
-  return page_body(std::move(rows), more, last);
+  return body;
 }
 
 Cell CellService::update(const std::string& id, const nlohmann::json& body) {

@@ -45,9 +45,10 @@ struct Config {
   std::string listen = "127.0.0.1:9091";
   std::string data_dir = "./agentrt-data";
   std::string log_level = "info";
-  std::vector<std::string> plugin_dirs;         // searched after the bundled dir
-  std::map<std::string, PluginConfig> plugins;  // by plugin name; "echo" is on by default
-  std::string auth = "auth-token";              // the auth plugin that verifies tokens
+  std::vector<std::string> plugin_dirs;          // searched after the bundled dir
+  std::map<std::string, PluginConfig> plugins;   // by plugin name; "echo" is on by default
+  std::string auth = "auth-token";               // the auth plugin that verifies tokens
+  std::string memory_backend = "memory-sqlite";  // the memory-backend plugin
   // Write the first admin token to <data_dir>/admin.token (0600). Unset: on in
   // single-cell mode, off in multi-cell mode.
   std::optional<bool> admin_token_file;

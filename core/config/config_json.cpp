@@ -157,6 +157,9 @@ void apply_scalar(Config& config, const std::string& key, const json& value) {
   } else if (key == "auth") {
     if (expect_string(value, key).empty()) expected(key, "a plugin name", value);
     config.auth = value.get<std::string>();
+  } else if (key == "memory_backend") {
+    if (expect_string(value, key).empty()) expected(key, "a plugin name", value);
+    config.memory_backend = value.get<std::string>();
   } else if (key == "admin_token_file") {
     config.admin_token_file = expect_bool(value, key);
   } else {

@@ -31,6 +31,7 @@ Engine::Engine(Config config, std::vector<std::string> plugin_dirs)
 Engine::~Engine() {
   // Services and instances go before the host that holds their libraries.
   runs_.reset();  // first: it stops live runs that use the providers
+  memory_.reset();
   auth_.reset();
   registry_.reset();
   providers_.clear();
@@ -56,24 +57,44 @@ StartReport Engine::start(bool bootstrap_admin) {
   settings.retry.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, settings);
   start_auth();
+  start_memory();
   return bootstrap_admin ? bootstrap_admin_token() : StartReport{};
 }
 
-void Engine::start_auth() {
-  auto plugin = host_.find(config_.auth);
-  if (!plugin || plugin->kind() != AGENTRT_KIND_AUTH)
-    throw StartError("auth module '" + config_.auth + "' is not a loaded auth plugin");
+std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, uint32_t kind,
+                                                       const char* role) {
+  auto plugin = host_.find(name);
+  if (!plugin || plugin->kind() != kind)
+    throw StartError(std::string(role) + " '" + name + "' is not a loaded " +
+                     plugin_kind_name(kind) + " plugin");
   nlohmann::json plugin_config = nlohmann::json::object();
-  auto configured = config_.plugins.find(config_.auth);
+  auto configured = config_.plugins.find(name);
   if (configured != config_.plugins.end()) plugin_config = configured->second.config;
   plugin_config["data_dir"] = std::filesystem::absolute(config_.data_dir).string();
   try {
-    auto instance = std::make_shared<PluginInstance>(plugin, plugin_config.dump());
-    auth_ = std::make_unique<AuthService>(
-        instance, [this](const std::string& cell) { return cells_->exists(cell); });
+    return std::make_shared<PluginInstance>(plugin, plugin_config.dump());
   } catch (const PluginError& e) {
-    throw StartError("auth module '" + config_.auth + "' failed to start: " + e.what());
+    throw StartError(std::string(role) + " '" + name + "' failed to start: " + e.what());
   }
+}
+
+void Engine::start_auth() {
+  auth_ = std::make_unique<AuthService>(
+      service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module"),
+      [this](const std::string& cell) { return cells_->exists(cell); });
+}
+
+void Engine::start_memory() {
+  memory_ = std::make_unique<MemoryService>(
+      service_plugin(config_.memory_backend, AGENTRT_KIND_MEMORY_BACKEND, "memory backend"),
+      [this](const std::string& cell, const Principal& who, const std::string& session) {
+        auto found = sessions_->find(cell, session);
+        return found && (who.admin || found->actor == who.actor);
+      });
+  runs_->on_session_deleted([this](const std::string& cell, const std::string& session) {
+    memory_->delete_session(cell, session);
+  });
+  cells_->add_cleanup([this](Connection&, const std::string& cell) { memory_->clear_cell(cell); });
 }
 
 // The first start on an empty store makes the admin token; a marker in the store, not
@@ -100,7 +121,8 @@ StartReport Engine::bootstrap_admin_token() {
 
 void Engine::create_instances() {
   for (const auto& [name, plugin_config] : config_.plugins) {
-    if (!plugin_config.enabled || name == config_.auth) continue;  // auth: see start_auth
+    // The auth module and the memory backend are made by start_auth/start_memory.
+    if (!plugin_config.enabled || name == config_.auth || name == config_.memory_backend) continue;
     auto plugin = host_.find(name);
     if (!plugin) {
       create_errors_[name] = "enabled in the config but not found in the plugin directories";

@@ -6,6 +6,7 @@
 #include "core/auth/auth_service.h"
 #include "core/cells/cell_service.h"
 #include "core/config/config.h"
+#include "core/memory/memory_service.h"
 #include "core/plugin_host/plugin_host.h"
 #include "core/providers/provider_registry.h"
 #include "core/runs/run_service.h"
@@ -73,10 +74,16 @@ class Engine {
   ProviderRegistry& providers() { return *registry_; }
   const AuthService& auth() const { return *auth_; }
   RunService& runs() { return *runs_; }
+  MemoryService& memory() { return *memory_; }
 
  private:
   void create_instances();
   void start_auth();
+  void start_memory();
+  // An instance of the plugin the config names for a service (auth, memory), with the
+  // data dir added to its config. StartError when it cannot be had.
+  std::shared_ptr<PluginInstance> service_plugin(const std::string& name, uint32_t kind,
+                                                 const char* role);
   StartReport bootstrap_admin_token();
   static std::vector<PluginStatus> fold_create_errors(
       std::vector<PluginStatus> statuses, const std::map<std::string, std::string>& errors);
@@ -93,6 +100,7 @@ class Engine {
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<SessionStore> sessions_;
   std::unique_ptr<RunService> runs_;
+  std::unique_ptr<MemoryService> memory_;
   std::chrono::steady_clock::time_point started_;
 };
 

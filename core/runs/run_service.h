@@ -73,6 +73,11 @@ class RunService {
   // Shutdown: stops every live run (they end with reason "interrupted").
   void interrupt_all();
 
+  // Called after a session is deleted, for what other features keep per session.
+  void on_session_deleted(std::function<void(const std::string&, const std::string&)> hook) {
+    session_deleted_ = std::move(hook);
+  }
+
  private:
   SessionRecord visible_session(const std::string& cell, const Principal& who,
                                 const std::string& session) const;
@@ -83,6 +88,7 @@ class RunService {
   ProviderRegistry& providers_;
   RunSettings settings_;
   LiveRuns live_;
+  std::function<void(const std::string&, const std::string&)> session_deleted_;
 };
 
 }  // namespace agentrt::core

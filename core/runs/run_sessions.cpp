@@ -45,6 +45,7 @@ void RunService::delete_session(const std::string& cell, const Principal& who,
     running->wait_finished(std::chrono::seconds(10));
   }
   sessions_.remove(cell, session);
+  if (session_deleted_) session_deleted_(cell, session);
 }
 
 void RunService::check_run(const std::string& cell, const Principal& who,

@@ -1,6 +1,7 @@
 #include "core/sessions/session_store.h"
 
 #include "core/log/logger.h"
+#include "core/store/paged_query.h"
 
 namespace agentrt::core {
 namespace {
@@ -49,30 +50,21 @@ SessionRecord SessionStore::ensure(const std::string& cell, const std::string& i
 
 nlohmann::json SessionStore::list(const std::string& cell, const std::optional<std::string>& actor,
                                   const PageRequest& page) const {
-  nlohmann::json rows = nlohmann::json::array();
-  int64_t last = 0;
-  bool more = false;
+  nlohmann::json body;
   store_.read([&](Connection& db) {
-    auto row =
-        db.prepare(std::string("SELECT ") + kSessionColumns +
-                   " FROM sessions WHERE cell = ?1 AND (?2 IS NULL OR actor = ?2) AND seq < ?3 "
-                   "ORDER BY seq DESC LIMIT ?4");
-    row.bind(1, cell);
+    auto rows = db.prepare(std::string("SELECT ") + kSessionColumns +
+                           " FROM sessions WHERE cell = ?1 AND (?2 IS NULL OR actor = ?2) AND "
+                           "seq < ?3 ORDER BY seq DESC LIMIT ?4");
+    rows.bind(1, cell);
     if (actor)
-      row.bind(2, *actor);
+      rows.bind(2, *actor);
     else
-      row.bind_null(2);
-    row.bind(3, page.after.value_or(INT64_MAX)).bind(4, int64_t{page.limit} + 1);
-    while (row.step()) {
-      if (static_cast<int>(rows.size()) == page.limit) {
-        more = true;
-        break;
-      }
-      rows.push_back(to_json(read_session(row)));
-      last = row.column_int(0);
-    }
+      rows.bind_null(2);
+    rows.bind(3, page.after.value_or(INT64_MAX)).bind(4, int64_t{page.limit} + 1);
+    body = read_page(rows, page.limit,
+                     [](const Statement& row) { return to_json(read_session(row)); });
   });
-  return page_body(std::move(rows), more, last);
+  return body;
 }
 
 std::vector<StoredMessage> SessionStore::history(const std::string& cell,
@@ -90,29 +82,22 @@ std::vector<StoredMessage> SessionStore::history(const std::string& cell,
 
 nlohmann::json SessionStore::messages(const std::string& cell, const std::string& session,
                                       const PageRequest& page) const {
-  nlohmann::json rows = nlohmann::json::array();
-  int64_t last = 0;
-  bool more = false;
+  nlohmann::json body;
   store_.read([&](Connection& db) {
-    auto row = db.prepare(
+    auto rows = db.prepare(
         "SELECT seq, role, content, run_id, created_at FROM messages WHERE cell = ? AND "
         "session_id = ? AND seq > ? ORDER BY seq LIMIT ?");
-    row.bind(1, cell).bind(2, session).bind(3, page.after.value_or(0));
-    row.bind(4, int64_t{page.limit} + 1);
-    while (row.step()) {
-      if (static_cast<int>(rows.size()) == page.limit) {
-        more = true;
-        break;
-      }
-      rows.push_back({{"role", row.column_text(1)},
-                      {"content", nlohmann::json::parse(row.column_text(2))},
-                      {"run_id", row.column_is_null(3) ? nlohmann::json()
-                                                       : nlohmann::json(row.column_text(3))},
-                      {"created_at", row.column_text(4)}});
-      last = row.column_int(0);
-    }
+    rows.bind(1, cell).bind(2, session).bind(3, page.after.value_or(0));
+    rows.bind(4, int64_t{page.limit} + 1);
+    body = read_page(rows, page.limit, [](const Statement& row) {
+      return nlohmann::json{
+          {"role", row.column_text(1)},
+          {"content", nlohmann::json::parse(row.column_text(2))},
+          {"run_id", row.column_is_null(3) ? nlohmann::json() : nlohmann::json(row.column_text(3))},
+          {"created_at", row.column_text(4)}};
+    });
   });
-  return page_body(std::move(rows), more, last);
+  return body;
 }
 
 bool SessionStore::remove(const std::string& cell, const std::string& id) {

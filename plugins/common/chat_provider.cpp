@@ -14,18 +14,23 @@ void wipe(std::string& s) {
   s.clear();
 }
 
-// The request's headers carry the key; wipe them however the call ends.
-class HeaderWiper {
+// Wipes what it watches when the scope ends, however it ends (the key, and the
+// request headers that carry it).
+class WipeOnExit {
  public:
-  explicit HeaderWiper(HttpRequest& request) : request_(request) {}
-  ~HeaderWiper() {
-    for (std::string& header : request_.headers) wipe(header);
+  explicit WipeOnExit(std::string& one) : one_(&one) {}
+  explicit WipeOnExit(std::vector<std::string>& many) : many_(&many) {}
+  ~WipeOnExit() {
+    if (one_) wipe(*one_);
+    if (many_)
+      for (std::string& s : *many_) wipe(s);
   }
-  HeaderWiper(const HeaderWiper&) = delete;
-  HeaderWiper& operator=(const HeaderWiper&) = delete;
+  WipeOnExit(const WipeOnExit&) = delete;
+  WipeOnExit& operator=(const WipeOnExit&) = delete;
 
  private:
-  HttpRequest& request_;
+  std::string* one_ = nullptr;
+  std::vector<std::string>* many_ = nullptr;
 };
 
 }  // namespace
@@ -55,31 +60,30 @@ std::string ChatProvider::resolve_key() const {
 void ChatProvider::complete(const std::string& request_json, sdk::Sink& sink) {
   ChatRequest chat = parse_chat_request(request_json);
   std::string key = resolve_key();
+  WipeOnExit wipe_key(key);
   try {
     stream(chat, key, sink);
   } catch (const sdk::Error& e) {
     // Last line of defence: whatever any layer put in a message, the key leaves
     // only as "[redacted]".
-    std::string message = redact(e.what(), key);
-    wipe(key);
-    throw sdk::Error(e.code(), message, e.http_status(), e.retry_after_ms());
+    throw sdk::Error(e.code(), redact(e.what(), key), e.http_status(), e.retry_after_ms());
   }
-  wipe(key);
 }
 
-void ChatProvider::stream(const ChatRequest& chat, const std::string& key,
-                          sdk::Sink& sink) const {
+void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::Sink& sink) const {
   HttpRequest http = adapter_->build(chat, config_, key);
-  HeaderWiper wiper(http);
+  WipeOnExit wipe_headers(http.headers);
   http.connect_timeout_ms = config_.connect_timeout_ms;
   http.stall_timeout_ms = config_.stall_timeout_ms;
   http.user_agent = "agentrt-" + plugin_ + "/1.0";
 
   DeltaEmitter out(sink);
   std::unique_ptr<StreamDecoder> decoder = adapter_->decoder(out);
-  HttpResponse response = post_streaming(
-      http, [&](std::string_view bytes) { decoder->feed(bytes); },
-      [&] { return sink.cancelled(); });
+  StreamCallbacks callbacks;
+  callbacks.on_body = [&](std::string_view bytes) { decoder->feed(bytes); };
+  callbacks.cancelled = [&] { return sink.cancelled(); };
+  callbacks.complete = [&] { return decoder->complete(); };
+  HttpResponse response = post_streaming(http, callbacks);
   if (response.status < 200 || response.status >= 300)
     throw map_http_error(response, adapter_->parse_error(response.body), key, std::time(nullptr));
   decoder->end_of_stream();

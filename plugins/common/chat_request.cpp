@@ -23,8 +23,7 @@ ContentPart parse_part(const json& part, const std::string& where) {
       invalid(where + ".text must be a string");
     out.text = part["text"].get<std::string>();
   } else if (type == "image_url") {
-    if (!part.contains("url") || !part["url"].is_string())
-      invalid(where + ".url must be a string");
+    if (!part.contains("url") || !part["url"].is_string()) invalid(where + ".url must be a string");
     out.kind = ContentPart::Kind::image;
     out.url = part["url"].get<std::string>();
   } else {
@@ -64,8 +63,7 @@ ChatRequest parse_chat_request(const std::string& request_json) {
     invalid("'model' must be a non-empty string");
   out.model = model.get<std::string>();
   const json& messages = request.value("messages", json());
-  if (!messages.is_array() || messages.empty())
-    invalid("'messages' must be a non-empty array");
+  if (!messages.is_array() || messages.empty()) invalid("'messages' must be a non-empty array");
   for (size_t i = 0; i < messages.size(); ++i)
     out.messages.push_back(parse_message(messages[i], "messages[" + std::to_string(i) + "]"));
   if (request.contains("max_tokens") && !request["max_tokens"].is_null()) {

@@ -71,8 +71,8 @@ sdk::Error map_http_error(const HttpResponse& response, const UpstreamErrorInfo&
     return sdk::Error(AGENTRT_ERR_PERMISSION,
                       with_detail("upstream refused the credentials " + code, detail), status);
   if (info.quota_exhausted)
-    return sdk::Error(AGENTRT_ERR_UPSTREAM,
-                      with_detail("upstream quota exhausted " + code, detail), status, wait_ms);
+    return sdk::Error(AGENTRT_ERR_UPSTREAM, with_detail("upstream quota exhausted " + code, detail),
+                      status, wait_ms);
 
   // The vendors' own SDKs let `x-should-retry` override the status either way.
   bool retry = retryable_status(status);
@@ -80,11 +80,10 @@ sdk::Error map_http_error(const HttpResponse& response, const UpstreamErrorInfo&
   if (should_retry == "true") retry = true;
   if (should_retry == "false") retry = false;
   if (retry)
-    return sdk::Error(AGENTRT_ERR_UNAVAILABLE,
-                      with_detail("upstream unavailable " + code, detail), status, wait_ms);
+    return sdk::Error(AGENTRT_ERR_UNAVAILABLE, with_detail("upstream unavailable " + code, detail),
+                      status, wait_ms);
   return sdk::Error(AGENTRT_ERR_UPSTREAM,
-                    with_detail("upstream rejected the request " + code, detail), status,
-                    wait_ms);
+                    with_detail("upstream rejected the request " + code, detail), status, wait_ms);
 }
 
 }  // namespace agentrt::providers

@@ -15,13 +15,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kPollMs = 25;  // cancellation and stall checks happen this often
+// After the end marker, how long the upstream may take to end the response before
+// we stop waiting for a formality.
+constexpr auto kEndGrace = std::chrono::milliseconds(200);
 constexpr size_t kMaxErrorBody = 64 * 1024;
 
 struct Transfer {
   HttpResponse response;
-  std::string pending;        // body bytes received but not yet handed on
-  bool got_headers = false;   // the upstream started answering
-  bool connected = false;     // the request is on its way (connect phase over)
+  std::string pending;       // body bytes received but not yet handed on
+  bool got_headers = false;  // the upstream started answering
+  bool connected = false;    // the request is on its way (connect phase over)
   curl_off_t uploaded = 0;
   Clock::time_point last_activity = Clock::now();
 };
@@ -35,7 +38,12 @@ class HeaderList {
     append("Expect:");
     for (const std::string& line : lines) append(line);
   }
-  ~HeaderList() { curl_slist_free_all(list_); }
+  ~HeaderList() {
+    // libcurl's copies of the lines hold the key too; clear them before freeing.
+    for (curl_slist* node = list_; node; node = node->next)
+      for (char* p = node->data; *p; ++p) *reinterpret_cast<volatile char*>(p) = 0;
+    curl_slist_free_all(list_);
+  }
   HeaderList(const HeaderList&) = delete;
   HeaderList& operator=(const HeaderList&) = delete;
   curl_slist* get() const { return list_; }
@@ -130,7 +138,7 @@ void configure(CURL* easy, const HttpRequest& request, const HeaderList& headers
 
 // Hands buffered body bytes on: to the decoder for a 2xx, into the error body
 // otherwise.
-void deliver(CURL* easy, Transfer& t, const BodyFn& on_body) {
+void deliver(CURL* easy, Transfer& t, const std::function<void(std::string_view)>& on_body) {
   if (t.pending.empty()) return;
   if (t.response.status == 0) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &t.response.status);
   std::string bytes;
@@ -172,9 +180,9 @@ sdk::Error transport_error(CURLcode code, const Transfer& t, const char* error_b
   std::string detail = error_buffer[0] ? error_buffer : curl_easy_strerror(code);
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:  // only the connect timeout is set
-      return sdk::Error(AGENTRT_ERR_TIMEOUT,
-                        "upstream connect timed out after " +
-                            std::to_string(request.connect_timeout_ms) + " ms: " + detail);
+      return sdk::Error(AGENTRT_ERR_TIMEOUT, "upstream connect timed out after " +
+                                                 std::to_string(request.connect_timeout_ms) +
+                                                 " ms: " + detail);
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
@@ -186,7 +194,8 @@ sdk::Error transport_error(CURLcode code, const Transfer& t, const char* error_b
       return sdk::Error(AGENTRT_ERR_UPSTREAM, "upstream TLS certificate refused: " + detail);
     default:
       if (t.got_headers)
-        return sdk::Error(AGENTRT_ERR_UPSTREAM, "connection to upstream lost mid-response: " + detail,
+        return sdk::Error(AGENTRT_ERR_UPSTREAM,
+                          "connection to upstream lost mid-response: " + detail,
                           static_cast<int32_t>(t.response.status));
       return sdk::Error(AGENTRT_ERR_UNAVAILABLE,
                         "upstream connection failed before any response: " + detail);
@@ -195,8 +204,7 @@ sdk::Error transport_error(CURLcode code, const Transfer& t, const char* error_b
 
 }  // namespace
 
-HttpResponse post_streaming(const HttpRequest& request, const BodyFn& on_body,
-                            const CancelledFn& cancelled) {
+HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& callbacks) {
   // Declared before the lease so they outlive it: libcurl may still look at them
   // while the lease detaches the handle.
   Transfer t;
@@ -205,20 +213,28 @@ HttpResponse post_streaming(const HttpRequest& request, const BodyFn& on_body,
   CurlLease lease;
   configure(lease.easy(), request, headers, t, error_buffer);
   lease.start();
+  std::optional<Clock::time_point> complete_at;
   for (;;) {
     int running = 0;
     CURLMcode rc = curl_multi_perform(lease.multi(), &running);
     if (rc != CURLM_OK)
       throw sdk::Error(AGENTRT_ERR_INTERNAL, std::string("libcurl: ") + curl_multi_strerror(rc));
     // Body first, so text that arrived before a failure still reaches the sink.
-    deliver(lease.easy(), t, on_body);
+    deliver(lease.easy(), t, callbacks.on_body);
+    const bool complete = callbacks.complete && callbacks.complete();
     if (std::optional<CURLcode> done = finished(lease.multi())) {
-      if (*done != CURLE_OK) throw transport_error(*done, t, error_buffer, request);
+      if (*done != CURLE_OK && !complete) throw transport_error(*done, t, error_buffer, request);
       curl_easy_getinfo(lease.easy(), CURLINFO_RESPONSE_CODE, &t.response.status);
       return std::move(t.response);
     }
-    if (cancelled()) throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
-    check_stall(lease.easy(), t, request);
+    if (complete) {
+      if (!complete_at) complete_at = Clock::now();
+      if (Clock::now() - *complete_at > kEndGrace) return std::move(t.response);
+    } else {
+      if (callbacks.cancelled && callbacks.cancelled())
+        throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
+      check_stall(lease.easy(), t, request);
+    }
     curl_multi_poll(lease.multi(), nullptr, 0, kPollMs, nullptr);
   }
 }

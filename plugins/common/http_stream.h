@@ -26,21 +26,28 @@ struct HttpRequest {
   long stall_timeout_ms = 60000;    // longest silence once connected
 };
 
-using BodyFn = std::function<void(std::string_view bytes)>;
-using CancelledFn = std::function<bool()>;
+// What the transfer reports to, all on the calling thread.
+struct StreamCallbacks {
+  // 2xx body bytes as they arrive, in arbitrary pieces; may throw to end the call.
+  std::function<void(std::string_view bytes)> on_body;
+  // Polled at least every 25 ms; true ends the call with Error(CANCELLED).
+  std::function<bool()> cancelled;
+  // True once the body carried its end marker: from then on the answer is complete,
+  // so an upstream that keeps the response open, or breaks it, no longer matters.
+  std::function<bool()> complete;
+};
 
 // Sends `request` and waits for the answer. While the status is 2xx, body bytes go
-// to `on_body` as they arrive (in arbitrary pieces); any other status's body is
-// collected into the returned response instead. Returns once the upstream ended the
-// response cleanly.
+// to `on_body`; any other status's body is collected into the returned response
+// instead. Returns once the upstream ended the response cleanly, or shortly after
+// `complete()` turned true.
 //
 // Throws sdk::Error: TIMEOUT (connect timeout, or no byte for stall_timeout_ms),
 // UNAVAILABLE (cannot connect, or the connection failed before any response),
-// UPSTREAM (the connection broke mid-response), CANCELLED (`cancelled()` turned true;
-// checked at least every 25 ms), INVALID_ARGUMENT (an unusable URL), and whatever
-// `on_body` throws. On any throw the connection is closed, so the upstream sees the
-// client go away; messages never contain request headers.
-HttpResponse post_streaming(const HttpRequest& request, const BodyFn& on_body,
-                            const CancelledFn& cancelled);
+// UPSTREAM (the connection broke mid-response), CANCELLED, INVALID_ARGUMENT (an
+// unusable URL), and whatever `on_body` throws. Whenever the response did not end
+// cleanly the connection is closed, so the upstream sees the client go away;
+// messages never contain request headers.
+HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& callbacks);
 
 }  // namespace agentrt::providers

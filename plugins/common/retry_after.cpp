@@ -39,8 +39,8 @@ uint32_t clamp_ms(double ms) {
 
 }  // namespace
 
-uint32_t retry_after_ms(std::string_view retry_after_ms_header,
-                        std::string_view retry_after_header, std::time_t now) {
+uint32_t retry_after_ms(std::string_view retry_after_ms_header, std::string_view retry_after_header,
+                        std::time_t now) {
   if (auto ms = parse_number(retry_after_ms_header)) return clamp_ms(*ms);
   if (auto seconds = parse_number(retry_after_header)) return clamp_ms(*seconds * 1000.0);
   std::string_view date = trim(retry_after_header);

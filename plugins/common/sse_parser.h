@@ -15,6 +15,10 @@ namespace agentrt::providers {
 struct SseEvent {
   std::string event;  // empty when the event had no `event:` field
   std::string data;
+
+  bool operator==(const SseEvent& other) const {
+    return event == other.event && data == other.data;
+  }
 };
 
 class SseParser {

@@ -20,6 +20,8 @@ class StreamDecoder {
   // The upstream ended the body cleanly. A stream without its end marker is
   // truncated: throws Error(AGENTRT_ERR_UPSTREAM) after what arrived was emitted.
   virtual void end_of_stream() = 0;
+  // True once the stream's end marker arrived and every delta was emitted.
+  virtual bool complete() const = 0;
 };
 
 // Error(AGENTRT_ERR_UPSTREAM) for a unit the upstream should never have sent.
@@ -31,6 +33,7 @@ class SseDecoder : public StreamDecoder {
   explicit SseDecoder(DeltaEmitter& out) : out_(out) {}
   void feed(std::string_view bytes) final;
   void end_of_stream() final;
+  bool complete() const final { return out_.finished(); }
 
  protected:
   // One complete event; called only until the end marker was seen.
@@ -47,6 +50,7 @@ class NdjsonDecoder : public StreamDecoder {
   explicit NdjsonDecoder(DeltaEmitter& out) : out_(out), lines_(/*cr_ends_line=*/false) {}
   void feed(std::string_view bytes) final;
   void end_of_stream() final;
+  bool complete() const final { return out_.finished(); }
 
  protected:
   // One non-blank line; called only until the end marker was seen.

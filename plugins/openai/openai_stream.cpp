@@ -55,8 +55,7 @@ void ChunkDecoder::on_chunk(const json& chunk) {
   if (const json* choices = field(chunk, "choices"); choices && choices->is_array()) {
     for (const json& choice : *choices) {
       if (int_field(choice, "index").value_or(0) != 0) continue;
-      if (const json* delta = field(choice, "delta"))
-        out_.text(string_field(*delta, "content"));
+      if (const json* delta = field(choice, "delta")) out_.text(string_field(*delta, "content"));
       std::string reason = string_field(choice, "finish_reason");
       if (!reason.empty()) finish_reason_ = reason;
     }

@@ -3,6 +3,7 @@
 #include "server/api/admin_routes.h"
 #include "server/api/conversation_routes.h"
 #include "server/api/health_routes.h"
+#include "server/api/memory_routes.h"
 
 namespace agentrt::server::api {
 
@@ -13,6 +14,7 @@ void register_api_routes(Router& router, core::Engine& engine) {
   add_provider_routes(router, engine);
   add_conversation_routes(router, engine);
   add_session_routes(router, engine);
+  add_memory_routes(router, engine);
 }
 
 }  // namespace agentrt::server::api

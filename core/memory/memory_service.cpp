@@ -1,0 +1,181 @@
+#include "core/memory/memory_service.h"
+
+#include "core/domain/errors.h"
+#include "core/domain/json_fields.h"
+#include "core/domain/paging.h"
+#include "core/domain/plugin_call.h"
+
+#include <algorithm>
+
+namespace agentrt::core {
+namespace {
+
+nlohmann::json optional_value(const std::optional<std::string>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
+std::string checked_layer(const std::optional<std::string>& layer) {
+  if (!layer) throw invalid("query parameter 'layer' is required");
+  if (!is_memory_layer(*layer))
+    throw invalid(
+        "query parameter 'layer' must be one of environment, consensus, about_me, "
+        "agent_memory, session, working, unknown");
+  return *layer;
+}
+
+}  // namespace
+
+const std::vector<std::string>& memory_layers() {
+  static const std::vector<std::string> layers = {
+      "environment", "consensus", "about_me", "agent_memory", "session", "working", "unknown"};
+  return layers;
+}
+
+bool is_memory_layer(const std::string& name) {
+  const auto& layers = memory_layers();
+  return std::find(layers.begin(), layers.end(), name) != layers.end();
+}
+
+MemoryService::MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_visible)
+    : backend_(std::move(backend)), session_visible_(std::move(session_visible)) {}
+
+nlohmann::json MemoryService::call(agentrt_json_call_fn fn, const nlohmann::json& request) const {
+  return call_plugin_json(*backend_, fn, request);
+}
+
+// The one place that decides whose entries a read sees (the actor rule).
+nlohmann::json MemoryService::filter(const std::string& cell, const Principal& who,
+                                     const MemoryQuery& query) const {
+  return {{"cell", cell},
+          {"actor", optional_value(reading_actor(who, query.actor))},
+          {"namespace", optional_value(query.namespace_)},
+          {"session_id", optional_value(query.session_id)}};
+}
+
+nlohmann::json MemoryService::save(const std::string& cell, const Principal& who,
+                                   const nlohmann::json& body) {
+  require_object(body);
+  reject_unknown_fields(body, {"layer", "content", "namespace", "actor", "session_id", "metadata"});
+  std::string layer = required_string(body, "layer");
+  std::string content = required_string(body, "content");
+  if (content.empty()) throw invalid("field 'content' must be a non-empty string");
+  auto namespace_ = optional_string(body, "namespace");
+  auto session_id = optional_string(body, "session_id");
+  nlohmann::json metadata = body.value("metadata", nlohmann::json::object());
+  if (metadata.is_null()) metadata = nlohmann::json::object();
+  if (!metadata.is_object()) throw invalid("field 'metadata' must be an object");
+  nlohmann::json request = {{"cell", cell},
+                            {"content", content},
+                            {"namespace", optional_value(namespace_)},
+                            {"actor", acting_actor(who, optional_string(body, "actor"))},
+                            {"session_id", optional_value(session_id)},
+                            {"metadata", metadata}};
+  if (!is_memory_layer(layer)) {
+    request["requested_layer"] = layer;
+    layer = "unknown";
+  }
+  request["layer"] = layer;
+  if (layer == "agent_memory" && (!namespace_ || namespace_->empty()))
+    throw invalid("field 'namespace' is required for the agent_memory layer");
+  if (layer == "session") {
+    if (!session_id) throw invalid("field 'session_id' is required for the session layer");
+    if (!session_visible_(cell, who, *session_id))
+      throw invalid("field 'session_id' names no session of this actor");
+  }
+  return call(table().save, request);
+}
+
+nlohmann::json MemoryService::list(const std::string& cell, const Principal& who,
+                                   const MemoryQuery& query) {
+  nlohmann::json request = filter(cell, who, query);
+  request["layer"] = checked_layer(query.layer);
+  request["limit"] = parse_page_request(query.limit, std::nullopt).limit;
+  request["cursor"] = optional_value(query.cursor);
+  return call(table().list, request);
+}
+
+nlohmann::json MemoryService::get(const std::string& cell, const Principal& who,
+                                  const std::string& id, const MemoryQuery& query) {
+  nlohmann::json request = filter(cell, who, query);
+  request["id"] = id;
+  return call(table().get, request);
+}
+
+void MemoryService::remove(const std::string& cell, const Principal& who, const std::string& id,
+                           const MemoryQuery& query) {
+  nlohmann::json request = filter(cell, who, query);
+  request["id"] = id;
+  call(table().remove, request);
+}
+
+nlohmann::json MemoryService::clear_layer(const std::string& cell, const Principal& who,
+                                          const MemoryQuery& query) {
+  nlohmann::json request = filter(cell, who, query);
+  request["layer"] = checked_layer(query.layer);
+  return call(table().clear_layer, request);
+}
+
+nlohmann::json MemoryService::search(const std::string& cell, const Principal& who,
+                                     const nlohmann::json& body) {
+  require_object(body);
+  reject_unknown_fields(body, {"query", "layers", "namespace", "limit", "actor", "session_id"});
+  std::string query = required_string(body, "query");
+  if (query.empty()) throw invalid("field 'query' must not be empty");
+  MemoryQuery scope;
+  scope.actor = optional_string(body, "actor");
+  scope.namespace_ = optional_string(body, "namespace");
+  scope.session_id = optional_string(body, "session_id");
+  nlohmann::json request = filter(cell, who, scope);
+  request["query"] = query;
+  request["layers"] = nullptr;
+  if (body.contains("layers") && !body["layers"].is_null()) {
+    if (!body["layers"].is_array()) throw invalid("field 'layers' must be an array of layer names");
+    for (const auto& layer : body["layers"])
+      if (!layer.is_string() || !is_memory_layer(layer.get<std::string>()))
+        throw invalid("field 'layers' must name only the seven memory layers");
+    request["layers"] = body["layers"];
+  }
+  int64_t limit = optional_int(body, "limit").value_or(10);
+  if (limit < 1 || limit > 100) throw invalid("field 'limit' must be from 1 to 100");
+  request["limit"] = limit;
+  return call(table().search, request);
+}
+
+nlohmann::json MemoryService::counts(const std::string& cell, const Principal& who,
+                                     const MemoryQuery& query) {
+  nlohmann::json answer = call(table().count, filter(cell, who, query));
+  nlohmann::json counts = nlohmann::json::object();
+  for (const auto& layer : memory_layers()) {
+    // Rule 1: every key, zeros included, even if a backend left one out.
+    counts[layer] = answer.value(layer, int64_t{0});
+  }
+  return counts;
+}
+
+int64_t MemoryService::delete_session(const std::string& cell, const std::string& session_id) {
+  return call(table().delete_by_session, {{"cell", cell}, {"session_id", session_id}})
+      .value("deleted", int64_t{0});
+}
+
+int64_t MemoryService::clear_namespace(const std::string& cell, const std::string& namespace_) {
+  return call(table().clear_layer, {{"cell", cell},
+                                    {"layer", "agent_memory"},
+                                    {"actor", nullptr},
+                                    {"namespace", namespace_},
+                                    {"session_id", nullptr}})
+      .value("deleted", int64_t{0});
+}
+
+int64_t MemoryService::clear_cell(const std::string& cell) {
+  int64_t deleted = 0;
+  for (const auto& layer : memory_layers())
+    deleted += call(table().clear_layer, {{"cell", cell},
+                                          {"layer", layer},
+                                          {"actor", nullptr},
+                                          {"namespace", nullptr},
+                                          {"session_id", nullptr}})
+                   .value("deleted", int64_t{0});
+  return deleted;
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,64 @@
+// Layered memory through whichever memory-backend plugin the config names. This
+// service owns the rules — the seven layers, which are shared, who may read and write
+// as whom, what each field must be — and hands the backend clean requests; the backend
+// owns storage, counting and search.
+#pragma once
+
+#include "core/auth/principal.h"
+#include "core/plugin_host/loaded_plugin.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+// The seven layers, in the order counts list them.
+const std::vector<std::string>& memory_layers();
+bool is_memory_layer(const std::string& name);
+
+// Query parameters of the read routes, raw.
+struct MemoryQuery {
+  std::optional<std::string> layer, actor, namespace_, session_id, limit, cursor;
+};
+
+class MemoryService {
+ public:
+  // `session_visible(cell, who, session_id)` says whether a session exists for `who`.
+  using SessionCheck =
+      std::function<bool(const std::string&, const Principal&, const std::string&)>;
+
+  MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_visible);
+
+  nlohmann::json save(const std::string& cell, const Principal& who, const nlohmann::json& body);
+  nlohmann::json list(const std::string& cell, const Principal& who, const MemoryQuery& query);
+  nlohmann::json get(const std::string& cell, const Principal& who, const std::string& id,
+                     const MemoryQuery& query);
+  void remove(const std::string& cell, const Principal& who, const std::string& id,
+              const MemoryQuery& query);
+  nlohmann::json clear_layer(const std::string& cell, const Principal& who,
+                             const MemoryQuery& query);
+  nlohmann::json search(const std::string& cell, const Principal& who, const nlohmann::json& body);
+  nlohmann::json counts(const std::string& cell, const Principal& who, const MemoryQuery& query);
+
+  // Housekeeping of other features: a deleted session's entries, a deleted cell's, a
+  // deleted agent's namespace.
+  int64_t delete_session(const std::string& cell, const std::string& session_id);
+  int64_t clear_cell(const std::string& cell);
+  int64_t clear_namespace(const std::string& cell, const std::string& namespace_);
+
+ private:
+  nlohmann::json filter(const std::string& cell, const Principal& who,
+                        const MemoryQuery& query) const;
+  nlohmann::json call(agentrt_json_call_fn fn, const nlohmann::json& request) const;
+  const agentrt_memory_vtable_t& table() const { return backend_->plugin().memory_table(); }
+
+  std::shared_ptr<PluginInstance> backend_;
+  SessionCheck session_visible_;
+};
+
+}  // namespace agentrt::core

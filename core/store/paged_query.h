@@ -1,0 +1,28 @@
+// Reads one page of a list query whose first column is the row's position (its seq)
+// and which was asked for limit + 1 rows: the extra row only says there is more.
+#pragma once
+
+#include "core/domain/paging.h"
+#include "core/store/sqlite.h"
+
+#include <nlohmann/json.hpp>
+
+namespace agentrt::core {
+
+template <class RowToJson>
+nlohmann::json read_page(Statement& rows, int limit, RowToJson&& to_json) {
+  nlohmann::json data = nlohmann::json::array();
+  int64_t last = 0;
+  bool more = false;
+  while (rows.step()) {
+    if (static_cast<int>(data.size()) == limit) {
+      more = true;
+      break;
+    }
+    data.push_back(to_json(rows));
+    last = rows.column_int(0);
+  }
+  return page_body(std::move(data), more, last);
+}
+
+}  // namespace agentrt::core

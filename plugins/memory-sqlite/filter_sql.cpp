@@ -1,0 +1,111 @@
+#include "filter_sql.h"
+
+#include "layers.h"
+#include "schema.h"
+
+#include <array>
+
+namespace agentrt::memory_sqlite {
+namespace {
+
+// The most selective filter leads: a session belongs to one actor, and an actor's
+// entries in a layer are usually fewer than a namespace's (an agent namespace is
+// shared by the actors that use that agent). The index after the leading column
+// holds seq, then the filters that can follow it, so the rest is checked in the index.
+const char* index_for(FilterShape shape) {
+  if (shape.session) return kIndexBySession;  // (cell, layer, session_id, seq, actor, ns)
+  if (shape.actor) return kIndexByActor;      // (cell, layer, actor, seq, namespace)
+  if (shape.ns) return kIndexByNamespace;     // (cell, layer, namespace) + rowid
+  return kIndexByLayer;                       // (cell, layer) + rowid
+}
+
+std::string where_clause(FilterShape shape) {
+  std::string where = " WHERE cell = :cell AND layer = :layer";
+  if (shape.actor) where += " AND actor = :actor";
+  if (shape.ns) where += " AND namespace = :ns";
+  if (shape.session) where += " AND session_id = :sid";
+  return where;
+}
+
+std::string from_clause(FilterShape shape) {
+  return std::string(" FROM memory_entries INDEXED BY ") + index_for(shape);
+}
+
+}  // namespace
+
+const char* const kEntryColumns =
+    "id, layer, requested_layer, actor, namespace, session_id, content, metadata, "
+    "created_at, updated_at, seq";
+
+const char* const kVisibleSql =
+    "(e.cell = :cell AND (:actor IS NULL OR e.layer < 2 OR e.actor = :actor)"
+    " AND (:ns IS NULL OR e.namespace = :ns) AND (:sid IS NULL OR e.session_id = :sid))";
+static_assert(kFirstPersonalLayer == 2, "kVisibleSql spells the shared layers as layer < 2");
+
+FilterShape FilterShape::of(const Filter& filter, int layer) {
+  return {filter.actor.has_value() && !is_shared_layer(layer), filter.ns.has_value(),
+          filter.session_id.has_value()};
+}
+
+namespace {
+
+template <class Build>
+std::array<std::string, kFilterShapes> per_shape(Build build) {
+  std::array<std::string, kFilterShapes> sql;
+  for (int key = 0; key < kFilterShapes; ++key)
+    sql[static_cast<size_t>(key)] = build(FilterShape::from_key(key));
+  return sql;
+}
+
+}  // namespace
+
+const std::string& count_sql(FilterShape shape) {
+  static const auto sql = per_shape([](FilterShape s) {
+    return "SELECT count(*)" + from_clause(s) + where_clause(s);
+  });
+  return sql[static_cast<size_t>(shape.key())];
+}
+
+const std::string& list_sql(FilterShape shape) {
+  static const auto sql = per_shape([](FilterShape s) {
+    return std::string("SELECT ") + kEntryColumns + from_clause(s) + where_clause(s) +
+           " AND seq < :before ORDER BY seq DESC LIMIT :limit";
+  });
+  return sql[static_cast<size_t>(shape.key())];
+}
+
+const std::string& clear_sql(FilterShape shape) {
+  static const auto sql =
+      per_shape([](FilterShape s) { return "DELETE" + from_clause(s) + where_clause(s); });
+  return sql[static_cast<size_t>(shape.key())];
+}
+
+// CROSS JOIN keeps the FTS walk as the outer loop, so it stops after :candidates rows
+// instead of probing the index once per entry of the cell.
+const std::string& search_term_sql() {
+  static const std::string sql =
+      std::string("SELECT c.r, c.tf, c.n, c.tokens, e.token_count, ") + kVisibleSql +
+      " AND ((:layers >> e.layer) & 1)"
+      " FROM (SELECT rowid AS r, agentrt_term_stat(memory_fts, 0) AS tf,"
+      " agentrt_term_stat(memory_fts, 1) AS n, agentrt_term_stat(memory_fts, 2) AS tokens"
+      " FROM memory_fts WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :candidates)"
+      " AS c CROSS JOIN memory_entries AS e ON e.seq = c.r";
+  return sql;
+}
+
+void bind_layer_filter(Statement& s, const Filter& filter, int layer, FilterShape shape) {
+  s.bind(":cell", filter.cell);
+  s.bind(":layer", int64_t{layer});
+  if (shape.actor) s.bind(":actor", *filter.actor);
+  if (shape.ns) s.bind(":ns", *filter.ns);
+  if (shape.session) s.bind(":sid", *filter.session_id);
+}
+
+void bind_visibility(Statement& s, const Filter& filter) {
+  s.bind(":cell", filter.cell);
+  s.bind(":actor", filter.actor);
+  s.bind(":ns", filter.ns);
+  s.bind(":sid", filter.session_id);
+}
+
+}  // namespace agentrt::memory_sqlite

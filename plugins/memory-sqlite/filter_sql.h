@@ -1,0 +1,52 @@
+// SQL for the operations that address one layer through a filter (count, list,
+// clear_layer). Each filter shape gets its own statement text naming the index that
+// turns it into a range scan, so the plan never depends on the planner's guesses.
+#pragma once
+
+#include "requests.h"
+#include "sqlite_db.h"
+
+#include <string>
+
+namespace agentrt::memory_sqlite {
+
+// Which optional filters apply to a statement over one layer: the actor never applies
+// to a shared layer (environment, consensus).
+struct FilterShape {
+  bool actor = false;
+  bool ns = false;
+  bool session = false;
+
+  static FilterShape of(const Filter& filter, int layer);
+  // 0..7, for statement caches.
+  int key() const { return (actor ? 1 : 0) | (ns ? 2 : 0) | (session ? 4 : 0); }
+  static FilterShape from_key(int key) { return {(key & 1) != 0, (key & 2) != 0, (key & 4) != 0}; }
+};
+inline constexpr int kFilterShapes = 8;
+
+// The columns entry_codec reads, in its order, for SELECTs of whole entries.
+extern const char* const kEntryColumns;
+
+// Parameters: :cell, :layer and one per applied filter (:actor, :ns, :sid). The texts
+// are built once; callers use them as statement-cache keys.
+const std::string& count_sql(FilterShape shape);
+// Also :before (only entries with a smaller seq) and :limit; newest first.
+const std::string& list_sql(FilterShape shape);
+const std::string& clear_sql(FilterShape shape);
+
+// Binds :cell, :layer and the filters `shape` applies.
+void bind_layer_filter(Statement& s, const Filter& filter, int layer, FilterShape shape);
+
+// A predicate over the row alias `e` that is true exactly for the entries `filter`
+// lets its caller see, whatever the layer. Parameters: :cell, :actor, :ns, :sid (bind
+// them all; null means "any") — see bind_visibility.
+extern const char* const kVisibleSql;
+void bind_visibility(Statement& s, const Filter& filter);
+
+// Search's walk over one term: its :candidates newest FTS matches (:match is one quoted
+// term) joined to their entries. Columns: seq, term frequency, rows and tokens in the
+// index, the entry's token count, and whether kVisibleSql and the :layers bit mask
+// admit it. Needs agentrt_term_stat (fts_support.h) on the connection.
+const std::string& search_term_sql();
+
+}  // namespace agentrt::memory_sqlite

@@ -1,0 +1,142 @@
+#include "fts_support.h"
+
+#include <agentrt/plugin.hpp>
+
+#include <climits>
+#include <unordered_set>
+
+namespace agentrt::memory_sqlite {
+namespace {
+
+fts5_api* fts5_api_of(Database& db) {
+  fts5_api* api = nullptr;
+  Statement s(db, "SELECT fts5(?1)");
+  StatementUse use(s);
+  if (sqlite3_bind_pointer(s.handle(), 1, &api, "fts5_api_ptr", nullptr) != SQLITE_OK)
+    db.fail("cannot bind the fts5 api pointer");
+  use->step();
+  if (api == nullptr || api->iVersion < 2)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: SQLite has no usable FTS5");
+  return api;
+}
+
+void term_stat(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int argc,
+               sqlite3_value** argv) {
+  if (argc != 1) {
+    sqlite3_result_error(ctx, "agentrt_term_stat(fts, what) takes one argument", -1);
+    return;
+  }
+  int rc = SQLITE_OK;
+  sqlite3_int64 value = 0;
+  switch (sqlite3_value_int(argv[0])) {
+    case 0: {
+      int instances = 0;
+      rc = api->xInstCount(fts, &instances);
+      value = instances;
+      break;
+    }
+    case 1:
+      rc = api->xRowCount(fts, &value);
+      break;
+    case 2:
+      rc = api->xColumnTotalSize(fts, 0, &value);
+      break;
+    default:
+      sqlite3_result_error(ctx, "agentrt_term_stat: what must be 0, 1 or 2", -1);
+      return;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3_result_int64(ctx, value);
+}
+
+struct TermCollector {
+  size_t max_terms;
+  std::vector<std::string>* terms;
+  std::unordered_set<std::string> seen;
+};
+
+int collect_term(void* user, int, const char* token, int len, int, int) {
+  auto* c = static_cast<TermCollector*>(user);
+  std::string term(token, static_cast<size_t>(len));
+  if (c->seen.insert(term).second) c->terms->push_back(std::move(term));
+  // SQLITE_DONE stops the tokenizer early without reporting an error.
+  return c->terms->size() >= c->max_terms ? SQLITE_DONE : SQLITE_OK;
+}
+
+int count_token(void* user, int, const char*, int, int, int) {
+  ++*static_cast<int64_t*>(user);
+  return SQLITE_OK;
+}
+
+}  // namespace
+
+struct Tokenizer::Impl {
+  fts5_tokenizer methods{};
+  Fts5Tokenizer* instance = nullptr;
+};
+
+namespace {
+
+// FTS5 passes lengths as int; longer text cannot be tokenized in one call.
+int text_length(std::string_view text) {
+  if (text.size() > static_cast<size_t>(INT_MAX))
+    throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "memory-sqlite: text longer than 2 GiB");
+  return static_cast<int>(text.size());
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer(Database& db) : impl_(std::make_unique<Impl>()) {
+  fts5_api* api = fts5_api_of(db);
+  void* context = nullptr;
+  // Must match the tokenize clause of memory_fts in schema.cpp.
+  const char* args[] = {"remove_diacritics", "2"};
+  if (api->xFindTokenizer(api, "unicode61", &context, &impl_->methods) != SQLITE_OK ||
+      impl_->methods.xCreate(context, args, 2, &impl_->instance) != SQLITE_OK)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: cannot create the unicode61 tokenizer");
+}
+
+Tokenizer::~Tokenizer() {
+  if (impl_->instance) impl_->methods.xDelete(impl_->instance);
+}
+
+std::vector<std::string> Tokenizer::distinct_terms(std::string_view text, size_t max_terms) {
+  std::vector<std::string> terms;
+  if (max_terms == 0) return terms;
+  TermCollector collector{max_terms, &terms, {}};
+  int rc = impl_->methods.xTokenize(impl_->instance, &collector, FTS5_TOKENIZE_QUERY, text.data(),
+                                    text_length(text), collect_term);
+  if (rc != SQLITE_OK && rc != SQLITE_DONE)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: cannot tokenize the query");
+  return terms;
+}
+
+int64_t Tokenizer::count_tokens(std::string_view text) {
+  int64_t count = 0;
+  int rc = impl_->methods.xTokenize(impl_->instance, &count, FTS5_TOKENIZE_DOCUMENT, text.data(),
+                                    text_length(text), count_token);
+  if (rc != SQLITE_OK)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: cannot tokenize the content");
+  return count;
+}
+
+void register_term_stat_function(Database& db) {
+  fts5_api* api = fts5_api_of(db);
+  if (api->xCreateFunction(api, "agentrt_term_stat", nullptr, term_stat, nullptr) != SQLITE_OK)
+    db.fail("cannot register agentrt_term_stat");
+}
+
+std::string fts_literal(std::string_view term) {
+  std::string out = "\"";
+  for (char c : term) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+}  // namespace agentrt::memory_sqlite

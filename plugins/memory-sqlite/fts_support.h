@@ -1,0 +1,45 @@
+// What search needs from SQLite's FTS5 beyond MATCH: the very tokenizer the index uses
+// (so a query is split into exactly the terms the index holds, and user text never
+// reaches the FTS5 query parser as syntax), and a cheap per-row statistic function.
+#pragma once
+
+#include "sqlite_db.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentrt::memory_sqlite {
+
+// One instance of the unicode61 tokenizer configured as memory_fts is (remove_diacritics
+// 2). Not thread-safe: each connection owns one and uses it under its own exclusivity.
+class Tokenizer {
+ public:
+  explicit Tokenizer(Database& db);
+  ~Tokenizer();
+  Tokenizer(const Tokenizer&) = delete;
+  Tokenizer& operator=(const Tokenizer&) = delete;
+
+  // The distinct terms of `text`, folded as the index folds them, in first-seen order,
+  // at most `max_terms` of them.
+  std::vector<std::string> distinct_terms(std::string_view text, size_t max_terms);
+
+  // How many tokens the index records for `text` (BM25's document length).
+  int64_t count_tokens(std::string_view text);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Registers the FTS5 auxiliary function agentrt_term_stat(memory_fts, what) on `db`:
+// what 0 = occurrences of the query's phrases in the row (the term frequency when the
+// query is one term), 1 = rows in the index, 2 = tokens in the index. Each is O(1) per
+// row, unlike bm25(), whose IDF step walks every row that matches each term.
+void register_term_stat_function(Database& db);
+
+// A MATCH expression that is one literal term: FTS5 syntax never leaks through it.
+std::string fts_literal(std::string_view term);
+
+}  // namespace agentrt::memory_sqlite

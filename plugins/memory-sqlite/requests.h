@@ -1,0 +1,81 @@
+// Validation of the plugin's config and of each operation's request. The engine sends
+// clean requests, so these checks guard the contract rather than user input: every
+// message names the offending field and never repeats a value (values are memories).
+#pragma once
+
+#include "layers.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace agentrt::memory_sqlite {
+
+inline constexpr int kMaxListLimit = 500;
+inline constexpr int kMaxSearchLimit = 100;
+inline constexpr int kDefaultSearchCandidates = 2000;
+inline constexpr int kMaxSearchCandidates = 100000;
+
+struct Config {
+  std::string data_dir;
+  int search_candidates = kDefaultSearchCandidates;
+};
+
+// Which entries of one cell an operation sees; an unset field does not filter.
+struct Filter {
+  std::string cell;
+  std::optional<std::string> actor;
+  std::optional<std::string> ns;
+  std::optional<std::string> session_id;
+};
+
+struct SaveRequest {
+  std::string cell;
+  int layer = 0;
+  std::optional<std::string> requested_layer;  // only with the unknown layer
+  std::string content;
+  std::optional<std::string> ns;
+  std::string actor;
+  std::optional<std::string> session_id;
+  std::string metadata_json;  // a JSON object, compact
+};
+
+struct IdRequest {
+  Filter filter;
+  std::string id;
+};
+
+struct LayerRequest {
+  Filter filter;
+  int layer = 0;
+};
+
+struct ListRequest {
+  Filter filter;
+  int layer = 0;
+  int limit = 50;
+  std::optional<int64_t> before_seq;  // from the cursor: only entries older than this
+};
+
+struct SearchRequest {
+  Filter filter;
+  std::string query;
+  LayerMask layers = kAllLayers;
+  int limit = 10;
+};
+
+struct SessionRequest {
+  std::string cell;
+  std::string session_id;
+};
+
+Config parse_config(const std::string& config_json);
+SaveRequest parse_save(const std::string& request_json);
+IdRequest parse_id_request(const std::string& request_json);
+LayerRequest parse_layer_request(const std::string& request_json);
+ListRequest parse_list(const std::string& request_json);
+Filter parse_count(const std::string& request_json);
+SearchRequest parse_search(const std::string& request_json);
+SessionRequest parse_session_request(const std::string& request_json);
+
+}  // namespace agentrt::memory_sqlite

@@ -1,0 +1,101 @@
+#include "schema.h"
+
+#include <agentrt/plugin.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace agentrt::memory_sqlite {
+namespace {
+
+// Step N brings user_version from N-1 to N. A released step never changes.
+//
+// Why the table and indexes look like this:
+// - seq orders entries (newest first = largest seq). AUTOINCREMENT keeps it strictly
+//   increasing even after the newest entry is deleted, which is what makes list
+//   cursors stable and lets the FTS index use it as its rowid.
+// - Each secondary index leads with (cell, layer) and then one filter column, with
+//   seq right after it, so a list with that filter walks the index in seq order with
+//   no sort, and a count is a covering range scan. Columns after seq let a count or a
+//   list check the remaining filters inside the index (see filter_sql.cpp for which
+//   filter uses which index).
+// - memory_fts indexes content only (external content, rowid = seq). columnsize=0
+//   drops FTS5's per-row size table: the token count search needs is kept in
+//   token_count, computed with the same tokenizer at save time.
+const char* const kMigrations[] = {
+    R"sql(
+CREATE TABLE memory_entries(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  cell TEXT NOT NULL,
+  layer INTEGER NOT NULL CHECK(layer BETWEEN 0 AND 6),
+  requested_layer TEXT,
+  actor TEXT NOT NULL,
+  namespace TEXT,
+  session_id TEXT,
+  content TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  token_count INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX memory_by_layer ON memory_entries(cell, layer);
+CREATE INDEX memory_by_actor ON memory_entries(cell, layer, actor, seq, namespace);
+CREATE INDEX memory_by_namespace ON memory_entries(cell, layer, namespace);
+CREATE INDEX memory_by_session
+  ON memory_entries(cell, layer, session_id, seq, actor, namespace);
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+  content, content='memory_entries', content_rowid='seq', columnsize=0,
+  tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER memory_entries_fts_insert AFTER INSERT ON memory_entries BEGIN
+  INSERT INTO memory_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER memory_entries_fts_delete AFTER DELETE ON memory_entries BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER memory_entries_fts_update AFTER UPDATE OF content ON memory_entries BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+  INSERT INTO memory_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+)sql",
+};
+constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
+
+}  // namespace
+
+std::string prepare_private_file(const std::string& data_dir) {
+  // SQLite gives its -wal and -shm files the main file's mode, so creating the main
+  // file 0600 before SQLite touches it keeps all three private whatever the umask.
+  std::string path = data_dir + "/memory.db";
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                     "memory-sqlite: cannot open '" + path + "': " + std::strerror(errno));
+  int rc = ::fchmod(fd, 0600);
+  int saved = errno;
+  ::close(fd);
+  if (rc != 0)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                     "memory-sqlite: cannot chmod '" + path + "': " + std::strerror(saved));
+  return path;
+}
+
+void migrate(Database& db) {
+  // IMMEDIATE takes the write lock before reading the version, so two processes
+  // opening a new store at once cannot both run a step.
+  Transaction tx(db, "BEGIN IMMEDIATE");
+  int64_t version = db.query_int("PRAGMA user_version");
+  if (version > kSchemaVersion)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                     "memory-sqlite: memory.db has schema version " + std::to_string(version) +
+                         ", newer than this plugin's " + std::to_string(kSchemaVersion));
+  for (int64_t step = version; step < kSchemaVersion; ++step) db.exec(kMigrations[step]);
+  db.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+  tx.commit();
+}
+
+}  // namespace agentrt::memory_sqlite

@@ -1,0 +1,37 @@
+// Full-text search over one cell's visible entries, ranked by BM25 (higher is better).
+//
+// The query is user text, never FTS5 syntax: it is split by the index's own tokenizer
+// and each term is searched as a quoted literal. Terms are OR-ed: an entry matching any
+// term is a candidate, and entries matching more (and rarer) terms rank higher.
+//
+// Bounded cost: for each term only its `candidates_per_term` newest matches are read,
+// whatever the cell, and then filtered to the caller's cell, actor, namespace, session
+// and layers. So a search reads at most kMaxQueryTerms x candidates_per_term index rows.
+// The price is recall for very common terms: an entry whose only match is a term with
+// more matches than the bound, older than that term's newest matches, is not found;
+// the same entry is still found through any rarer term of the query. A term's
+// frequency (for its IDF) is exact up to the bound and extrapolated beyond it.
+#pragma once
+
+#include "connection.h"
+#include "entry_codec.h"
+#include "requests.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace agentrt::memory_sqlite {
+
+// Distinct query terms beyond this are ignored (first come, first kept).
+inline constexpr size_t kMaxQueryTerms = 16;
+
+struct SearchHit {
+  EntryRow row;
+  double score = 0;
+};
+
+// Throws INVALID_ARGUMENT "query has no searchable words" when the query has no term.
+std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& request,
+                                      int candidates_per_term);
+
+}  // namespace agentrt::memory_sqlite

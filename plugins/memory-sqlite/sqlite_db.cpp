@@ -1,0 +1,153 @@
+#include "sqlite_db.h"
+
+#include <agentrt/plugin.hpp>
+
+namespace agentrt::memory_sqlite {
+namespace {
+
+// A lock still held after the busy timeout is another process's transaction: the
+// caller may retry, unlike a corrupt or unreadable file.
+int32_t code_for(int rc) {
+  int primary = rc & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? AGENTRT_ERR_UNAVAILABLE
+                                                            : AGENTRT_ERR_INTERNAL;
+}
+
+}  // namespace
+
+Database::Database(const std::string& path, OpenMode mode) {
+  int flags = SQLITE_OPEN_NOMUTEX | (mode == OpenMode::kReadOnly
+                                         ? SQLITE_OPEN_READONLY
+                                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                     "memory-sqlite: cannot open '" + path + "': " + message);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, 5000);
+}
+
+Database::~Database() {
+  if (db_) sqlite3_close_v2(db_);
+}
+
+void Database::fail(const std::string& what) const {
+  throw sdk::Error(code_for(sqlite3_extended_errcode(db_)),
+                   "memory-sqlite: sqlite: " + what + ": " + sqlite3_errmsg(db_));
+}
+
+void Database::exec(const char* sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &error);
+  if (rc != SQLITE_OK) {
+    std::string message = error ? error : sqlite3_errstr(rc);
+    sqlite3_free(error);
+    throw sdk::Error(code_for(rc), "memory-sqlite: sqlite: " + message);
+  }
+}
+
+int64_t Database::query_int(const char* sql) {
+  Statement s(*this, sql);
+  StatementUse use(s);
+  if (!use->step()) fail("no result");
+  return use->column_int(0);
+}
+
+int Database::changes() const {
+  return sqlite3_changes(db_);
+}
+
+Statement::Statement(Database& db, std::string_view sql) : db_(db) {
+  int rc = sqlite3_prepare_v3(db_.handle(), sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  if (rc != SQLITE_OK || stmt_ == nullptr) db_.fail("cannot prepare statement");
+}
+
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
+
+void Statement::reset() noexcept {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int Statement::parameter(const char* name) {
+  int index = sqlite3_bind_parameter_index(stmt_, name);
+  if (index == 0)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL,
+                     std::string("memory-sqlite: statement has no parameter ") + name);
+  return index;
+}
+
+void Statement::bind(int index, int64_t value) {
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) db_.fail("cannot bind");
+}
+
+void Statement::bind(int index, std::string_view value) {
+  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT,
+                          SQLITE_UTF8) != SQLITE_OK)
+    db_.fail("cannot bind");
+}
+
+void Statement::bind(int index, const std::optional<std::string>& value) {
+  if (value) {
+    bind(index, std::string_view(*value));
+  } else {
+    bind_null(index);
+  }
+}
+
+void Statement::bind_null(int index) {
+  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) db_.fail("cannot bind");
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_.fail("step failed");
+}
+
+bool Statement::is_null(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+int64_t Statement::column_int(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+
+double Statement::column_double(int column) const {
+  return sqlite3_column_double(stmt_, column);
+}
+
+std::string Statement::column_text(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  int len = sqlite3_column_bytes(stmt_, column);
+  return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(len))
+              : std::string();
+}
+
+std::optional<std::string> Statement::column_optional_text(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return column_text(column);
+}
+
+Transaction::Transaction(Database& db, const char* begin_sql) : db_(db) {
+  db_.exec(begin_sql);
+}
+
+Transaction::~Transaction() {
+  if (open_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  open_ = false;
+}
+
+}  // namespace agentrt::memory_sqlite

@@ -1,0 +1,232 @@
+// Layered memory over HTTP: the layer rules, bad input, search, and the four rules of
+// counts checked as a property over a random mix of entries.
+#include "tests/api/conversation_client.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kLayers = {"environment", "consensus", "about_me", "agent_memory",
+                                          "session",     "working",   "unknown"};
+const std::set<std::string> kShared = {"environment", "consensus"};
+
+std::string query(const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string out;
+  for (const auto& [key, value] : params) out += (out.empty() ? "?" : "&") + key + "=" + value;
+  return out;
+}
+
+// Every entry of a layer, following next_cursor with a small page size.
+std::vector<json> list_all(const AgentdProcess& agentd, const std::string& token,
+                           std::vector<std::pair<std::string, std::string>> params) {
+  std::vector<json> all;
+  std::string cursor;
+  params.push_back({"limit", "7"});
+  for (int page = 0; page < 1000; ++page) {
+    auto p = params;
+    if (!cursor.empty()) p.push_back({"cursor", cursor});
+    auto response = call(agentd, "GET", "/memory" + query(p), token);
+    EXPECT_EQ(response.status, 200) << response.body;
+    for (const auto& e : response.json()["data"]) all.push_back(e);
+    if (response.json()["next_cursor"].is_null()) break;
+    cursor = response.json()["next_cursor"];
+  }
+  return all;
+}
+
+class Memory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    admin = first_admin_token(agentd);
+    alice = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+    bob = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
+  }
+  json save(const std::string& token, json body, int expected = 201) {
+    auto response = call(agentd, "POST", "/memory", token, body);
+    EXPECT_EQ(response.status, expected) << body.dump() << " -> " << response.body;
+    return response.json();
+  }
+  AgentdProcess agentd;
+  std::string admin, alice, bob;
+};
+
+TEST_F(Memory, SaveGetListDelete) {
+  json entry =
+      save(alice, {{"layer", "about_me"}, {"content", "likes tea"}, {"metadata", {{"k", 1}}}});
+  EXPECT_EQ(entry["actor"], "alice");
+  EXPECT_EQ(entry["layer"], "about_me");
+  EXPECT_EQ(entry["metadata"]["k"], 1);
+  for (const char* key : {"id", "content", "namespace", "session_id", "created_at", "updated_at"})
+    EXPECT_TRUE(entry.contains(key)) << key;
+  std::string id = entry["id"];
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + id, alice).json(), entry);
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + id, bob).status, 404) << "another actor's entry";
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/" + id, bob).status, 404);
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + id, admin).status, 200);
+  EXPECT_EQ(list_all(agentd, alice, {{"layer", "about_me"}}).size(), 1u);
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/" + id, alice).status, 204);
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + id, alice).status, 404);
+}
+
+TEST_F(Memory, UnknownLayersLandInUnknownAndSharedLayersAreShared) {
+  json odd = save(alice, {{"layer", "dreams"}, {"content", "flying"}});
+  EXPECT_EQ(odd["layer"], "unknown");
+  EXPECT_EQ(odd["requested_layer"], "dreams");
+  save(alice, {{"layer", "consensus"}, {"content", "we ship on fridays"}});
+  save(bob, {{"layer", "consensus"}, {"content", "we test first"}});
+  EXPECT_EQ(list_all(agentd, alice, {{"layer", "consensus"}}).size(), 2u);
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts", bob).json()["consensus"], 2);
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts", bob).json()["unknown"], 0);
+  save(alice, {{"layer", "agent_memory"}, {"namespace", "helper"}, {"content", "be brief"}});
+  EXPECT_EQ(list_all(agentd, alice, {{"layer", "agent_memory"}, {"namespace", "helper"}}).size(),
+            1u);
+  EXPECT_EQ(list_all(agentd, alice, {{"layer", "agent_memory"}, {"namespace", "other"}}).size(),
+            0u);
+}
+
+TEST_F(Memory, BadInputGetsTheDocumentedError) {
+  std::string before = call(agentd, "GET", "/memory/counts", admin).body;
+  save(alice, {{"layer", "about_me"}, {"content", ""}}, 400);
+  save(alice, {{"layer", "about_me"}, {"content", 5}}, 400);
+  save(alice, {{"layer", "about_me"}}, 400);
+  save(alice, {{"content", "x"}}, 400);
+  save(alice, {{"layer", "about_me"}, {"content", "x"}, {"metadata", "nope"}}, 400);
+  save(alice, {{"layer", "about_me"}, {"content", "x"}, {"metadata", json::array()}}, 400);
+  save(alice, {{"layer", "agent_memory"}, {"content", "x"}}, 400);
+  save(alice, {{"layer", "session"}, {"content", "x"}}, 400);
+  save(alice, {{"layer", "session"}, {"content", "x"}, {"session_id", "nope"}}, 400);
+  save(alice, {{"layer", "about_me"}, {"content", "x"}, {"colour", "red"}}, 400);
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts", admin).body, before) << "nothing written";
+
+  for (const std::string& path : {std::string("/memory?layer=dreams"), std::string("/memory"),
+                                  std::string("/memory?layer=about_me&limit=0"),
+                                  std::string("/memory?layer=about_me&limit=10000"),
+                                  std::string("/memory?layer=about_me&cursor=garbage")}) {
+    auto response = call(agentd, "GET", path, alice);
+    EXPECT_EQ(response.status, 400) << path << " " << response.body;
+    EXPECT_EQ(response.json()["error"]["code"], "invalid_request");
+  }
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/layer?layer=dreams", alice).status, 400);
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/layer", alice).status, 400);
+}
+
+TEST_F(Memory, SearchRanksAndNeverPassesSyntaxThrough) {
+  save(alice, {{"layer", "about_me"}, {"content", "alice enjoys green tea in the morning"}});
+  save(alice, {{"layer", "about_me"}, {"content", "alice owns a bicycle"}});
+  save(bob, {{"layer", "about_me"}, {"content", "bob enjoys green tea too"}});
+  auto found = call(agentd, "POST", "/memory/search", alice, {{"query", "green tea"}});
+  ASSERT_EQ(found.status, 200) << found.body;
+  auto data = found.json()["data"];
+  ASSERT_EQ(data.size(), 1u) << "bob's entry is not alice's to find";
+  EXPECT_NE(data[0]["entry"]["content"].get<std::string>().find("green tea"), std::string::npos);
+  EXPECT_TRUE(data[0]["score"].is_number());
+  for (const char* hostile : {"\"", "*", "((", "-", ":", "'"}) {
+    auto response = call(agentd, "POST", "/memory/search", alice, {{"query", hostile}});
+    EXPECT_EQ(response.status, 400) << hostile << " " << response.body;
+  }
+  for (const char* odd : {"NEAR(", "tea*", "\"green", "green AND", "tea OR", "col:tea", "a -b"}) {
+    auto response = call(agentd, "POST", "/memory/search", alice, {{"query", odd}});
+    EXPECT_EQ(response.status, 200) << odd << " " << response.body;
+  }
+  EXPECT_EQ(
+      call(agentd, "POST", "/memory/search", alice, {{"query", "tea"}, {"layers", {"dreams"}}})
+          .status,
+      400);
+  EXPECT_EQ(call(agentd, "POST", "/memory/search", alice, {{"query", "tea"}, {"limit", 0}}).status,
+            400);
+}
+
+TEST_F(Memory, SessionEntriesGoWithTheirSession) {
+  json chat = call(agentd, "POST", "/chat", alice, run_body("hello")).json();
+  std::string session = chat["session_id"];
+  save(alice, {{"layer", "session"}, {"session_id", session}, {"content", "scratch"}});
+  save(bob, {{"layer", "session"}, {"session_id", session}, {"content", "not mine"}}, 400);
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts", alice).json()["session"], 1);
+  ASSERT_EQ(call(agentd, "DELETE", "/sessions/" + session, alice).status, 204);
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts", alice).json()["session"], 0);
+}
+
+TEST_F(Memory, CountsObeyTheFourRulesForEveryFilter) {
+  std::mt19937 random(20261122);
+  const std::vector<std::string> actors = {"alice", "bob", "carol"};
+  const std::vector<std::string> namespaces = {"ns1", "ns2"};
+  std::vector<std::string> sessions;
+  for (const std::string& actor : actors) {
+    json chat = call(agentd, "POST", "/chat", admin, run_body("hi", {{"actor", actor}})).json();
+    sessions.push_back(chat["session_id"]);
+  }
+  const std::vector<std::string> written_layers = {"environment",  "consensus", "about_me",
+                                                   "agent_memory", "session",   "working",
+                                                   "dreams",       "unknown"};
+  for (int i = 0; i < 240; ++i) {
+    size_t a = random() % actors.size();
+    std::string layer = written_layers[random() % written_layers.size()];
+    json body = {{"layer", layer}, {"content", "entry " + std::to_string(i)}, {"actor", actors[a]}};
+    if (layer == "agent_memory" || random() % 3 == 0) body["namespace"] = namespaces[random() % 2];
+    if (layer == "session") body["session_id"] = sessions[a];
+    // Alice also writes with her own token, naming bob: she still writes as herself.
+    if (a == 0 && random() % 2 == 0) body["actor"] = "bob";
+    save(a == 0 && body["actor"] == "bob" ? alice : admin, body);
+  }
+
+  struct Reader {
+    std::string token, actor_param;
+    std::optional<std::string> own_actor;  // a non-admin's entries must all be its own
+  };
+  std::vector<Reader> readers = {{admin, "", std::nullopt},
+                                 {admin, "alice", std::string("alice")},
+                                 {admin, "bob", std::string("bob")},
+                                 {alice, "bob", std::string("alice")}};
+  for (const Reader& reader : readers) {
+    for (const std::string& ns : {std::string(), std::string("ns1"), std::string("ns2")}) {
+      std::vector<std::pair<std::string, std::string>> filters;
+      if (!reader.actor_param.empty()) filters.push_back({"actor", reader.actor_param});
+      if (!ns.empty()) filters.push_back({"namespace", ns});
+      json counts = call(agentd, "GET", "/memory/counts" + query(filters), reader.token).json();
+      SCOPED_TRACE(query(filters) + (reader.token == alice ? " as alice" : " as admin"));
+      ASSERT_EQ(counts.size(), 7u) << counts.dump();  // rule 1
+      for (const std::string& layer : kLayers) {
+        ASSERT_TRUE(counts[layer].is_number_integer()) << layer;
+        auto params = filters;
+        params.push_back({"layer", layer});
+        auto listed = list_all(agentd, reader.token, params);
+        EXPECT_EQ(counts[layer].get<size_t>(), listed.size()) << layer;  // rules 2 and 3
+        std::set<std::string> ids;
+        for (const auto& e : listed) {
+          ids.insert(e["id"]);
+          if (reader.own_actor && !kShared.count(layer)) {
+            EXPECT_EQ(e["actor"], *reader.own_actor);  // rule 4
+          }
+          if (!ns.empty()) {
+            EXPECT_EQ(e["namespace"], ns);
+          }
+        }
+        EXPECT_EQ(ids.size(), listed.size()) << "no entry twice across pages";
+      }
+    }
+  }
+}
+
+TEST(MemoryCells, DeletingACellTakesItsMemory) {
+  AgentdProcess agentd(with_args({"--mode", "multi"}));
+  std::string admin = first_admin_token(agentd);
+  ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "a"}}).status, 201);
+  ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "b"}}).status, 201);
+  json entry = {{"layer", "consensus"}, {"content", "cell fact"}};
+  ASSERT_EQ(call(agentd, "POST", "/cells/a/memory", admin, entry).status, 201);
+  ASSERT_EQ(call(agentd, "POST", "/cells/b/memory", admin, entry).status, 201);
+  EXPECT_EQ(call(agentd, "GET", "/cells/b/memory/counts", admin).json()["consensus"], 1);
+  ASSERT_EQ(call(agentd, "DELETE", "/admin/cells/a", admin).status, 204);
+  ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "a"}}).status, 201);
+  EXPECT_EQ(call(agentd, "GET", "/cells/a/memory/counts", admin).json()["consensus"], 0);
+  EXPECT_EQ(call(agentd, "GET", "/cells/b/memory/counts", admin).json()["consensus"], 1);
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -1,0 +1,72 @@
+// List cursors: opaque, strict, and stable while entries are added and removed.
+#include "memory_fixture.h"
+
+#include "list_cursor.h"
+
+#include <set>
+
+namespace agentrt::test {
+namespace {
+
+using memory_sqlite::decode_cursor;
+using memory_sqlite::encode_cursor;
+
+TEST(MemoryCursorCodec, RoundTripsAndRefusesAnythingElse) {
+  for (int64_t seq : {int64_t{1}, int64_t{42}, int64_t{1} << 40, INT64_MAX})
+    EXPECT_EQ(decode_cursor(encode_cursor(seq)), seq);
+  std::string good = encode_cursor(7);
+  for (std::string bad : {std::string(), std::string("m1"), good + "0", good.substr(1),
+                          std::string("m10000000000000000"), std::string("m2000000000000007"),
+                          std::string("m1000000000000000G"), std::string("m18000000000000000"),
+                          std::string("m1-000000000000007")})
+    EXPECT_FALSE(decode_cursor(bad).has_value()) << bad;
+}
+
+TEST_F(MemoryTest, GarbageCursorsAreInvalid) {
+  save({});
+  for (json cursor : {json("garbage"), json(""), json("m1zzzzzzzzzzzzzzzz"), json("m1\"; DROP")}) {
+    Failure f = failure([&] { list(filter("c1"), "about_me", 10, cursor); });
+    EXPECT_EQ(f.code, AGENTRT_ERR_INVALID_ARGUMENT) << cursor;
+    EXPECT_EQ(f.message, "invalid cursor");
+  }
+  Failure wrong_type = failure([&] { list(filter("c1"), "about_me", 10, 12); });
+  EXPECT_EQ(wrong_type.code, AGENTRT_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(MemoryTest, PagingCoversEveryEntryExactlyOnceNewestFirst) {
+  std::vector<std::string> saved;
+  for (int i = 0; i < 23; ++i) saved.push_back(save({})["id"]);
+  std::vector<std::string> expected(saved.rbegin(), saved.rend());
+  for (int page : {1, 5, 22, 23, 24}) {
+    std::vector<std::string> listed = ids_of(list_all(filter("c1", "alice"), "about_me", page));
+    EXPECT_EQ(listed, expected) << "page " << page;
+  }
+  // An exactly full last page says there is nothing more.
+  json first = list(filter("c1"), "about_me", 23);
+  EXPECT_TRUE(first["next_cursor"].is_null());
+}
+
+TEST_F(MemoryTest, InsertsAndDeletesBetweenPagesNeitherRepeatNorSkip) {
+  std::vector<std::string> saved;
+  for (int i = 0; i < 10; ++i) saved.push_back(save({})["id"]);
+  json f = filter("c1", "alice");
+  json page1 = list(f, "about_me", 4);
+  ASSERT_FALSE(page1["next_cursor"].is_null());
+  for (int i = 0; i < 5; ++i) save({});  // newer than everything listed so far
+  remove(f, saved[9]);                    // already listed (the newest)
+  json page2 = list(f, "about_me", 4, page1["next_cursor"]);
+  remove(f, saved[1]);  // not listed yet: it must simply not appear
+  json page3 = list(f, "about_me", 4, page2["next_cursor"]);
+  EXPECT_TRUE(page3["next_cursor"].is_null());
+
+  std::vector<std::string> seen;
+  for (const json* p : {&page1, &page2, &page3})
+    for (const std::string& id : ids_of((*p)["data"])) seen.push_back(id);
+  std::vector<std::string> expected = {saved[9], saved[8], saved[7], saved[6], saved[5],
+                                       saved[4], saved[3], saved[2], saved[0]};
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), seen.size());
+}
+
+}  // namespace
+}  // namespace agentrt::test

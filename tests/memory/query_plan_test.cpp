@@ -1,0 +1,93 @@
+// The statements behind count, list and clear_layer are index range scans for every
+// filter shape: never a scan of the table, never a sort. Checked with EXPLAIN QUERY
+// PLAN on the store the plugin itself created.
+#include "memory_fixture.h"
+
+#include "filter_sql.h"
+#include "fts_support.h"
+#include "sqlite_db.h"
+
+namespace agentrt::test {
+namespace {
+
+using memory_sqlite::Database;
+using memory_sqlite::FilterShape;
+using memory_sqlite::kFilterShapes;
+using memory_sqlite::OpenMode;
+using memory_sqlite::Statement;
+
+class QueryPlanTest : public MemoryTest {
+ protected:
+  void SetUp() override {
+    MemoryTest::SetUp();
+    save({});  // the plugin has created the schema
+    db = std::make_unique<Database>(db_path(), OpenMode::kReadOnly);
+  }
+  void TearDown() override {
+    db.reset();
+    MemoryTest::TearDown();
+  }
+
+  // The plan's detail lines, joined by " | ".
+  std::string plan(const std::string& sql) {
+    Statement s(*db, "EXPLAIN QUERY PLAN " + sql);
+    std::string out;
+    while (s.step()) out += (out.empty() ? "" : " | ") + s.column_text(3);
+    return out;
+  }
+
+  std::unique_ptr<Database> db;
+};
+
+std::string describe(FilterShape s) {
+  return std::string("actor=") + (s.actor ? "1" : "0") + " ns=" + (s.ns ? "1" : "0") +
+         " session=" + (s.session ? "1" : "0");
+}
+
+TEST_F(QueryPlanTest, EveryCountIsACoveringIndexRangeScan) {
+  for (int key = 0; key < kFilterShapes; ++key) {
+    FilterShape shape = FilterShape::from_key(key);
+    std::string p = plan(memory_sqlite::count_sql(shape));
+    EXPECT_EQ(p.rfind("SEARCH memory_entries USING COVERING INDEX memory_by_", 0), 0u)
+        << describe(shape) << ": " << p;
+    EXPECT_NE(p.find("(cell=? AND layer=?"), std::string::npos) << p;
+    EXPECT_EQ(p.find("SCAN"), std::string::npos) << p;
+    EXPECT_EQ(p.find('|'), std::string::npos) << p;
+  }
+}
+
+TEST_F(QueryPlanTest, ListsWalkAnIndexInOrderWithoutSorting) {
+  for (int key = 0; key < kFilterShapes; ++key) {
+    FilterShape shape = FilterShape::from_key(key);
+    std::string p = plan(memory_sqlite::list_sql(shape));
+    EXPECT_EQ(p.rfind("SEARCH memory_entries USING INDEX memory_by_", 0), 0u)
+        << describe(shape) << ": " << p;
+    EXPECT_EQ(p.find("TEMP B-TREE"), std::string::npos) << p;
+    EXPECT_EQ(p.find("SCAN"), std::string::npos) << p;
+    // The cursor is part of the range, not a filter applied row by row.
+    EXPECT_TRUE(p.find("rowid<?") != std::string::npos || p.find("seq<?") != std::string::npos)
+        << p;
+  }
+}
+
+TEST_F(QueryPlanTest, ClearLayerFindsItsRowsThroughAnIndex) {
+  for (int key = 0; key < kFilterShapes; ++key) {
+    std::string p = plan(memory_sqlite::clear_sql(FilterShape::from_key(key)));
+    EXPECT_EQ(p.rfind("SEARCH memory_entries USING", 0), 0u) << p;
+    EXPECT_EQ(p.find("SCAN"), std::string::npos) << p;
+  }
+}
+
+TEST_F(QueryPlanTest, SearchWalksTheFtsIndexAndLooksEntriesUpByKey) {
+  memory_sqlite::register_term_stat_function(*db);
+  std::string p = plan(memory_sqlite::search_term_sql());
+  // The FTS walk is the outer loop (ordered by rowid inside FTS5, no sort), and each
+  // candidate is one primary-key lookup.
+  EXPECT_NE(p.find("SCAN memory_fts VIRTUAL TABLE"), std::string::npos) << p;
+  EXPECT_NE(p.find("SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"), std::string::npos) << p;
+  EXPECT_EQ(p.find("TEMP B-TREE"), std::string::npos) << p;
+  EXPECT_LT(p.find("memory_fts"), p.find("SEARCH e")) << p;
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -1,0 +1,62 @@
+// The store's file and config: persistence across instances, a private file, and a
+// config that refuses what it does not know.
+#include "memory_fixture.h"
+
+#include <sys/stat.h>
+
+namespace agentrt::test {
+namespace {
+
+TEST_F(MemoryTest, EntriesSurviveDestroyAndCreate) {
+  json e = save({{"layer", "agent_memory"}, {"namespace", "n"}, {"content", "persistent osprey"}});
+  save({{"layer", "working"}});
+  memory.reset();
+  open();
+  EXPECT_EQ(get(filter("c1"), e["id"]), e);
+  EXPECT_EQ(count(filter("c1"))["agent_memory"], 1);
+  EXPECT_EQ(count(filter("c1"))["working"], 1);
+  EXPECT_EQ(ids_of(search(filter("c1"), "osprey")["data"]), std::vector<std::string>{e["id"]});
+  json later = save({});
+  EXPECT_NE(later["id"], e["id"]);
+  EXPECT_EQ(list(filter("c1"), "about_me")["data"][0]["id"], later["id"]);
+}
+
+TEST_F(MemoryTest, TheStoreFileIsPrivate) {
+  struct stat st {};
+  ASSERT_EQ(::stat(db_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  memory.reset();
+  ASSERT_EQ(::chmod(db_path().c_str(), 0644), 0);
+  open();
+  ASSERT_EQ(::stat(db_path().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(MemoryTest, ConfigRefusesUnknownKeysAndBadValues) {
+  auto create_failure = [&](const json& config) {
+    return failure([&] { core::PluginInstance(host.find("memory-sqlite"), config.dump()); });
+  };
+  Failure unknown = create_failure({{"data_dir", data_dir}, {"cache_mb", 5}});
+  EXPECT_EQ(unknown.code, AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(unknown.message.find("cache_mb"), std::string::npos) << unknown.message;
+  EXPECT_EQ(create_failure(json::object()).code, AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(create_failure({{"data_dir", ""}}).code, AGENTRT_ERR_INVALID_ARGUMENT);
+  for (json bad : {json(0), json(-3), json("10"), json(1.5), json(1000001)}) {
+    Failure f = create_failure({{"data_dir", data_dir}, {"search_candidates", bad}});
+    EXPECT_EQ(f.code, AGENTRT_ERR_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(f.message.find("search_candidates"), std::string::npos) << f.message;
+  }
+  EXPECT_NO_THROW(open({{"search_candidates", 10}}));
+}
+
+TEST_F(MemoryTest, AMissingDataDirIsAnErrorNotACrash) {
+  Failure f = failure([&] {
+    core::PluginInstance(host.find("memory-sqlite"),
+                         json{{"data_dir", data_dir + "/does/not/exist"}}.dump());
+  });
+  EXPECT_EQ(f.code, AGENTRT_ERR_INTERNAL);
+  EXPECT_NE(f.message.find("memory.db"), std::string::npos) << f.message;
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -49,7 +49,8 @@ ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
                               const std::set<std::string>& types) {
   const std::string prefix = "providers[" + std::to_string(index) + "].";
   require_object(body, "'providers[" + std::to_string(index) + "]'");
-  reject_unknown_fields(body, {"name", "type", "base_url", "api_key_ref", "models"}, prefix);
+  reject_unknown_fields(body, {"name", "type", "base_url", "api_key_ref", "models", "options"},
+                        prefix);
   ProviderRecord record;
   record.name = required_string(body, "name", prefix);
   if (!valid_cell_id(record.name))  // the same shape as a cell id: safe in paths and logs
@@ -63,6 +64,14 @@ ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
       record.base_url.rfind("https://", 0) != 0)
     throw invalid("field '" + prefix + "base_url' must be an http:// or https:// URL");
   record.api_key_ref = parse_key_ref(body, prefix);
+  if (body.contains("options") && !body["options"].is_null()) {
+    require_object(body["options"], "field '" + prefix + "options'");
+    for (const auto& item : body["options"].items())
+      if (item.key() == "name" || item.key() == "base_url" || item.key() == "api_key_ref" ||
+          item.key() == "models")
+        throw invalid("field '" + prefix + "options." + item.key() + "' is set at the top level");
+    record.options = body["options"];
+  }
   auto models = body.find("models");
   if (models == body.end() || !models->is_array() || models->empty())
     throw invalid("field '" + prefix + "models' must be a non-empty array");
@@ -98,12 +107,15 @@ nlohmann::json public_json(const ProviderRecord& record) {
       {"base_url", record.base_url.empty() ? nlohmann::json() : nlohmann::json(record.base_url)},
       {"api_key_ref", key},
       {"models", models_json(record.models)},
+      {"options", record.options},
       {"created_at", record.created_at},
       {"updated_at", record.updated_at}};
 }
 
 nlohmann::json plugin_config(const ProviderRecord& record) {
-  nlohmann::json config = {{"name", record.name}, {"models", models_json(record.models)}};
+  nlohmann::json config = record.options;
+  config["name"] = record.name;
+  config["models"] = models_json(record.models);
   if (!record.base_url.empty()) config["base_url"] = record.base_url;
   if (!record.api_key_ref.is_null()) config["api_key_ref"] = record.api_key_ref;
   return config;

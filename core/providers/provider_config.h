@@ -19,6 +19,7 @@ struct ProviderRecord {
   std::string name, type, base_url;
   nlohmann::json api_key_ref;  // {"source","value"} or null
   std::vector<ModelInfo> models;
+  nlohmann::json options = nlohmann::json::object();  // plugin-specific, e.g. timeouts
   std::string created_at, updated_at;
 };
 

@@ -29,7 +29,10 @@ ProviderRegistry::ProviderRegistry(StateStore& store, const PluginHost& plugins)
 void ProviderRegistry::add_configured(const std::string& name,
                                       std::shared_ptr<ProviderInstance> instance) {
   auto listed = nlohmann::json::parse(instance->list_models(), nullptr, false);
-  Entry entry{{name, name, "", nullptr, {}, "", ""}, instance, true};
+  Entry entry;
+  entry.record.name = entry.record.type = name;
+  entry.instance = instance;
+  entry.configured = true;
   if (listed.is_object() && listed["models"].is_array())
     entry.record.models = models_from_json(listed["models"]);
   std::unique_lock lock(mutex_);
@@ -47,7 +50,7 @@ std::vector<ProviderRecord> ProviderRegistry::stored() const {
   std::vector<ProviderRecord> records;
   store_.read([&](Connection& db) {
     auto row = db.prepare(
-        "SELECT name, type, base_url, api_key_ref, models, created_at, updated_at "
+        "SELECT name, type, base_url, api_key_ref, models, created_at, updated_at, options "
         "FROM shared_providers ORDER BY seq");
     while (row.step()) {
       ProviderRecord r;
@@ -59,6 +62,7 @@ std::vector<ProviderRecord> ProviderRegistry::stored() const {
       r.models = models_from_json(nlohmann::json::parse(row.column_text(4)));
       r.created_at = row.column_text(5);
       r.updated_at = row.column_text(6);
+      r.options = nlohmann::json::parse(row.column_text(7));
       records.push_back(std::move(r));
     }
   });
@@ -115,10 +119,11 @@ void ProviderRegistry::persist(const std::vector<ProviderRecord>& records) {
     for (const auto& r : records) {
       auto upsert = db.prepare(
           "INSERT INTO shared_providers(name, type, base_url, api_key_ref, models, created_at, "
-          "updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) ON CONFLICT(name) DO UPDATE SET "
-          "type = ?2, base_url = ?3, api_key_ref = ?4, models = ?5, updated_at = ?6");
+          "updated_at, options) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(name) DO "
+          "UPDATE SET type = ?2, base_url = ?3, api_key_ref = ?4, models = ?5, updated_at = ?6, "
+          "options = ?7");
       upsert.bind(1, r.name).bind(2, r.type).bind(5, models_json(r.models).dump());
-      upsert.bind(6, r.updated_at);
+      upsert.bind(6, r.updated_at).bind(7, r.options.dump());
       if (r.base_url.empty())
         upsert.bind_null(3);
       else

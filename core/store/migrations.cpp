@@ -75,6 +75,9 @@ CREATE TABLE run_events(
   event TEXT NOT NULL,
   PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
 )sql"},
+      {4, "shared provider options", R"sql(
+ALTER TABLE shared_providers ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+)sql"},
   };
   return migrations;
 }

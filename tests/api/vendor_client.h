@@ -1,0 +1,49 @@
+// agentd wired to a fake vendor upstream through a shared provider, for the API tests
+// of the provider plugins as agentd uses them.
+#pragma once
+
+#include "tests/api/conversation_client.h"
+#include "tests/fakes/fake_upstream.h"
+
+#include <string>
+
+namespace agentrt::test {
+
+inline std::string vendor_key(Vendor vendor) {
+  return std::string("sk-test-") + vendor_name(vendor) + "-7f3a9c1e5b2d";
+}
+
+inline std::string vendor_model(Vendor vendor) {
+  return std::string(vendor_name(vendor)) + "-model";
+}
+
+class VendorSetup {
+ public:
+  explicit VendorSetup(Vendor vendor, AgentdOptions options = {}, int64_t context_window = 4096)
+      : fake(vendor), agentd(std::move(options)) {
+    fake.require_key(vendor_key(vendor));
+    admin = first_admin_token(agentd);
+    nlohmann::json provider = {
+        {"name", vendor_name(vendor)},
+        {"type", vendor_name(vendor)},
+        {"base_url", fake.base_url()},
+        {"api_key_ref", {{"source", "inline"}, {"value", vendor_key(vendor)}}},
+        {"options", {{"stall_timeout_ms", 500}, {"connect_timeout_ms", 1000}}},
+        {"models", {{{"id", vendor_model(vendor)}, {"context_window", context_window}}}}};
+    auto saved =
+        call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", {provider}}});
+    if (saved.status != 200) throw std::runtime_error("provider setup failed: " + saved.body);
+  }
+
+  nlohmann::json body(const std::string& text, nlohmann::json extra = nlohmann::json::object()) {
+    nlohmann::json b = run_body(text, std::move(extra));
+    if (!b.contains("model") || b["model"] == "echo") b["model"] = vendor_model(fake.vendor());
+    return b;
+  }
+
+  FakeUpstream fake;
+  AgentdProcess agentd;
+  std::string admin;
+};
+
+}  // namespace agentrt::test

@@ -1,0 +1,193 @@
+// The provider plugins as agentd uses them, against fake upstreams that speak each
+// vendor's real wire format and misbehave on request: answers, split chunks, retries,
+// failures, hangs, resets, malformed streams, interrupts and departed clients, for
+// /run and /chat, checking events, stored messages and usage.
+#include "tests/api/vendor_client.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+class Vendors : public ::testing::TestWithParam<Vendor> {
+ protected:
+  std::vector<json> run(VendorSetup& s, const json& body) {
+    auto stream = open_run(s.agentd, s.admin, body);
+    EXPECT_EQ(stream->status(), 200) << stream->error_body();
+    return stream->rest();
+  }
+  json messages(VendorSetup& s, const std::string& session) {
+    return call(s.agentd, "GET", "/sessions/" + session + "/messages", s.admin).json()["data"];
+  }
+};
+
+TEST_P(Vendors, AnswersStreamWithTheUpstreamsUsage) {
+  VendorSetup s(GetParam());
+  s.fake.set_default(Reply::answer("Grüße aus dem Test 🌍", 5));
+  auto events = run(s, s.body("hi", {{"session_id", "v1"}}));
+  EXPECT_EQ(joined_text(events), "Grüße aus dem Test 🌍");
+  EXPECT_EQ(events.back()["reason"], "end_turn");
+  EXPECT_EQ(events.back()["usage"], (json{{"input_tokens", 12}, {"output_tokens", 5}}));
+  EXPECT_EQ(s.fake.last_request().json()["model"], vendor_model(GetParam()));
+  auto stored = messages(s, "v1");
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[1]["content"][0]["text"], "Grüße aus dem Test 🌍");
+
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("again"));
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  EXPECT_EQ(chat.json()["response"], "Grüße aus dem Test 🌍");
+  EXPECT_EQ(chat.json()["usage"]["output_tokens"], 5);
+}
+
+TEST_P(Vendors, ChunksSplitMidLineChangeNothing) {
+  VendorSetup s(GetParam());
+  Reply reply = Reply::answer("split me everywhere", 4);
+  reply.split_at = {1, 7, 13, 20, 31, 44, 58, 77, 101, 130};
+  reply.crlf = true;
+  s.fake.set_default(reply);
+  auto events = run(s, s.body("x"));
+  EXPECT_EQ(joined_text(events), "split me everywhere");
+  EXPECT_EQ(events.back()["reason"], "end_turn");
+}
+
+TEST_P(Vendors, SlowUpstreamStreamsAsItGoes) {
+  VendorSetup s(GetParam());
+  Reply reply = Reply::answer("one two three", 3);
+  reply.delta_delay = 100ms;
+  s.fake.set_default(reply);
+  auto stream = open_run(s.agentd, s.admin, s.body("x"));
+  ASSERT_TRUE(stream->next());  // run_start
+  auto first = stream->next();
+  ASSERT_TRUE(first);
+  EXPECT_EQ((*first)["type"], "stream_delta");
+  EXPECT_EQ(joined_text({*first}) + joined_text(stream->rest()), "one two three");
+}
+
+TEST_P(Vendors, RateLimitIsRetriedHonouringRetryAfter) {
+  VendorSetup s(GetParam());
+  s.fake.enqueue(Reply::failure(429).with_header("retry-after-ms", "150"));
+  s.fake.enqueue(Reply::failure(503).with_header("retry-after", "0"));
+  s.fake.set_default(Reply::answer("finally", 2));
+  auto started = std::chrono::steady_clock::now();
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("x"));
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  EXPECT_EQ(chat.json()["response"], "finally");
+  EXPECT_EQ(s.fake.request_count(), 3u);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 150ms);
+}
+
+TEST_P(Vendors, PersistentServerErrorsEndAsProviderUnavailable) {
+  VendorSetup s(GetParam());
+  s.fake.set_default(Reply::failure(500).with_header("retry-after-ms", "10"));
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("x", {{"session_id", "down"}}));
+  EXPECT_EQ(chat.status, 503) << chat.body;
+  EXPECT_EQ(chat.json()["error"]["code"], "provider_unavailable");
+  EXPECT_EQ(s.fake.request_count(), 3u) << "one call and two retries";
+  auto events = run(s, s.body("x"));
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[events.size() - 2]["type"], "error");
+  EXPECT_EQ(events[events.size() - 2]["code"], "provider_unavailable");
+  EXPECT_EQ(events.back()["reason"], "error");
+  EXPECT_TRUE(events.back()["usage"].is_object());
+}
+
+TEST_P(Vendors, RefusedCredentialsAreAProviderErrorWithoutTheKey) {
+  VendorSetup s(GetParam());
+  s.fake.require_key("a-different-key");
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("x"));
+  EXPECT_EQ(chat.status, 502) << chat.body;
+  EXPECT_EQ(chat.json()["error"]["code"], "provider_error");
+  EXPECT_EQ(chat.body.find(vendor_key(GetParam())), std::string::npos);
+  EXPECT_EQ(s.fake.request_count(), 1u) << "401 is not retried";
+  ASSERT_EQ(s.agentd.stop(), 0);
+  EXPECT_EQ(s.agentd.stderr_text().find(vendor_key(GetParam())), std::string::npos);
+}
+
+TEST_P(Vendors, AHangingUpstreamTimesOut) {
+  VendorSetup s(GetParam());
+  s.fake.set_default(Reply::hang_after_headers(1));
+  auto events = run(s, s.body("x", {{"session_id", "hang"}}));
+  ASSERT_GE(events.size(), 4u);
+  EXPECT_EQ(events[events.size() - 2]["code"], "provider_timeout");
+  EXPECT_EQ(events.back()["reason"], "error");
+  EXPECT_FALSE(joined_text(events).empty()) << "the delta before the hang is kept";
+  s.fake.set_default(Reply::hang_before_headers());
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("x"));
+  EXPECT_EQ(chat.status, 504) << chat.body;
+}
+
+TEST_P(Vendors, ResetOrMalformedStreamsKeepThePartialAnswer) {
+  for (Reply reply : {Reply::reset_after(2), Reply::malformed_after(2), Reply::error_event_after(2),
+                      Reply::truncated_after(2)}) {
+    VendorSetup s(GetParam());
+    reply.text = "alpha beta gamma delta";
+    reply.deltas = 4;
+    s.fake.set_default(reply);
+    auto events = run(s, s.body("x", {{"session_id", "broken"}}));
+    ASSERT_GE(events.size(), 4u);
+    EXPECT_EQ(events[events.size() - 2]["type"], "error") << static_cast<int>(reply.kind);
+    EXPECT_EQ(events.back()["reason"], "error");
+    std::string partial = joined_text(events);
+    EXPECT_FALSE(partial.empty());
+    EXPECT_EQ(std::string("alpha beta gamma delta").rfind(partial, 0), 0u);
+    auto stored = messages(s, "broken");
+    ASSERT_EQ(stored.size(), 2u);
+    EXPECT_EQ(stored[1]["content"][0]["text"], partial);
+    EXPECT_EQ(s.fake.request_count(), 1u) << "nothing is retried after the first delta";
+  }
+}
+
+TEST_P(Vendors, InterruptAndDepartureCloseTheUpstreamConnection) {
+  VendorSetup s(GetParam());
+  Reply slow = Reply::answer("a b c d e f g h", 8);
+  slow.delta_delay = 200ms;
+  s.fake.set_default(slow);
+  auto stream = open_run(s.agentd, s.admin, s.body("x", {{"session_id", "int"}}));
+  stream->next();
+  stream->next();
+  EXPECT_EQ(call(s.agentd, "POST", "/sessions/int/interrupt", s.admin).json()["interrupted"], true);
+  EXPECT_EQ(stream->rest().back()["reason"], "interrupted");
+  EXPECT_TRUE(s.fake.wait_for_client_abort(1s, 1));
+
+  auto leaving = open_run(s.agentd, s.admin, s.body("x"));
+  leaving->next();
+  leaving->close();
+  EXPECT_TRUE(s.fake.wait_for_client_abort(1s, 2)) << "the upstream request must be cancelled";
+}
+
+TEST_P(Vendors, TheSecondTurnSendsTheFirstUpstream) {
+  VendorSetup s(GetParam());
+  s.fake.set_default(Reply::answer("first answer", 2));
+  run(s, s.body("first question", {{"session_id", "mt"}}));
+  s.fake.set_default(Reply::answer("second answer", 2));
+  run(s, s.body("second question", {{"session_id", "mt"}}));
+  std::string sent = s.fake.last_request().body;
+  auto first_q = sent.find("first question"), first_a = sent.find("first answer"),
+       second_q = sent.find("second question");
+  ASSERT_NE(first_q, std::string::npos) << sent;
+  ASSERT_NE(first_a, std::string::npos) << sent;
+  ASSERT_NE(second_q, std::string::npos) << sent;
+  EXPECT_LT(first_q, first_a);
+  EXPECT_LT(first_a, second_q);
+}
+
+TEST_P(Vendors, ATinyContextWindowKeepsOnlyWhatFits) {
+  VendorSetup s(GetParam(), {}, 60);
+  s.fake.set_default(Reply::answer(std::string(100, 'a'), 2));
+  run(s, s.body(std::string(100, 'q'), {{"session_id", "tiny"}}));
+  run(s, s.body("short follow-up", {{"session_id", "tiny"}}));
+  std::string sent = s.fake.last_request().body;
+  EXPECT_NE(sent.find("short follow-up"), std::string::npos);
+  EXPECT_EQ(sent.find(std::string(100, 'q')), std::string::npos) << "the old turn was dropped";
+  EXPECT_EQ(sent.find(std::string(100, 'a')), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Vendors,
+                         ::testing::Values(Vendor::openai, Vendor::anthropic, Vendor::ollama),
+                         [](const auto& info) { return std::string(vendor_name(info.param)); });
+
+}  // namespace
+}  // namespace agentrt::test

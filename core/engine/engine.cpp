@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace agentrt::core {
@@ -31,6 +32,7 @@ Engine::Engine(Config config, std::vector<std::string> plugin_dirs)
 Engine::~Engine() {
   // Services and instances go before the host that holds their libraries.
   runs_.reset();  // first: it stops live runs that use the providers
+  agents_.reset();
   memory_.reset();
   auth_.reset();
   registry_.reset();
@@ -55,7 +57,9 @@ StartReport Engine::start(bool bootstrap_admin) {
   RunSettings settings;
   settings.retry.max_retries = config_.limits.provider_retries;
   settings.retry.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
-  runs_ = std::make_unique<RunService>(*sessions_, *registry_, settings);
+  agents_ = std::make_unique<AgentService>(*store_);
+  cells_->add_cleanup(&AgentService::remove_cell);
+  runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
   start_auth();
   start_memory();
   return bootstrap_admin ? bootstrap_admin_token() : StartReport{};
@@ -95,6 +99,29 @@ void Engine::start_memory() {
     memory_->delete_session(cell, session);
   });
   cells_->add_cleanup([this](Connection&, const std::string& cell) { memory_->clear_cell(cell); });
+  agents_->on_deleted([this](const std::string& cell, const std::string& namespace_) {
+    memory_->clear_namespace(cell, namespace_);
+  });
+  runs_->set_memory_source([this](const MemoryScope& scope) { return run_memory(scope); });
+}
+
+// The memory of a run's context, in the priority order of core/runs/context_window.h.
+std::vector<MemoryItem> Engine::run_memory(const MemoryScope& scope) {
+  constexpr int kPerLayer = 20;
+  static const char* const kPriority[] = {"agent_memory", "about_me",    "consensus", "session",
+                                          "working",      "environment", "unknown"};
+  std::vector<MemoryItem> items;
+  for (const char* layer : kPriority) {
+    if (std::find(scope.layers.begin(), scope.layers.end(), layer) == scope.layers.end()) continue;
+    const bool agent_layer = std::string(layer) == "agent_memory";
+    if (agent_layer && !scope.agent_namespace) continue;
+    const bool session_layer = std::string(layer) == "session";
+    auto entries = memory_->recent(
+        scope.cell, layer, scope.actor, agent_layer ? scope.agent_namespace : std::nullopt,
+        session_layer ? std::optional<std::string>(scope.session_id) : std::nullopt, kPerLayer);
+    for (const auto& entry : entries) items.push_back({layer, entry.value("content", "")});
+  }
+  return items;
 }
 
 // The first start on an empty store makes the admin token; a marker in the store, not

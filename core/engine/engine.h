@@ -75,11 +75,13 @@ class Engine {
   const AuthService& auth() const { return *auth_; }
   RunService& runs() { return *runs_; }
   MemoryService& memory() { return *memory_; }
+  AgentService& agents() { return *agents_; }
 
  private:
   void create_instances();
   void start_auth();
   void start_memory();
+  std::vector<MemoryItem> run_memory(const MemoryScope& scope);
   // An instance of the plugin the config names for a service (auth, memory), with the
   // data dir added to its config. StartError when it cannot be had.
   std::shared_ptr<PluginInstance> service_plugin(const std::string& name, uint32_t kind,
@@ -99,6 +101,7 @@ class Engine {
   std::unique_ptr<ProviderRegistry> registry_;
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<SessionStore> sessions_;
+  std::unique_ptr<AgentService> agents_;
   std::unique_ptr<RunService> runs_;
   std::unique_ptr<MemoryService> memory_;
   std::chrono::steady_clock::time_point started_;

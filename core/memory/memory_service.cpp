@@ -152,6 +152,21 @@ nlohmann::json MemoryService::counts(const std::string& cell, const Principal& w
   return counts;
 }
 
+std::vector<nlohmann::json> MemoryService::recent(const std::string& cell, const std::string& layer,
+                                                  const std::string& actor,
+                                                  const std::optional<std::string>& namespace_,
+                                                  const std::optional<std::string>& session_id,
+                                                  int limit) {
+  nlohmann::json answer = call(table().list, {{"cell", cell},
+                                              {"layer", layer},
+                                              {"actor", actor},
+                                              {"namespace", optional_value(namespace_)},
+                                              {"session_id", optional_value(session_id)},
+                                              {"limit", limit},
+                                              {"cursor", nullptr}});
+  return answer.value("data", nlohmann::json::array()).get<std::vector<nlohmann::json>>();
+}
+
 int64_t MemoryService::delete_session(const std::string& cell, const std::string& session_id) {
   return call(table().delete_by_session, {{"cell", cell}, {"session_id", session_id}})
       .value("deleted", int64_t{0});

@@ -45,6 +45,13 @@ class MemoryService {
   nlohmann::json search(const std::string& cell, const Principal& who, const nlohmann::json& body);
   nlohmann::json counts(const std::string& cell, const Principal& who, const MemoryQuery& query);
 
+  // The newest entries of one layer for a run's context, unfiltered by who is calling:
+  // the run service has already decided which actor, namespace and session apply.
+  std::vector<nlohmann::json> recent(const std::string& cell, const std::string& layer,
+                                     const std::string& actor,
+                                     const std::optional<std::string>& namespace_,
+                                     const std::optional<std::string>& session_id, int limit);
+
   // Housekeeping of other features: a deleted session's entries, a deleted cell's, a
   // deleted agent's namespace.
   int64_t delete_session(const std::string& cell, const std::string& session_id);

@@ -3,41 +3,85 @@
 #include "core/domain/errors.h"
 
 namespace agentrt::core {
+namespace {
+
+constexpr int64_t kFraming = 4;
+constexpr const char* kMemoryHeading = "\n\nWhat you remember (newest first within each kind):";
+
+std::string memory_line(const MemoryItem& item) {
+  return "\n- (" + item.layer + ") " + item.content;
+}
+
+StoredMessage system_message(const std::string& text) {
+  return {"system", nlohmann::json::array({{{"type", "text"}, {"text", text}}})};
+}
+
+}  // namespace
+
+int64_t estimate_text_tokens(const std::string& text) {
+  return static_cast<int64_t>((text.size() + 3) / 4);
+}
 
 int64_t estimate_tokens(const StoredMessage& message) {
-  int64_t tokens = 4;
+  int64_t tokens = kFraming;
   for (const auto& part : message.content) {
     if (part.value("type", "") == "text")
-      tokens += static_cast<int64_t>((part.value("text", "").size() + 3) / 4);
+      tokens += estimate_text_tokens(part.value("text", ""));
     else
       tokens += 256;
   }
   return tokens;
 }
 
+std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t context_window,
+                                            std::optional<int64_t> reserved) {
+  const int64_t budget = context_window - reserved.value_or(0);
+  int64_t used = 0;
+  for (const auto& m : parts.fresh) used += estimate_tokens(m);
+  if (!parts.system_prompt.empty()) used += kFraming + estimate_text_tokens(parts.system_prompt);
+  if (used > budget)
+    throw invalid("field 'messages' needs about " + std::to_string(used) +
+                  " tokens with the system prompt, more than the model's context window of " +
+                  std::to_string(context_window) +
+                  (reserved ? " less max_tokens " + std::to_string(*reserved) : std::string()));
+
+  std::string system = parts.system_prompt;
+  bool heading = false;
+  for (const MemoryItem& item : parts.memory) {
+    std::string line = memory_line(item);
+    int64_t cost = estimate_text_tokens(line) +
+                   (heading ? 0 : estimate_text_tokens(kMemoryHeading)) +
+                   (system.empty() ? kFraming : 0);
+    if (used + cost > budget) continue;  // a shorter, lower-priority item may still fit
+    if (!heading) system += kMemoryHeading;
+    heading = true;
+    system += line;
+    used += cost;
+  }
+
+  size_t first = parts.history.size();
+  while (first > 0 && used + estimate_tokens(parts.history[first - 1]) <= budget) {
+    used += estimate_tokens(parts.history[first - 1]);
+    --first;
+  }
+  while (first < parts.history.size() && parts.history[first].role == "assistant") ++first;
+
+  std::vector<StoredMessage> out;
+  if (!system.empty()) {
+    // The memory heading opens the message when there is no prompt before it.
+    if (parts.system_prompt.empty()) system.erase(0, 2);
+    out.push_back(system_message(system));
+  }
+  out.insert(out.end(), parts.history.begin() + static_cast<std::ptrdiff_t>(first),
+             parts.history.end());
+  out.insert(out.end(), parts.fresh.begin(), parts.fresh.end());
+  return out;
+}
+
 std::vector<StoredMessage> fit_context(const std::vector<StoredMessage>& history,
                                        const std::vector<StoredMessage>& fresh,
                                        int64_t context_window, std::optional<int64_t> reserved) {
-  const int64_t budget = context_window - reserved.value_or(0);
-  int64_t needed = 0;
-  for (const auto& m : fresh) needed += estimate_tokens(m);
-  if (needed > budget)
-    throw invalid("field 'messages' needs about " + std::to_string(needed) +
-                  " tokens, more than the model's context window of " +
-                  std::to_string(context_window) +
-                  (reserved ? " less max_tokens " + std::to_string(*reserved) : std::string()));
-  // Walk back from the newest history message while it still fits.
-  size_t first = history.size();
-  int64_t used = needed;
-  while (first > 0 && used + estimate_tokens(history[first - 1]) <= budget) {
-    used += estimate_tokens(history[first - 1]);
-    --first;
-  }
-  while (first < history.size() && history[first].role == "assistant") ++first;
-  std::vector<StoredMessage> out(history.begin() + static_cast<std::ptrdiff_t>(first),
-                                 history.end());
-  out.insert(out.end(), fresh.begin(), fresh.end());
-  return out;
+  return assemble_context({"", {}, history, fresh}, context_window, reserved);
 }
 
 }  // namespace agentrt::core

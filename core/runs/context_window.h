@@ -1,22 +1,45 @@
-// What of a session's history goes upstream. Tokens are estimated, not counted: 4 bytes
-// of text a token (rounded up), 256 tokens an image, and 4 tokens a message for role and
-// framing. The new messages always go; earlier messages are dropped oldest first until
-// the estimate fits the model's context window less the tokens reserved for the answer
-// (the request's max_tokens). A history that would then start with an assistant turn
-// loses that turn too, since some vendors require the first message to be the user's.
+// What goes upstream, within the model's context window. Tokens are estimated, not
+// counted: 4 bytes of text a token (rounded up), 256 tokens an image, and 4 tokens a
+// message for role and framing.
+//
+// Assembly order: the agent's system prompt and the memory the run may see (one system
+// message), then the session's history, then the new messages. The system prompt and the
+// new messages always go (400 when they alone do not fit). What else fits the window
+// less the answer's reserve (max_tokens) is kept in this priority, so the first to be
+// dropped is the last here:
+//   1. agent_memory entries   2. about_me   3. consensus   4. session memory
+//   5. environment (newest first within each layer)
+//   6. history, newest turn first (the oldest turns go first)
+// A history that would start with an assistant turn loses that turn too, since some
+// vendors require the first message to be the user's.
 #pragma once
 
 #include "core/sessions/session_store.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace agentrt::core {
 
-int64_t estimate_tokens(const StoredMessage& message);
+struct MemoryItem {
+  std::string layer, content;
+};
 
-// The messages to send: trimmed history then `fresh`. Throws invalid() when `fresh`
-// alone does not fit.
+struct ContextParts {
+  std::string system_prompt;
+  std::vector<MemoryItem> memory;  // in priority order, see above
+  std::vector<StoredMessage> history;
+  std::vector<StoredMessage> fresh;
+};
+
+int64_t estimate_tokens(const StoredMessage& message);
+int64_t estimate_text_tokens(const std::string& text);
+
+std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t context_window,
+                                            std::optional<int64_t> reserved);
+
+// History and new messages only.
 std::vector<StoredMessage> fit_context(const std::vector<StoredMessage>& history,
                                        const std::vector<StoredMessage>& fresh,
                                        int64_t context_window, std::optional<int64_t> reserved);

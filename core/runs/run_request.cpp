@@ -55,11 +55,14 @@ bool valid_session_id(const std::string& id) {
 
 RunRequest parse_run_request(const nlohmann::json& body) {
   require_object(body);
-  reject_unknown_fields(
-      body, {"model", "messages", "actor", "session_id", "if_busy", "max_tokens", "temperature"});
+  reject_unknown_fields(body, {"model", "messages", "actor", "session_id", "agent_id", "memory",
+                               "if_busy", "max_tokens", "temperature"});
   RunRequest request;
-  request.model = required_string(body, "model");
-  if (request.model.empty()) throw invalid("field 'model' must not be empty");
+  request.agent_id = optional_string(body, "agent_id");
+  request.model = optional_string(body, "model").value_or("");
+  if (request.model.empty() && !request.agent_id)
+    throw invalid("field 'model' is required (or an agent_id whose agent has a model)");
+  request.use_memory = optional_bool(body, "memory").value_or(true);
   auto messages = body.find("messages");
   if (messages == body.end() || !messages->is_array() || messages->empty())
     throw invalid("field 'messages' must be a non-empty array");

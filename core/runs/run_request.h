@@ -14,7 +14,9 @@
 namespace agentrt::core {
 
 struct RunRequest {
-  std::string model;
+  std::string model;  // empty: the agent's
+  std::optional<std::string> agent_id;
+  bool use_memory = true;  // "memory": false leaves memory out of the context
   std::vector<StoredMessage> messages;
   std::optional<std::string> actor;
   std::optional<std::string> session_id;

@@ -45,8 +45,35 @@ struct LiveGuard {
 
 }  // namespace
 
-RunService::RunService(SessionStore& sessions, ProviderRegistry& providers, RunSettings settings)
-    : sessions_(sessions), providers_(providers), settings_(settings) {}
+const std::vector<std::string>& default_run_layers() {
+  static const std::vector<std::string> layers = {"about_me", "consensus", "session",
+                                                  "environment"};
+  return layers;
+}
+
+RunService::RunService(SessionStore& sessions, ProviderRegistry& providers, AgentService& agents,
+                       RunSettings settings)
+    : sessions_(sessions), providers_(providers), agents_(agents), settings_(settings) {}
+
+std::vector<StoredMessage> RunService::context_for(const std::string& cell,
+                                                   const std::string& actor,
+                                                   const std::string& session_id,
+                                                   const std::optional<Agent>& agent,
+                                                   const PreparedRun& run) {
+  ContextParts parts;
+  if (agent) parts.system_prompt = agent->system_prompt;
+  if (run.request.use_memory && memory_source_) {
+    MemoryScope scope{cell, actor, session_id, std::nullopt, default_run_layers()};
+    if (agent) {
+      scope.agent_namespace = agent->namespace_;
+      scope.layers = agent->memory_layers;
+    }
+    parts.memory = memory_source_(scope);
+  }
+  parts.history = sessions_.history(cell, session_id);
+  parts.fresh = run.request.messages;
+  return assemble_context(parts, run.model.model.context_window, run.request.max_tokens);
+}
 
 RunService::~RunService() {
   interrupt_all();
@@ -73,6 +100,14 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
                                 const nlohmann::json& body) {
   PreparedRun run;
   run.request = parse_run_request(body);
+  std::optional<Agent> agent;
+  if (run.request.agent_id) {
+    agent = agents_.find(cell, *run.request.agent_id);
+    if (!agent) throw invalid("field 'agent_id' names no agent in this cell");
+    if (run.request.model.empty()) run.request.model = agent->model;
+    if (run.request.model.empty())
+      throw invalid("field 'model' is required: agent '" + agent->id + "' has no model");
+  }
   auto model = providers_.resolve(run.request.model);
   if (!model) throw invalid("field 'model': no provider offers model '" + run.request.model + "'");
   if (!model->instance)
@@ -90,9 +125,7 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
       actor = existing->actor;  // an admin naming no actor continues the owner's session
     }
   }
-  auto history = sessions_.history(cell, session_id);
-  run.context = fit_context(history, run.request.messages, run.model.model.context_window,
-                            run.request.max_tokens);
+  run.context = context_for(cell, actor, session_id, agent, run);
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
   try {
     sessions_.ensure(cell, session_id, actor);

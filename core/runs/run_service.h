@@ -5,8 +5,10 @@
 // the sink that writes SSE or collects a chat answer.
 #pragma once
 
+#include "core/agents/agent_service.h"
 #include "core/auth/principal.h"
 #include "core/providers/provider_registry.h"
+#include "core/runs/context_window.h"
 #include "core/runs/live_runs.h"
 #include "core/runs/provider_call.h"
 #include "core/runs/run_request.h"
@@ -42,9 +44,24 @@ struct RunSettings {
   RetryPolicy retry;
 };
 
+// Which memory a run may see: the acting actor's, in the run's cell and session, the
+// agent's namespace, and only these layers.
+struct MemoryScope {
+  std::string cell, actor, session_id;
+  std::optional<std::string> agent_namespace;
+  std::vector<std::string> layers;
+};
+// The memory items of a scope, in the priority order of context_window.h.
+using MemorySource = std::function<std::vector<MemoryItem>(const MemoryScope&)>;
+
+// The layers a run without an agent may see.
+const std::vector<std::string>& default_run_layers();
+
 class RunService {
  public:
-  RunService(SessionStore& sessions, ProviderRegistry& providers, RunSettings settings);
+  RunService(SessionStore& sessions, ProviderRegistry& providers, AgentService& agents,
+             RunSettings settings);
+  void set_memory_source(MemorySource source) { memory_source_ = std::move(source); }
   ~RunService();
 
   // Validates and claims the session: 400, 404, 409 session_busy, 503 — before any
@@ -84,8 +101,14 @@ class RunService {
   std::shared_ptr<LiveRun> claim(const std::string& cell, const std::string& session,
                                  const std::string& actor, bool interrupt_if_busy);
 
+  std::vector<StoredMessage> context_for(const std::string& cell, const std::string& actor,
+                                         const std::string& session_id,
+                                         const std::optional<Agent>& agent, const PreparedRun& run);
+
   SessionStore& sessions_;
   ProviderRegistry& providers_;
+  AgentService& agents_;
+  MemorySource memory_source_;
   RunSettings settings_;
   LiveRuns live_;
   std::function<void(const std::string&, const std::string&)> session_deleted_;

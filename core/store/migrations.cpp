@@ -78,6 +78,22 @@ CREATE TABLE run_events(
       {4, "shared provider options", R"sql(
 ALTER TABLE shared_providers ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
 )sql"},
+      {5, "agents", R"sql(
+CREATE TABLE agents(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  cell TEXT NOT NULL,
+  id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  model TEXT,
+  system_prompt TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  namespace TEXT NOT NULL,
+  memory_layers TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE(cell, id),
+  UNIQUE(cell, name));
+)sql"},
   };
   return migrations;
 }

@@ -1,6 +1,7 @@
 #include "server/api/routes.h"
 
 #include "server/api/admin_routes.h"
+#include "server/api/agent_routes.h"
 #include "server/api/conversation_routes.h"
 #include "server/api/health_routes.h"
 #include "server/api/memory_routes.h"
@@ -15,6 +16,7 @@ void register_api_routes(Router& router, core::Engine& engine) {
   add_conversation_routes(router, engine);
   add_session_routes(router, engine);
   add_memory_routes(router, engine);
+  add_agent_routes(router, engine);
 }
 
 }  // namespace agentrt::server::api

@@ -9,10 +9,10 @@
 
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerRequestImpl.h>
-#include <Poco/Net/StreamSocket.h>
-#include <Poco/Timespan.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/MediaType.h>
+#include <Poco/Net/StreamSocket.h>
+#include <Poco/Timespan.h>
 
 #include <chrono>
 #include <cmath>

@@ -1,0 +1,171 @@
+#include "core/agents/agent_service.h"
+
+#include "core/domain/errors.h"
+#include "core/domain/ids.h"
+#include "core/domain/json_fields.h"
+#include "core/log/logger.h"
+#include "core/memory/memory_service.h"
+#include "core/store/paged_query.h"
+
+namespace agentrt::core {
+namespace {
+
+constexpr const char* kColumns =
+    "seq, cell, id, name, coalesce(model, ''), system_prompt, description, namespace, "
+    "memory_layers, created_at, updated_at";
+
+Agent read_agent(const Statement& row) {
+  Agent a;
+  a.cell = row.column_text(1);
+  a.id = row.column_text(2);
+  a.name = row.column_text(3);
+  a.model = row.column_text(4);
+  a.system_prompt = row.column_text(5);
+  a.description = row.column_text(6);
+  a.namespace_ = row.column_text(7);
+  a.memory_layers = nlohmann::json::parse(row.column_text(8)).get<std::vector<std::string>>();
+  a.created_at = row.column_text(9);
+  a.updated_at = row.column_text(10);
+  return a;
+}
+
+std::vector<std::string> parse_layers(const nlohmann::json& value) {
+  if (!value.is_array()) throw invalid("field 'memory_layers' must be an array of layer names");
+  std::vector<std::string> layers;
+  for (const auto& layer : value) {
+    if (!layer.is_string() || !is_memory_layer(layer.get<std::string>()))
+      throw invalid("field 'memory_layers' must name only the seven memory layers");
+    layers.push_back(layer.get<std::string>());
+  }
+  return layers;
+}
+
+// Applies the fields of `body` to `agent`; shared by create and update.
+void apply_fields(Agent& agent, const nlohmann::json& body) {
+  if (auto name = optional_string(body, "name")) {
+    if (name->empty() || name->size() > 128)
+      throw invalid("field 'name' must be 1 to 128 characters");
+    agent.name = *name;
+  }
+  if (auto model = optional_string(body, "model")) agent.model = *model;
+  if (auto prompt = optional_string(body, "system_prompt")) agent.system_prompt = *prompt;
+  if (auto description = optional_string(body, "description")) agent.description = *description;
+  if (auto ns = optional_string(body, "namespace")) {
+    if (ns->empty() || ns->size() > 128)
+      throw invalid("field 'namespace' must be 1 to 128 characters");
+    agent.namespace_ = *ns;
+  }
+  if (body.contains("memory_layers") && !body["memory_layers"].is_null())
+    agent.memory_layers = parse_layers(body["memory_layers"]);
+}
+
+}  // namespace
+
+const std::vector<std::string>& default_agent_layers() {
+  static const std::vector<std::string> layers = {"agent_memory", "about_me", "consensus",
+                                                  "session", "environment"};
+  return layers;
+}
+
+nlohmann::json to_json(const Agent& a) {
+  return {{"id", a.id},
+          {"name", a.name},
+          {"model", a.model.empty() ? nlohmann::json() : nlohmann::json(a.model)},
+          {"system_prompt", a.system_prompt},
+          {"description", a.description},
+          {"namespace", a.namespace_},
+          {"memory_layers", a.memory_layers},
+          {"created_at", a.created_at},
+          {"updated_at", a.updated_at}};
+}
+
+void AgentService::write(const Agent& a, bool insert) {
+  store_.write([&](Connection& db) {
+    auto clash = db.prepare("SELECT id FROM agents WHERE cell = ? AND name = ? AND id != ?");
+    if (clash.bind(1, a.cell).bind(2, a.name).bind(3, a.id).step())
+      throw conflict("an agent named '" + a.name + "' exists in this cell");
+    auto statement = db.prepare(
+        insert ? "INSERT INTO agents(model, system_prompt, description, namespace, memory_layers, "
+                 "updated_at, name, created_at, cell, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+               : "UPDATE agents SET model = ?, system_prompt = ?, description = ?, namespace = ?, "
+                 "memory_layers = ?, updated_at = ?, name = ?, created_at = ? WHERE cell = ? AND "
+                 "id = ?");
+    if (a.model.empty())
+      statement.bind_null(1);
+    else
+      statement.bind(1, a.model);
+    statement.bind(2, a.system_prompt).bind(3, a.description).bind(4, a.namespace_);
+    statement.bind(5, nlohmann::json(a.memory_layers).dump()).bind(6, a.updated_at);
+    statement.bind(7, a.name).bind(8, a.created_at).bind(9, a.cell).bind(10, a.id);
+    statement.run();
+  });
+}
+
+Agent AgentService::create(const std::string& cell, const nlohmann::json& body) {
+  require_object(body);
+  reject_unknown_fields(
+      body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
+  required_string(body, "name");
+  Agent agent;
+  agent.cell = cell;
+  agent.id = new_id("agt");
+  agent.memory_layers = default_agent_layers();
+  apply_fields(agent, body);
+  if (agent.namespace_.empty()) agent.namespace_ = agent.id;
+  agent.created_at = agent.updated_at = utc_timestamp_now();
+  write(agent, true);
+  log_info("agent created", {{"cell", cell}, {"agent", agent.id}});
+  return agent;
+}
+
+std::optional<Agent> AgentService::find(const std::string& cell, const std::string& id) const {
+  std::optional<Agent> found;
+  store_.read([&](Connection& db) {
+    auto row =
+        db.prepare(std::string("SELECT ") + kColumns + " FROM agents WHERE cell = ? AND id = ?");
+    if (row.bind(1, cell).bind(2, id).step()) found = read_agent(row);
+  });
+  return found;
+}
+
+nlohmann::json AgentService::list(const std::string& cell, const PageRequest& page) const {
+  nlohmann::json body;
+  store_.read([&](Connection& db) {
+    auto rows = db.prepare(std::string("SELECT ") + kColumns +
+                           " FROM agents WHERE cell = ? AND seq < ? ORDER BY seq DESC LIMIT ?");
+    rows.bind(1, cell).bind(2, page.after.value_or(INT64_MAX)).bind(3, int64_t{page.limit} + 1);
+    body =
+        read_page(rows, page.limit, [](const Statement& row) { return to_json(read_agent(row)); });
+  });
+  return body;
+}
+
+Agent AgentService::update(const std::string& cell, const std::string& id,
+                           const nlohmann::json& body) {
+  require_object(body);
+  if (body.contains("id")) throw invalid("field 'id' cannot be changed");
+  reject_unknown_fields(
+      body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
+  auto agent = find(cell, id);
+  if (!agent) throw not_found("agent '" + id + "' not found");
+  apply_fields(*agent, body);
+  agent->updated_at = utc_timestamp_now();
+  write(*agent, false);
+  return *agent;
+}
+
+void AgentService::remove(const std::string& cell, const std::string& id) {
+  auto agent = find(cell, id);
+  if (!agent) throw not_found("agent '" + id + "' not found");
+  store_.write([&](Connection& db) {
+    db.prepare("DELETE FROM agents WHERE cell = ? AND id = ?").bind(1, cell).bind(2, id).run();
+  });
+  if (cleanup_) cleanup_(cell, agent->namespace_);
+  log_info("agent deleted", {{"cell", cell}, {"agent", id}});
+}
+
+void AgentService::remove_cell(Connection& db, const std::string& cell) {
+  db.prepare("DELETE FROM agents WHERE cell = ?").bind(1, cell).run();
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,50 @@
+// Agents: reusable personas of a cell. An agent has a name (unique in its cell), an
+// optional default model, a system prompt, a description, the memory namespace its
+// agent_memory lives in (its id unless set), and the memory layers its runs may see.
+#pragma once
+
+#include "core/domain/paging.h"
+#include "core/store/state_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+struct Agent {
+  std::string cell, id, name, model, system_prompt, description, namespace_;
+  std::vector<std::string> memory_layers;
+  std::string created_at, updated_at;
+};
+nlohmann::json to_json(const Agent& agent);
+
+// The layers an agent's runs see unless it says otherwise.
+const std::vector<std::string>& default_agent_layers();
+
+class AgentService {
+ public:
+  // Called with (cell, namespace) after an agent is deleted, to drop its agent_memory.
+  using NamespaceCleanup = std::function<void(const std::string&, const std::string&)>;
+
+  explicit AgentService(StateStore& store) : store_(store) {}
+  void on_deleted(NamespaceCleanup cleanup) { cleanup_ = std::move(cleanup); }
+
+  Agent create(const std::string& cell, const nlohmann::json& body);  // 400, 409
+  std::optional<Agent> find(const std::string& cell, const std::string& id) const;
+  nlohmann::json list(const std::string& cell, const PageRequest& page) const;
+  Agent update(const std::string& cell, const std::string& id, const nlohmann::json& body);
+  void remove(const std::string& cell, const std::string& id);  // 404
+  static void remove_cell(Connection& db, const std::string& cell);
+
+ private:
+  void write(const Agent& agent, bool insert);
+
+  StateStore& store_;
+  NamespaceCleanup cleanup_;
+};
+
+}  // namespace agentrt::core

@@ -1,0 +1,202 @@
+// Agents, and memory that a conversation actually uses: with a fake upstream recording
+// what it receives, the agent's system prompt and each visible layer reach the
+// provider, memory of another actor, namespace or cell never does, a small window drops
+// in the documented order, and deleting an agent deletes its namespace's memory.
+#include "tests/api/vendor_client.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+class Agents : public ::testing::Test {
+ protected:
+  explicit Agents(int64_t window = 4096)
+      : s(Vendor::openai, with_args({"--mode", "multi"}), window) {}
+  void SetUp() override {
+    ASSERT_EQ(call(s.agentd, "POST", "/admin/cells", s.admin, {{"id", "acme"}}).status, 201);
+    ASSERT_EQ(call(s.agentd, "POST", "/admin/cells", s.admin, {{"id", "other"}}).status, 201);
+    alice = issue_token(s.agentd, s.admin,
+                        {{"ttl", "1h"}, {"actor", "alice"}, {"cell", "acme"}})["token"];
+    s.fake.set_default(Reply::answer("ok", 1));
+  }
+  json make_agent(json body) {
+    auto response = call(s.agentd, "POST", "/cells/acme/agents", s.admin, body);
+    EXPECT_EQ(response.status, 201) << response.body;
+    return response.json();
+  }
+  void remember(const std::string& cell, json entry, const std::string& token = "") {
+    auto response = call(s.agentd, "POST", "/cells/" + cell + "/memory",
+                         token.empty() ? s.admin : token, entry);
+    ASSERT_EQ(response.status, 201) << response.body;
+  }
+  std::string chat_and_capture(const std::string& token, json body) {
+    auto response = call(s.agentd, "POST", "/cells/acme/chat", token, body);
+    EXPECT_EQ(response.status, 200) << response.body;
+    return s.fake.last_request().body;
+  }
+  VendorSetup s;
+  std::string alice;
+};
+
+TEST_F(Agents, CrudWithUniqueNamesAndAdminOnlyWrites) {
+  json agent = make_agent({{"name", "helper"},
+                           {"model", vendor_model(Vendor::openai)},
+                           {"system_prompt", "Be brief."}});
+  EXPECT_EQ(agent["namespace"], agent["id"]);
+  EXPECT_EQ(agent["memory_layers"].size(), 5u);
+  std::string id = agent["id"];
+  EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", s.admin, {{"name", "helper"}}).status,
+            409);
+  EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", s.admin, {{"model", "x"}}).status, 400);
+  EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", s.admin,
+                 {{"name", "y"}, {"memory_layers", {"dreams"}}})
+                .status,
+            400);
+  EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", alice, {{"name", "mine"}}).status, 403);
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents/" + id, alice).json()["name"], "helper");
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents", alice).json()["data"].size(), 1u);
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/other/agents/" + id, s.admin).status, 404);
+  auto patched =
+      call(s.agentd, "PATCH", "/cells/acme/agents/" + id, s.admin, {{"description", "d"}});
+  EXPECT_EQ(patched.json()["description"], "d");
+  EXPECT_EQ(call(s.agentd, "PATCH", "/cells/acme/agents/" + id, s.admin, {{"id", "z"}}).status,
+            400);
+  EXPECT_EQ(call(s.agentd, "DELETE", "/cells/acme/agents/" + id, alice).status, 403);
+  EXPECT_EQ(call(s.agentd, "DELETE", "/cells/acme/agents/" + id, s.admin).status, 204);
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents/" + id, s.admin).status, 404);
+}
+
+TEST_F(Agents, PromptAndVisibleMemoryReachTheProviderAndNothingElse) {
+  json agent = make_agent({{"name", "helper"},
+                           {"model", vendor_model(Vendor::openai)},
+                           {"system_prompt", "You are the acme helper."}});
+  std::string ns = agent["namespace"];
+  remember("acme", {{"layer", "about_me"}, {"content", "alice-likes-tea"}}, alice);
+  remember("acme", {{"layer", "consensus"}, {"content", "acme-ships-fridays"}});
+  remember("acme", {{"layer", "environment"}, {"content", "acme-office-is-cold"}});
+  remember("acme", {{"layer", "agent_memory"}, {"namespace", ns}, {"content", "helper-knows-acme"}},
+           alice);
+  // What must never reach alice's run:
+  remember("acme", {{"layer", "about_me"}, {"actor", "bob"}, {"content", "bob-secret-habit"}});
+  remember("acme",
+           {{"layer", "agent_memory"},
+            {"namespace", "someone-else"},
+            {"content", "other-namespace-fact"}},
+           alice);
+  remember("other", {{"layer", "consensus"}, {"content", "other-cell-fact"}});
+  remember("acme", {{"layer", "working"}, {"content", "scratch-pad"}}, alice);
+
+  json first = call(s.agentd, "POST", "/cells/acme/chat", alice,
+                    {{"agent_id", agent["id"]}, {"messages", {user_text("hi")}}})
+                   .json();
+  remember("acme",
+           {{"layer", "session"}, {"session_id", first["session_id"]}, {"content", "session-note"}},
+           alice);
+  std::string sent = chat_and_capture(alice, {{"agent_id", agent["id"]},
+                                              {"session_id", first["session_id"]},
+                                              {"messages", {user_text("hello again")}}});
+  json request = json::parse(sent);
+  EXPECT_EQ(request["model"], vendor_model(Vendor::openai)) << "the agent's model";
+  EXPECT_EQ(request["messages"][0]["role"], "system");
+  for (const char* seen :
+       {"You are the acme helper.", "alice-likes-tea", "acme-ships-fridays", "acme-office-is-cold",
+        "helper-knows-acme", "session-note", "hello again"})
+    EXPECT_NE(sent.find(seen), std::string::npos) << seen;
+  for (const char* unseen :
+       {"bob-secret-habit", "other-namespace-fact", "other-cell-fact", "scratch-pad"})
+    EXPECT_EQ(sent.find(unseen), std::string::npos) << unseen;
+
+  std::string without = chat_and_capture(
+      alice,
+      {{"agent_id", agent["id"]}, {"memory", false}, {"messages", {user_text("no memory")}}});
+  EXPECT_EQ(without.find("alice-likes-tea"), std::string::npos);
+  EXPECT_NE(without.find("You are the acme helper."), std::string::npos);
+
+  std::string plain = chat_and_capture(
+      alice, {{"model", vendor_model(Vendor::openai)}, {"messages", {user_text("no agent")}}});
+  EXPECT_NE(plain.find("alice-likes-tea"), std::string::npos)
+      << "runs without an agent see memory too";
+  EXPECT_EQ(plain.find("helper-knows-acme"), std::string::npos) << "but no agent_memory";
+}
+
+TEST_F(Agents, UnknownAgentOrNoModelIsRefused) {
+  EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/chat", alice,
+                 {{"agent_id", "agt_nope"}, {"messages", {user_text("x")}}})
+                .status,
+            400);
+  json modelless = make_agent({{"name", "blank"}});
+  auto response = call(s.agentd, "POST", "/cells/acme/chat", alice,
+                       {{"agent_id", modelless["id"]}, {"messages", {user_text("x")}}});
+  EXPECT_EQ(response.status, 400);
+  EXPECT_NE(response.body.find("model"), std::string::npos);
+}
+
+TEST_F(Agents, DeletingAnAgentDeletesItsNamespacesMemory) {
+  json agent = make_agent({{"name", "helper"}, {"model", vendor_model(Vendor::openai)}});
+  std::string ns = agent["namespace"];
+  remember("acme", {{"layer", "agent_memory"}, {"namespace", ns}, {"content", "a"}}, alice);
+  remember("acme",
+           {{"layer", "agent_memory"}, {"namespace", ns}, {"actor", "bob"}, {"content", "b"}});
+  remember("acme", {{"layer", "agent_memory"}, {"namespace", "keep"}, {"content", "c"}}, alice);
+  json chat = call(s.agentd, "POST", "/cells/acme/chat", alice,
+                   {{"agent_id", agent["id"]}, {"messages", {user_text("x")}}})
+                  .json();
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/memory/counts?namespace=" + ns, s.admin)
+                .json()["agent_memory"],
+            2);
+  ASSERT_EQ(
+      call(s.agentd, "DELETE", "/cells/acme/agents/" + agent["id"].get<std::string>(), s.admin)
+          .status,
+      204);
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/memory/counts?namespace=" + ns, s.admin)
+                .json()["agent_memory"],
+            0);
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/memory/counts?namespace=keep", s.admin)
+                .json()["agent_memory"],
+            1);
+  EXPECT_EQ(
+      call(s.agentd, "GET",
+           "/cells/acme/sessions/" + chat["session_id"].get<std::string>() + "/messages", alice)
+          .json()["data"]
+          .size(),
+      2u)
+      << "runs keep their history";
+}
+
+class SmallWindowAgents : public Agents {
+ protected:
+  SmallWindowAgents() : Agents(90) {}
+};
+
+TEST_F(SmallWindowAgents, MemoryIsDroppedInTheDocumentedOrder) {
+  json agent = make_agent({{"name", "helper"}, {"model", vendor_model(Vendor::openai)}});
+  std::string ns = agent["namespace"];
+  // 90 tokens: the new message (19), the memory heading and three entries (about 15 each)
+  // fit; the environment entry and the history do not.
+  auto fact = [](const char* tag) { return std::string(tag) + std::string(40, '.'); };
+  remember("acme", {{"layer", "environment"}, {"content", fact("ENV")}});
+  remember("acme", {{"layer", "consensus"}, {"content", fact("CONSENSUS")}});
+  remember("acme", {{"layer", "about_me"}, {"content", fact("ABOUT")}}, alice);
+  remember("acme", {{"layer", "agent_memory"}, {"namespace", ns}, {"content", fact("AGENT")}},
+           alice);
+  std::string sent;
+  for (int turn = 0; turn < 3; ++turn)
+    sent = chat_and_capture(alice, {{"agent_id", agent["id"]},
+                                    {"session_id", "w"},
+                                    {"messages", {user_text(std::string(60, 'h'))}}});
+  // Highest priority first: agent_memory, about_me, consensus; environment and the
+  // history go before them.
+  EXPECT_NE(sent.find("AGENT"), std::string::npos);
+  EXPECT_NE(sent.find("ABOUT"), std::string::npos);
+  EXPECT_NE(sent.find("CONSENSUS"), std::string::npos);
+  EXPECT_EQ(sent.find("ENV"), std::string::npos) << sent;
+  size_t history = 0;
+  for (const auto& m : json::parse(sent)["messages"]) history += m["role"] == "assistant";
+  EXPECT_EQ(history, 0u) << "the history goes first of all";
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -7,6 +7,18 @@ namespace {
   throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
 }
 
+// A vendor's own finish word is passed on, but the SDK writes it into JSON as is, so
+// anything beyond a plain identifier (quotes, backslashes, control bytes) is replaced.
+std::string plain_word(const std::string& word) {
+  std::string out = word.substr(0, 64);
+  for (char& c : out) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '-' || c == '.';
+    if (!plain) c = '_';
+  }
+  return out.empty() ? "unknown" : out;
+}
+
 }  // namespace
 
 void DeltaEmitter::text(std::string_view fragment) {
@@ -18,7 +30,7 @@ void DeltaEmitter::finish(const std::optional<Usage>& usage, const std::string& 
   if (finished_) return;
   finished_ = true;
   if (usage && !sink_.usage(usage->input_tokens, usage->output_tokens)) cancelled();
-  if (!sink_.finish(reason)) cancelled();
+  if (!sink_.finish(plain_word(reason))) cancelled();
 }
 
 }  // namespace agentrt::providers

@@ -38,6 +38,15 @@ TEST_P(Streaming, ReportsMaxTokensInTheEngineWords) {
   EXPECT_EQ(out.finish, (json{{"reason", "max_tokens"}}));
 }
 
+TEST_P(Streaming, PassesAnUnknownFinishWordOnAsAPlainWord) {
+  Reply reply = Reply::answer("x", 1);
+  reply.finish = "new\"reason\\";
+  fake.set_default(reply);
+  Outcome out = run(*provider, user_request("hi"));
+  expect_well_ordered(out, true);
+  EXPECT_EQ(out.finish, (json{{"reason", "new_reason_"}}));
+}
+
 TEST_P(Streaming, OmitsUsageWhenTheUpstreamSentNone) {
   Reply reply = Reply::answer("no counts here", 3);
   reply.usage.reset();

@@ -165,6 +165,15 @@ TEST_F(Fixture, OutputsAndSecretsGoThroughTheHost) {
   EXPECT_EQ(out.data, "s3cret");
 }
 
+TEST(CppLayer, FinishReasonsAreEscapedIntoValidJson) {
+  Recorder recorder;
+  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled};
+  agentrt::sdk::Sink sink(&raw);
+  sink.finish("odd\"word\\with\ncontrol");
+  ASSERT_EQ(recorder.deltas.size(), 1u);
+  EXPECT_EQ(recorder.deltas[0].second, R"({"reason":"odd\"word\\with\u000acontrol"})");
+}
+
 TEST(CppLayer, JsonCallsMapExceptionsToCodes) {
   agentrt_host_api_t host = make_host();
   auto* d = agentrt::sdk::detail::descriptor<Store>("store", "1", "", 0);

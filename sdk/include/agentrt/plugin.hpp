@@ -83,7 +83,21 @@ class Sink {
     return emit(AGENTRT_DELTA_USAGE, std::string_view(buf, static_cast<size_t>(n)));
   }
   bool finish(std::string_view reason) {
-    std::string json = "{\"reason\":\"" + std::string(reason) + "\"}";
+    // The reason is the vendor's word: escaped, so that any word stays valid JSON.
+    std::string json = "{\"reason\":\"";
+    for (char c : reason) {
+      if (c == '"' || c == '\\') {
+        json += '\\';
+        json += c;
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        char escaped[8];
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+        json += escaped;
+      } else {
+        json += c;
+      }
+    }
+    json += "\"}";
     return emit(AGENTRT_DELTA_FINISH, json);
   }
   bool cancelled() const { return sink_->is_cancelled(sink_) != 0; }

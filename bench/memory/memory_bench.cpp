@@ -49,13 +49,20 @@ Options parse(int argc, char** argv) {
     std::string flag = argv[i];
     if (i + 1 >= argc) usage("missing value for " + flag);
     std::string value = argv[++i];
-    if (flag == "--data-dir") o.data_dir = value;
-    else if (flag == "--report") o.report = value;
-    else if (flag == "--entries") o.entries = std::stoul(value);
-    else if (flag == "--count-samples") o.count_samples = std::stoul(value);
-    else if (flag == "--search-samples") o.search_samples = std::stoul(value);
-    else if (flag == "--search-candidates") o.search_candidates = std::stoi(value);
-    else usage("unknown option " + flag);
+    if (flag == "--data-dir")
+      o.data_dir = value;
+    else if (flag == "--report")
+      o.report = value;
+    else if (flag == "--entries")
+      o.entries = std::stoul(value);
+    else if (flag == "--count-samples")
+      o.count_samples = std::stoul(value);
+    else if (flag == "--search-samples")
+      o.search_samples = std::stoul(value);
+    else if (flag == "--search-candidates")
+      o.search_candidates = std::stoi(value);
+    else
+      usage("unknown option " + flag);
   }
   if (o.data_dir.empty()) usage("--data-dir is required");
   return o;
@@ -66,6 +73,14 @@ std::string cpu_model() {
   for (std::string line; std::getline(in, line);)
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown";
+}
+
+// The machine may be shared: the report says how busy it was around the measurements.
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return one + " " + five + " " + fifteen;
 }
 
 uintmax_t store_bytes(const std::string& dir) {
@@ -79,8 +94,9 @@ uintmax_t store_bytes(const std::string& dir) {
 }
 
 void table(std::ostream& out, const std::vector<ClassResult>& rows, double p_high, bool hits) {
-  out << "| filter / query | samples | p50 | p" << p_high << " | mean" << (hits ? " | hits/query" : "")
-      << " |\n|---|---:|---:|---:|---:" << (hits ? "|---:" : "") << "|\n";
+  out << "| filter / query | samples | p50 | p" << p_high << " | mean"
+      << (hits ? " | hits/query" : "") << " |\n|---|---:|---:|---:|---:" << (hits ? "|---:" : "")
+      << "|\n";
   Latencies all;
   for (const ClassResult& r : rows) {
     out << "| " << r.name << " | " << r.latencies.size() << " | " << ms(r.latencies.percentile(50))
@@ -93,15 +109,23 @@ void table(std::ostream& out, const std::vector<ClassResult>& rows, double p_hig
       << ms(all.percentile(p_high)) << " | " << ms(all.mean()) << (hits ? " | " : "") << " |\n\n";
 }
 
-void report(std::ostream& out, const Options& o, const LoadResult& load,
-            const std::vector<ClassResult>& counts, const std::vector<ClassResult>& searches) {
+struct Measured {
+  LoadResult load;
+  std::vector<ClassResult> counts, searches;
+  std::string load_average_before, load_average_after;
+};
+
+void report(std::ostream& out, const Options& o, const Measured& m) {
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   out << "## memory-sqlite at " << o.entries << " entries (" << date << ")\n\n"
       << "- command: `" << o.command_line << "`\n- machine: " << cpu_model() << ", "
       << std::thread::hardware_concurrency() << " cores; SQLite " << sqlite3_libversion() << "\n"
+      << "- load average (1, 5, 15 min) before the count and search phases: "
+      << m.load_average_before << "; after: " << m.load_average_after << "\n"
       << "- store: " << store_bytes(o.data_dir) / (1024 * 1024) << " MiB on disk\n\n### Load\n\n";
+  const LoadResult& load = m.load;
   if (load.reused) {
     out << "Reused an existing store with the same data set (no load measured).\n\n";
   } else {
@@ -111,9 +135,9 @@ void report(std::ostream& out, const Options& o, const LoadResult& load,
         << ms(load.saves.percentile(99)) << ", max " << ms(load.saves.percentile(100)) << "\n\n";
   }
   out << "### count (all seven layers, one call)\n\n";
-  table(out, counts, 99, false);
+  table(out, m.counts, 99, false);
   out << "### search (limit 10)\n\n";
-  table(out, searches, 95, true);
+  table(out, m.searches, 95, true);
 }
 
 int run(const Options& o) {
@@ -127,14 +151,17 @@ int run(const Options& o) {
   Memory memory(instance);
   Workload workload(20261122);
 
-  LoadResult loaded = load(memory, workload, o.entries);
+  Measured m;
+  m.load = load(memory, workload, o.entries);
+  m.load_average_before = load_average();
   std::fprintf(stderr, "measuring counts...\n");
-  std::vector<ClassResult> counts = measure_counts(memory, workload, o.count_samples, 1);
+  m.counts = measure_counts(memory, workload, o.count_samples, 1);
   std::fprintf(stderr, "measuring searches...\n");
-  std::vector<ClassResult> searches = measure_searches(memory, workload, o.search_samples, 2);
+  m.searches = measure_searches(memory, workload, o.search_samples, 2);
+  m.load_average_after = load_average();
 
   std::ostringstream text;
-  report(text, o, loaded, counts, searches);
+  report(text, o, m);
   std::cout << text.str();
   if (!o.report.empty()) std::ofstream(o.report, std::ios::app) << text.str();
   return 0;

@@ -18,8 +18,12 @@ json nullable(const std::optional<std::string>& s) {
 }
 
 json save_request(const EntrySpec& e, size_t i) {
-  json r = {{"cell", e.cell},        {"layer", e.layer},         {"content", e.content},
-            {"namespace", nullable(e.ns)}, {"actor", e.actor}, {"session_id", nullable(e.session)},
+  json r = {{"cell", e.cell},
+            {"layer", e.layer},
+            {"content", e.content},
+            {"namespace", nullable(e.ns)},
+            {"actor", e.actor},
+            {"session_id", nullable(e.session)},
             {"metadata", {{"source", "bench"}, {"i", i}}}};
   if (e.requested_layer) r["requested_layer"] = *e.requested_layer;
   return r;
@@ -37,9 +41,11 @@ struct FilterDraw {
       std::string who = w.actor(rng() % Workload::kActorsPerCell);
       std::optional<std::string> sid;
       if (session && !(sid = w.some_session(cell, who, rng))) continue;
-      json f = {{"cell", cell}, {"actor", actor ? json(who) : json(nullptr)},
-                {"namespace", ns ? json(w.namespaces()[rng() % w.namespaces().size()]) : json(nullptr)},
-                {"session_id", nullable(sid)}};
+      json f = {
+          {"cell", cell},
+          {"actor", actor ? json(who) : json(nullptr)},
+          {"namespace", ns ? json(w.namespaces()[rng() % w.namespaces().size()]) : json(nullptr)},
+          {"session_id", nullable(sid)}};
       return f;
     }
   }
@@ -64,8 +70,9 @@ ClassResult run_class(const std::string& name, size_t samples,
 size_t Memory::total(const Workload& w) const {
   size_t n = 0;
   for (const std::string& cell : w.cells()) {
-    json counts = call(table().count, {{"cell", cell}, {"actor", nullptr}, {"namespace", nullptr},
-                                       {"session_id", nullptr}});
+    json counts =
+        call(table().count,
+             {{"cell", cell}, {"actor", nullptr}, {"namespace", nullptr}, {"session_id", nullptr}});
     for (const auto& item : counts.items()) n += item.value().get<size_t>();
   }
   return n;
@@ -76,8 +83,8 @@ LoadResult load(const Memory& memory, Workload& workload, size_t n) {
   result.entries = n;
   size_t existing = memory.total(workload);
   if (existing != 0 && existing != n)
-    throw std::runtime_error("the data dir holds " + std::to_string(existing) +
-                             " entries, not " + std::to_string(n) + ": remove it or pass --entries " +
+    throw std::runtime_error("the data dir holds " + std::to_string(existing) + " entries, not " +
+                             std::to_string(n) + ": remove it or pass --entries " +
                              std::to_string(existing));
   result.reused = existing == n;
   auto start = Clock::now();
@@ -125,9 +132,7 @@ std::vector<ClassResult> measure_searches(const Memory& memory, const Workload& 
                                           size_t samples, uint64_t seed) {
   std::mt19937_64 rng(seed);
   FilterDraw draw{workload, rng};
-  auto word_in = [&](size_t low, size_t high) {
-    return workload.word(low + rng() % (high - low));
-  };
+  auto word_in = [&](size_t low, size_t high) { return workload.word(low + rng() % (high - low)); };
   struct Kind {
     const char* name;
     bool actor;

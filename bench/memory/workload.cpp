@@ -13,15 +13,16 @@ struct LayerShare {
   const char* name;
   int percent;
 };
-constexpr LayerShare kLayerShares[] = {{"environment", 5}, {"consensus", 5}, {"about_me", 10},
-                                       {"agent_memory", 20}, {"session", 30}, {"working", 25},
+constexpr LayerShare kLayerShares[] = {{"environment", 5},   {"consensus", 5}, {"about_me", 10},
+                                       {"agent_memory", 20}, {"session", 30},  {"working", 25},
                                        {"unknown", 5}};
 
 // Pronounceable, unique words: the rank written in base 32 with a syllable per digit.
 std::string make_word(size_t rank) {
-  static const char* const kSyllables[] = {
-      "ka", "lo", "mi", "ne", "pu", "ra", "si", "to", "vu", "we", "xo", "yi", "za", "be", "co", "da",
-      "fe", "gi", "ho", "ju", "ly", "mo", "nu", "pe", "qi", "ro", "su", "ti", "ve", "wo", "xe", "yu"};
+  static const char* const kSyllables[] = {"ka", "lo", "mi", "ne", "pu", "ra", "si", "to",
+                                           "vu", "we", "xo", "yi", "za", "be", "co", "da",
+                                           "fe", "gi", "ho", "ju", "ly", "mo", "nu", "pe",
+                                           "qi", "ro", "su", "ti", "ve", "wo", "xe", "yu"};
   std::string w;
   size_t n = rank + 32;  // at least two syllables
   while (n > 0) {

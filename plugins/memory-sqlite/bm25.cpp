@@ -13,7 +13,8 @@ double idf(int64_t rows, int64_t df) {
 
 double term_weight(int64_t tf, int64_t row_tokens, double average_tokens) {
   double f = static_cast<double>(tf);
-  double relative_length = average_tokens > 0 ? static_cast<double>(row_tokens) / average_tokens : 1;
+  double relative_length =
+      average_tokens > 0 ? static_cast<double>(row_tokens) / average_tokens : 1;
   return f * (kK1 + 1) / (f + kK1 * (1 - kB + kB * relative_length));
 }
 

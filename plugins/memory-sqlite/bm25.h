@@ -1,6 +1,7 @@
 // Okapi BM25, computed by the plugin instead of FTS5's bm25(): FTS5 derives each term's
-// IDF by walking every row that contains the term, which costs about a microsecond per
-// row and cannot be bounded. Here the IDF comes from a bounded walk (see search.cpp).
+// IDF by visiting every row that contains the term, whatever LIMIT the query has (about
+// 18 ms for a word in 735k of 1M rows, measured on this machine), so a common word
+// would make every search slow. Here the IDF comes from a bounded walk (search.cpp).
 #pragma once
 
 #include <cstdint>

@@ -31,6 +31,15 @@ std::string from_clause(FilterShape shape) {
   return std::string(" FROM memory_entries INDEXED BY ") + index_for(shape);
 }
 
+// One statement text per filter shape, built once.
+template <class Build>
+std::array<std::string, kFilterShapes> per_shape(Build build) {
+  std::array<std::string, kFilterShapes> sql;
+  for (int key = 0; key < kFilterShapes; ++key)
+    sql[static_cast<size_t>(key)] = build(FilterShape::from_key(key));
+  return sql;
+}
+
 }  // namespace
 
 const char* const kEntryColumns =
@@ -47,22 +56,9 @@ FilterShape FilterShape::of(const Filter& filter, int layer) {
           filter.session_id.has_value()};
 }
 
-namespace {
-
-template <class Build>
-std::array<std::string, kFilterShapes> per_shape(Build build) {
-  std::array<std::string, kFilterShapes> sql;
-  for (int key = 0; key < kFilterShapes; ++key)
-    sql[static_cast<size_t>(key)] = build(FilterShape::from_key(key));
-  return sql;
-}
-
-}  // namespace
-
 const std::string& count_sql(FilterShape shape) {
-  static const auto sql = per_shape([](FilterShape s) {
-    return "SELECT count(*)" + from_clause(s) + where_clause(s);
-  });
+  static const auto sql =
+      per_shape([](FilterShape s) { return "SELECT count(*)" + from_clause(s) + where_clause(s); });
   return sql[static_cast<size_t>(shape.key())];
 }
 
@@ -81,7 +77,8 @@ const std::string& clear_sql(FilterShape shape) {
 }
 
 // CROSS JOIN keeps the FTS walk as the outer loop, so it stops after :candidates rows
-// instead of probing the index once per entry of the cell.
+// instead of probing the index once per entry of the cell. The planner would look the
+// candidates up in the table; the narrow covering index is several times faster.
 const std::string& search_term_sql() {
   static const std::string sql =
       std::string("SELECT c.r, c.tf, c.n, c.tokens, e.token_count, ") + kVisibleSql +
@@ -89,7 +86,8 @@ const std::string& search_term_sql() {
       " FROM (SELECT rowid AS r, agentrt_term_stat(memory_fts, 0) AS tf,"
       " agentrt_term_stat(memory_fts, 1) AS n, agentrt_term_stat(memory_fts, 2) AS tokens"
       " FROM memory_fts WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :candidates)"
-      " AS c CROSS JOIN memory_entries AS e ON e.seq = c.r";
+      " AS c CROSS JOIN memory_entries AS e INDEXED BY " +
+      kIndexBySeq + " ON e.seq = c.r";
   return sql;
 }
 

@@ -72,8 +72,7 @@ LayerMask parse_layer_set(const json& request) {
   if (!it->is_array()) invalid("layers must be an array of layer names or null");
   LayerMask mask = 0;
   for (const json& name : *it) {
-    std::optional<int> code =
-        name.is_string() ? layer_code(name.get<std::string>()) : std::nullopt;
+    std::optional<int> code = name.is_string() ? layer_code(name.get<std::string>()) : std::nullopt;
     if (!code) invalid("layers must contain only the seven memory layer names");
     mask |= 1u << *code;
   }

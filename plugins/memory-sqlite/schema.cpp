@@ -62,6 +62,14 @@ CREATE TRIGGER memory_entries_fts_update AFTER UPDATE OF content ON memory_entri
   INSERT INTO memory_fts(rowid, content) VALUES (new.seq, new.content);
 END;
 )sql",
+    // Search checks each FTS candidate's visibility by seq. Through the table that is a
+    // lookup into wide rows spread over the whole file; this narrow covering copy keeps
+    // the same lookups in a b-tree a tenth the size (a mid-frequency word's search about
+    // 1.6x faster on the 1M-entry benchmark store).
+    R"sql(
+CREATE INDEX memory_by_seq
+  ON memory_entries(seq, cell, layer, actor, namespace, session_id, token_count);
+)sql",
 };
 constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 

@@ -20,5 +20,6 @@ inline constexpr const char* kIndexByLayer = "memory_by_layer";
 inline constexpr const char* kIndexByActor = "memory_by_actor";
 inline constexpr const char* kIndexByNamespace = "memory_by_namespace";
 inline constexpr const char* kIndexBySession = "memory_by_session";
+inline constexpr const char* kIndexBySeq = "memory_by_seq";
 
 }  // namespace agentrt::memory_sqlite

@@ -122,15 +122,22 @@ EntryRow row_by_seq(Connection& c, int64_t seq) {
 
 }  // namespace
 
+int candidates_per_term(int search_candidates, size_t terms) {
+  int64_t k = search_candidates;
+  int64_t share = 4 * k / static_cast<int64_t>(std::max<size_t>(terms, 1));
+  return static_cast<int>(std::clamp(share, std::max<int64_t>(k / 4, 1), k));
+}
+
 std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& request,
-                                      int candidates_per_term) {
+                                      int search_candidates) {
   std::vector<std::string> terms = c.tokenizer().distinct_terms(request.query, kMaxQueryTerms);
-  if (terms.empty()) throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "query has no searchable words");
+  if (terms.empty())
+    throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "query has no searchable words");
   std::vector<SearchHit> hits;
   if (request.layers == 0) return hits;
 
   Transaction snapshot(c.db(), "BEGIN");
-  Ranker ranker(c, request, candidates_per_term);
+  Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()));
   for (const std::string& term : terms) ranker.add_term(term);
   for (const auto& [seq, score] : ranker.best(static_cast<size_t>(request.limit)))
     hits.push_back({row_by_seq(c, seq), score});

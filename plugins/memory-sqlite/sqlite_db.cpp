@@ -16,16 +16,15 @@ int32_t code_for(int rc) {
 }  // namespace
 
 Database::Database(const std::string& path, OpenMode mode) {
-  int flags = SQLITE_OPEN_NOMUTEX | (mode == OpenMode::kReadOnly
-                                         ? SQLITE_OPEN_READONLY
-                                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int flags = SQLITE_OPEN_NOMUTEX |
+              (mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
+                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
     db_ = nullptr;
-    throw sdk::Error(AGENTRT_ERR_INTERNAL,
-                     "memory-sqlite: cannot open '" + path + "': " + message);
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: cannot open '" + path + "': " + message);
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, 5000);

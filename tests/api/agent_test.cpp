@@ -194,7 +194,8 @@ TEST_F(SmallWindowAgents, MemoryIsDroppedInTheDocumentedOrder) {
   EXPECT_NE(sent.find("CONSENSUS"), std::string::npos);
   EXPECT_EQ(sent.find("ENV"), std::string::npos) << sent;
   size_t history = 0;
-  for (const auto& m : json::parse(sent)["messages"]) history += m["role"] == "assistant";
+  const json request = json::parse(sent);  // named: a range-for over a temporary's member dangles
+  for (const auto& m : request["messages"]) history += m["role"] == "assistant";
   EXPECT_EQ(history, 0u) << "the history goes first of all";
 }
 

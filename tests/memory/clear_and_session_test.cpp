@@ -15,7 +15,8 @@ TEST_F(MemoryTest, ClearLayerDeletesExactlyTheListedSet) {
       for (const std::string& n : namespaces)
         for (const std::string& s : sessions)
           for (int copy = 0; copy < 2; ++copy)
-            save({{"layer", layer}, {"actor", a},
+            save({{"layer", layer},
+                  {"actor", a},
                   {"namespace", n.empty() ? json(nullptr) : json(n)},
                   {"session_id", s.empty() ? json(nullptr) : json(s)}});
   save({{"cell", "c2"}, {"layer", "working"}, {"actor", "alice"}, {"namespace", "n1"}});
@@ -33,7 +34,8 @@ TEST_F(MemoryTest, ClearLayerDeletesExactlyTheListedSet) {
       for (const std::string& id : before_all)
         if (std::find(listed.begin(), listed.end(), id) == listed.end()) survivors.push_back(id);
       EXPECT_EQ(after_all, survivors) << f << layer;
-      EXPECT_EQ(count(filter("c1"))[layer], counts[layer].get<int>() - static_cast<int>(listed.size()));
+      EXPECT_EQ(count(filter("c1"))[layer],
+                counts[layer].get<int>() - static_cast<int>(listed.size()));
     }
   EXPECT_EQ(count(filter("c2"))["working"], 1);
 }

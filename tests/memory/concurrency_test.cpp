@@ -17,7 +17,8 @@ TEST_F(MemoryTest, ReadsRunConcurrentlyWithWrites) {
     threads.emplace_back([&, w] {
       for (int i = 0; i < kPerWriter; ++i) {
         try {
-          save({{"actor", "w" + std::to_string(w)}, {"layer", i % 2 ? "working" : "consensus"},
+          save({{"actor", "w" + std::to_string(w)},
+                {"layer", i % 2 ? "working" : "consensus"},
                 {"content", "stream entry number " + std::to_string(i)}});
         } catch (...) {
           ++errors;

@@ -51,7 +51,9 @@ class CountPropertyTest : public MemoryTest {
                                    sessions = {"", "s1", "s2", "s3"};
     for (int i = 0; i < 2000; ++i) {
       Saved e{"", pick(cells), pick(kLayers), pick(actors), pick(namespaces), pick(sessions)};
-      json request = {{"cell", e.cell}, {"layer", e.layer}, {"actor", e.actor},
+      json request = {{"cell", e.cell},
+                      {"layer", e.layer},
+                      {"actor", e.actor},
                       {"namespace", e.ns.empty() ? json(nullptr) : json(e.ns)},
                       {"session_id", e.session.empty() ? json(nullptr) : json(e.session)},
                       {"content", "entry " + std::to_string(i)}};

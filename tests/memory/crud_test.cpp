@@ -97,8 +97,11 @@ TEST_F(MemoryTest, MalformedRequestsNameTheField) {
   json f = filter("c1");
   std::vector<Case> cases = {
       {table().save, {{"layer", "about_me"}, {"content", "x"}, {"actor", "a"}}, "cell"},
-      {table().save, {{"cell", "c1"}, {"layer", "nope"}, {"content", "x"}, {"actor", "a"}}, "layer"},
-      {table().save, {{"cell", "c1"}, {"layer", "working"}, {"content", ""}, {"actor", "a"}},
+      {table().save,
+       {{"cell", "c1"}, {"layer", "nope"}, {"content", "x"}, {"actor", "a"}},
+       "layer"},
+      {table().save,
+       {{"cell", "c1"}, {"layer", "working"}, {"content", ""}, {"actor", "a"}},
        "content"},
       {table().save, {{"cell", "c1"}, {"layer", "working"}, {"content", "x"}}, "actor"},
       {table().save,

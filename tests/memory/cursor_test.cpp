@@ -53,7 +53,7 @@ TEST_F(MemoryTest, InsertsAndDeletesBetweenPagesNeitherRepeatNorSkip) {
   json page1 = list(f, "about_me", 4);
   ASSERT_FALSE(page1["next_cursor"].is_null());
   for (int i = 0; i < 5; ++i) save({});  // newer than everything listed so far
-  remove(f, saved[9]);                    // already listed (the newest)
+  remove(f, saved[9]);                   // already listed (the newest)
   json page2 = list(f, "about_me", 4, page1["next_cursor"]);
   remove(f, saved[1]);  // not listed yet: it must simply not appear
   json page3 = list(f, "about_me", 4, page2["next_cursor"]);

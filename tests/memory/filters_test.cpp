@@ -83,9 +83,13 @@ TEST_F(MemoryTest, CellsAreIsolatedInEveryOperation) {
   EXPECT_EQ(count(fb)["environment"], 1);
   EXPECT_EQ(count(fb)["about_me"], 1);
   EXPECT_EQ(search(fb, "zebra")["data"].size(), 2u);
-  EXPECT_EQ(count(filter("nowhere")), json({{"environment", 0}, {"consensus", 0},
-                                             {"about_me", 0}, {"agent_memory", 0},
-                                             {"session", 0}, {"working", 0}, {"unknown", 0}}));
+  EXPECT_EQ(count(filter("nowhere")), json({{"environment", 0},
+                                            {"consensus", 0},
+                                            {"about_me", 0},
+                                            {"agent_memory", 0},
+                                            {"session", 0},
+                                            {"working", 0},
+                                            {"unknown", 0}}));
 
   EXPECT_EQ(clear_layer(fb, "environment")["deleted"], 1);
   EXPECT_EQ(delete_by_session("b", "s")["deleted"], 1);

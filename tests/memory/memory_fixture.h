@@ -30,7 +30,9 @@ struct Failure {
 inline json filter(const std::string& cell, const std::string& actor = "",
                    const std::string& ns = "", const std::string& session = "") {
   auto value = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
-  return {{"cell", cell}, {"actor", value(actor)}, {"namespace", value(ns)},
+  return {{"cell", cell},
+          {"actor", value(actor)},
+          {"namespace", value(ns)},
           {"session_id", value(session)}};
 }
 
@@ -68,8 +70,12 @@ class MemoryTest : public ::testing::Test {
 
   // A save with defaults: cell c1, actor alice, layer about_me, no namespace or session.
   json save(const json& fields) const {
-    json request = {{"cell", "c1"},       {"layer", "about_me"}, {"content", "some content"},
-                    {"namespace", nullptr}, {"actor", "alice"},  {"session_id", nullptr},
+    json request = {{"cell", "c1"},
+                    {"layer", "about_me"},
+                    {"content", "some content"},
+                    {"namespace", nullptr},
+                    {"actor", "alice"},
+                    {"session_id", nullptr},
                     {"metadata", json::object()}};
     return call(table().save, with(request, fields));
   }
@@ -89,8 +95,7 @@ class MemoryTest : public ::testing::Test {
   json count(const json& f) const { return call(table().count, f); }
   json search(const json& f, const std::string& query, const json& layers = nullptr,
               int limit = 10) const {
-    return call(table().search,
-                with(f, {{"query", query}, {"layers", layers}, {"limit", limit}}));
+    return call(table().search, with(f, {{"query", query}, {"layers", layers}, {"limit", limit}}));
   }
   json delete_by_session(const std::string& cell, const std::string& session) const {
     return call(table().delete_by_session, {{"cell", cell}, {"session_id", session}});

@@ -3,6 +3,7 @@
 #include "memory_fixture.h"
 
 #include "bm25.h"
+#include "search.h"
 
 #include <random>
 
@@ -26,8 +27,20 @@ TEST(MemoryBm25, WeightsBehaveLikeBm25) {
   EXPECT_LT(bm25::term_weight(1000, 10, 10), bm25::kK1 + 1);  // saturates
   // 100 matches seen in the newest tenth of the seq range: about 1000 in all.
   EXPECT_EQ(bm25::estimate_df(100, 901, 1, 1000, 5000), 1000);
-  EXPECT_EQ(bm25::estimate_df(100, 1, 1, 1000, 5000), 100);       // the walk saw everything
-  EXPECT_EQ(bm25::estimate_df(100, 991, 1, 1000, 500), 500);      // never above the row count
+  EXPECT_EQ(bm25::estimate_df(100, 1, 1, 1000, 5000), 100);   // the walk saw everything
+  EXPECT_EQ(bm25::estimate_df(100, 991, 1, 1000, 500), 500);  // never above the row count
+}
+
+TEST(MemorySearchBudget, AQueryReadsAtMostFourWindowsHoweverLong) {
+  using memory_sqlite::candidates_per_term;
+  EXPECT_EQ(candidates_per_term(2000, 1), 2000);
+  EXPECT_EQ(candidates_per_term(2000, 4), 2000);
+  EXPECT_EQ(candidates_per_term(2000, 8), 1000);
+  EXPECT_EQ(candidates_per_term(2000, 16), 500);
+  EXPECT_EQ(candidates_per_term(2000, 1000), 500);  // never below a quarter window
+  EXPECT_EQ(candidates_per_term(1, 16), 1);
+  for (size_t terms = 1; terms <= memory_sqlite::kMaxQueryTerms; ++terms)
+    EXPECT_LE(candidates_per_term(2000, terms) * static_cast<int>(terms), 4 * 2000) << terms;
 }
 
 TEST_F(MemoryTest, RanksEntriesMatchingMoreAndRarerTermsFirst) {
@@ -41,7 +54,8 @@ TEST_F(MemoryTest, RanksEntriesMatchingMoreAndRarerTermsFirst) {
   EXPECT_EQ(got[0], "zanzibar meeting notes");
   EXPECT_EQ(got[1], "zanzibar travel plans");  // the rare term outweighs the common one
   for (size_t i = 1; i < got.size(); ++i) {
-    EXPECT_GE(result["data"][i - 1]["score"].get<double>(), result["data"][i]["score"].get<double>());
+    EXPECT_GE(result["data"][i - 1]["score"].get<double>(),
+              result["data"][i]["score"].get<double>());
     EXPECT_GT(result["data"][i]["score"].get<double>(), 0.0);
   }
   for (const std::string& c : got) EXPECT_NE(c, "grocery list milk eggs");
@@ -100,7 +114,8 @@ TEST_F(MemoryTest, HostileQueriesAreWordsNeverSyntax) {
         std::string("alpha OR"), std::string("-alpha"), std::string("content:alpha"),
         std::string("alpha'"), std::string("🎉 alpha 🎉"), std::string("{content}: alpha"),
         std::string("alpha AND NOT beta"), std::string("alpha + beta"), std::string("((alpha"),
-        std::string("alpha^beta"), std::string("al\"pha\" alpha"), std::string("alpha\0x", 7), big}) {
+        std::string("alpha^beta"), std::string("al\"pha\" alpha"), std::string("alpha\0x", 7),
+        big}) {
     json result;
     ASSERT_NO_THROW(result = search(filter("c1"), q)) << q.substr(0, 40);
     EXPECT_EQ(ids_of(result["data"]), std::vector<std::string>{e["id"]}) << q.substr(0, 40);
@@ -124,7 +139,8 @@ TEST_F(MemoryTest, TheCandidateBoundCostsRecallButNeverTheFilter) {
   open({{"search_candidates", 5}});
   json old_c1 = save({{"cell", "c1"}, {"content", "common word"}});
   json rare_c1 = save({{"cell", "c1"}, {"content", "common pelican"}});
-  for (int i = 0; i < 30; ++i) save({{"cell", "c2"}, {"content", "common word " + std::to_string(i)}});
+  for (int i = 0; i < 30; ++i)
+    save({{"cell", "c2"}, {"content", "common word " + std::to_string(i)}});
   // The five newest matches of "common" are all in c2: c1 sees none of them, and none
   // of c2's leak through.
   EXPECT_TRUE(search(filter("c1"), "common")["data"].empty());

@@ -38,14 +38,9 @@ void print_summary(const core::Config& config, std::ostream& out) {
 }  // namespace
 
 int run_check_config(const Arguments& args, const core::Environment& env, std::ostream& out,
-                     std::ostream& err) {
-  core::Config config;
-  try {
-    config = core::load_config(args.overrides, env);
-  } catch (const core::ConfigError& e) {
-    print_config_error(e, err);
-    return kExitError;
-  }
+                     std::ostream& /*err*/) {
+  // A ConfigError goes up to cli::run, which names the key and exits 1.
+  const core::Config config = core::load_config(args.overrides, env);
   out << "config ok\n";
   print_summary(config, out);
   return kExitOk;

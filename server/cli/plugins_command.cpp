@@ -53,14 +53,9 @@ void print_table(const std::vector<core::PluginStatus>& plugins, std::ostream& o
 }  // namespace
 
 int run_plugins(const Arguments& args, const core::Environment& env, std::ostream& out,
-                std::ostream& err) {
-  core::Config config;
-  try {
-    config = core::load_config(args.overrides, env);
-  } catch (const core::ConfigError& e) {
-    print_config_error(e, err);
-    return kExitError;
-  }
+                std::ostream& /*err*/) {
+  // A ConfigError goes up to cli::run, which names the key and exits 1.
+  const core::Config config = core::load_config(args.overrides, env);
   // The listing already says what loaded; the engine's per-plugin info lines would only
   // repeat it, so they show only when asked for with --log-level.
   core::Logger::set_level(args.overrides.log_level ? *core::parse_log_level(config.log_level)

@@ -59,7 +59,7 @@ std::vector<StoredMessage> RunService::context_for(const std::string& cell,
                                                    const std::string& actor,
                                                    const std::string& session_id,
                                                    const std::optional<Agent>& agent,
-                                                   const PreparedRun& run) {
+                                                   const PreparedRun& run, bool continues) {
   ContextParts parts;
   if (agent) parts.system_prompt = agent->system_prompt;
   if (run.request.use_memory && memory_source_) {
@@ -70,7 +70,7 @@ std::vector<StoredMessage> RunService::context_for(const std::string& cell,
     }
     parts.memory = memory_source_(scope);
   }
-  parts.history = sessions_.history(cell, session_id);
+  if (continues) parts.history = sessions_.history(cell, session_id);
   parts.fresh = run.request.messages;
   return assemble_context(parts, run.model.model.context_window, run.request.max_tokens);
 }
@@ -118,19 +118,16 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
 
   std::string actor = acting_actor(who, run.request.actor);
   std::string session_id = run.request.session_id.value_or(new_id("ses"));
-  if (auto existing = sessions_.find(cell, session_id)) {
-    if (existing->actor != actor) {
-      if (!who.admin || run.request.actor)
-        throw not_found("session '" + session_id + "' not found");
-      actor = existing->actor;  // an admin naming no actor continues the owner's session
-    }
+  auto existing = sessions_.find(cell, session_id);
+  if (existing && existing->actor != actor) {
+    if (!who.admin || run.request.actor) throw not_found("session '" + session_id + "' not found");
+    actor = existing->actor;  // an admin naming no actor continues the owner's session
   }
-  run.context = context_for(cell, actor, session_id, agent, run);
+  run.context = context_for(cell, actor, session_id, agent, run, existing.has_value());
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
   try {
-    sessions_.ensure(cell, session_id, actor);
-    sessions_.insert_run({run.live->id, cell, session_id, actor, run.request.model, "running", "",
-                          utc_timestamp_now(), "", 0, 0});
+    sessions_.start_run({run.live->id, cell, session_id, actor, run.request.model, "running", "",
+                         utc_timestamp_now(), "", 0, 0});
   } catch (...) {
     live_.remove(*run.live);
     throw;

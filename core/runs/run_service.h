@@ -103,7 +103,8 @@ class RunService {
 
   std::vector<StoredMessage> context_for(const std::string& cell, const std::string& actor,
                                          const std::string& session_id,
-                                         const std::optional<Agent>& agent, const PreparedRun& run);
+                                         const std::optional<Agent>& agent, const PreparedRun& run,
+                                         bool continues);
 
   SessionStore& sessions_;
   ProviderRegistry& providers_;

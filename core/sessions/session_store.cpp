@@ -31,23 +31,6 @@ std::optional<SessionRecord> SessionStore::find(const std::string& cell,
   return found;
 }
 
-SessionRecord SessionStore::ensure(const std::string& cell, const std::string& id,
-                                   const std::string& actor) {
-  const std::string now = utc_timestamp_now();
-  store_.write([&](Connection& db) {
-    db.prepare(
-          "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
-          "ON CONFLICT(cell, id) DO NOTHING")
-        .bind(1, cell)
-        .bind(2, id)
-        .bind(3, actor)
-        .bind(4, now)
-        .bind(5, now)
-        .run();
-  });
-  return *find(cell, id);
-}
-
 nlohmann::json SessionStore::list(const std::string& cell, const std::optional<std::string>& actor,
                                   const PageRequest& page) const {
   nlohmann::json body;
@@ -132,8 +115,17 @@ void SessionStore::remove_cell(Connection& db, const std::string& cell) {
     db.prepare(sql).bind(1, cell).run();
 }
 
-void SessionStore::insert_run(const RunRecord& run) {
+void SessionStore::start_run(const RunRecord& run) {
   store_.write([&](Connection& db) {
+    db.prepare(
+          "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+          "ON CONFLICT(cell, id) DO NOTHING")
+        .bind(1, run.cell)
+        .bind(2, run.session_id)
+        .bind(3, run.actor)
+        .bind(4, run.started_at)
+        .bind(5, run.started_at)
+        .run();
     db.prepare(
           "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
           "VALUES (?, ?, ?, ?, ?, 'running', ?)")
@@ -149,22 +141,19 @@ void SessionStore::insert_run(const RunRecord& run) {
 
 void SessionStore::finish_run(const RunOutcome& outcome) {
   const std::string now = utc_timestamp_now();
+  // Serialised before the write so the writer's lock is held for SQLite work only.
+  const std::string events_json = nlohmann::json(outcome.events).dump();
   store_.write([&](Connection& db) {
     db.prepare(
           "UPDATE runs SET status = 'done', reason = ?, input_tokens = ?, output_tokens = ?, "
-          "ended_at = ? WHERE id = ?")
+          "ended_at = ?, events = ? WHERE id = ?")
         .bind(1, outcome.reason)
         .bind(2, outcome.input_tokens)
         .bind(3, outcome.output_tokens)
         .bind(4, now)
-        .bind(5, outcome.run_id)
+        .bind(5, events_json)
+        .bind(6, outcome.run_id)
         .run();
-    auto event = db.prepare("INSERT INTO run_events(run_id, seq, event) VALUES (?, ?, ?)");
-    for (const auto& e : outcome.events) {
-      event.bind(1, outcome.run_id).bind(2, e.value("seq", int64_t{0})).bind(3, e.dump());
-      event.run();
-      event.reset();
-    }
     auto message = db.prepare(
         "INSERT INTO messages(cell, session_id, run_id, role, content, created_at) VALUES (?, ?, "
         "?, ?, ?, ?)");
@@ -203,6 +192,13 @@ std::vector<nlohmann::json> SessionStore::run_events(const std::string& run_id,
                                                      int64_t after) const {
   std::vector<nlohmann::json> events;
   store_.read([&](Connection& db) {
+    auto run = db.prepare("SELECT events FROM runs WHERE id = ?");
+    if (run.bind(1, run_id).step() && !run.column_is_null(0)) {
+      for (auto& event : nlohmann::json::parse(run.column_text(0)))
+        if (event.value("seq", int64_t{0}) > after) events.push_back(std::move(event));
+      return;
+    }
+    // Runs finished before schema step 6 keep a row per event.
     auto row = db.prepare("SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq");
     row.bind(1, run_id).bind(2, after);
     while (row.step()) events.push_back(nlohmann::json::parse(row.column_text(0)));

@@ -42,8 +42,9 @@ class SessionStore {
   explicit SessionStore(StateStore& store) : store_(store) {}
 
   std::optional<SessionRecord> find(const std::string& cell, const std::string& id) const;
-  // Creates the session unless it exists; returns it either way.
-  SessionRecord ensure(const std::string& cell, const std::string& id, const std::string& actor);
+  // Records a starting run, creating its session (owned by the run's actor) unless it
+  // exists: one transaction.
+  void start_run(const RunRecord& run);
   // Sessions of `actor` (all actors when none), newest first.
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;
@@ -56,7 +57,6 @@ class SessionStore {
   // Everything of a cell, inside the cell-deleting transaction.
   static void remove_cell(Connection& db, const std::string& cell);
 
-  void insert_run(const RunRecord& run);
   void finish_run(const RunOutcome& outcome);
   std::optional<RunRecord> find_run(const std::string& cell, const std::string& run_id) const;
   std::vector<nlohmann::json> run_events(const std::string& run_id, int64_t after) const;

@@ -94,6 +94,12 @@ CREATE TABLE agents(
   UNIQUE(cell, id),
   UNIQUE(cell, name));
 )sql"},
+      // A run's events as one JSON array written with the run's end, instead of a row
+      // per event: a streamed answer has one event per delta, and their rows were most
+      // of the writes of a run. Runs stored before keep their rows in run_events.
+      {6, "run events stored with the run", R"sql(
+ALTER TABLE runs ADD COLUMN events TEXT;
+)sql"},
   };
   return migrations;
 }

@@ -17,6 +17,10 @@ std::string db_name(sqlite3* db) {
 }  // namespace
 
 Connection::Connection(const std::string& path, bool read_only) {
+  // Before SQLite's first use in the process (the state store opens first): without
+  // memory statistics every allocation skips a global mutex.
+  static const int configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)configured;
   // NOMUTEX: a connection is used by one thread at a time (the store hands them out),
   // so SQLite's per-connection lock would be pure overhead.
   int flags = SQLITE_OPEN_NOMUTEX |
@@ -34,7 +38,7 @@ Connection::Connection(const std::string& path, bool read_only) {
     // journal_mode is a property of the database file; a read-only connection cannot
     // change it and inherits WAL from the writer that set it.
     if (!read_only) exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA mmap_size=268435456;");
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;
@@ -43,6 +47,8 @@ Connection::Connection(const std::string& path, bool read_only) {
 }
 
 Connection::~Connection() {
+  for (auto& [sql, statements] : idle_)
+    for (sqlite3_stmt* stmt : statements) sqlite3_finalize(stmt);
   // close_v2 defers the close until outstanding statements are finalized instead of
   // failing with SQLITE_BUSY and leaking the handle.
   if (db_ != nullptr) sqlite3_close_v2(db_);
@@ -59,7 +65,29 @@ void Connection::exec(const char* sql) {
 }
 
 Statement Connection::prepare(std::string_view sql) {
-  return Statement(db_, sql);
+  std::string key(sql);
+  auto found = idle_.find(key);
+  if (found != idle_.end() && !found->second.empty()) {
+    sqlite3_stmt* stmt = found->second.back();
+    found->second.pop_back();
+    return Statement(*this, std::move(key), stmt);
+  }
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, key.data(), static_cast<int>(key.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) fail(db_, "cannot prepare \"" + key + "\"");
+  if (stmt == nullptr) throw StoreError("sqlite: no statement in \"" + key + "\"");
+  return Statement(*this, std::move(key), stmt);
+}
+
+void Connection::give_back(const std::string& sql, sqlite3_stmt* stmt) noexcept {
+  sqlite3_reset(stmt);
+  sqlite3_clear_bindings(stmt);
+  try {
+    idle_[sql].push_back(stmt);
+  } catch (...) {
+    sqlite3_finalize(stmt);  // out of memory: a statement not cached is merely slower
+  }
 }
 
 int64_t Connection::last_insert_rowid() const {
@@ -77,11 +105,19 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
   if (stmt_ == nullptr) throw StoreError("sqlite: no statement in \"" + std::string(sql) + "\"");
 }
 
+Statement::Statement(Connection& owner, std::string sql, sqlite3_stmt* stmt)
+    : db_(owner.db_), stmt_(stmt), owner_(&owner), sql_(std::move(sql)) {}
+
 Statement::~Statement() {
-  if (stmt_ != nullptr) sqlite3_finalize(stmt_);
+  if (stmt_ == nullptr) return;
+  if (owner_ != nullptr)
+    owner_->give_back(sql_, stmt_);
+  else
+    sqlite3_finalize(stmt_);
 }
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+Statement::Statement(Statement&& other) noexcept
+    : db_(other.db_), stmt_(other.stmt_), owner_(other.owner_), sql_(std::move(other.sql_)) {
   other.stmt_ = nullptr;
 }
 

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 namespace agentrt::core {
 
@@ -21,20 +23,32 @@ class Statement;
 
 class Connection {
  public:
-  // Opens or creates `path`; sets WAL, synchronous=NORMAL, foreign keys, busy timeout.
+  // Opens or creates `path`; sets WAL, synchronous=NORMAL, foreign keys, busy timeout,
+  // and maps the file so reads after another connection's commit are memory reads,
+  // not pread calls.
   explicit Connection(const std::string& path, bool read_only = false);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
   void exec(const char* sql);  // one or more statements, no results
+  // A statement compiled once per connection and SQL text: when the returned
+  // Statement ends, it goes back to this connection's cache (reset, bindings cleared)
+  // instead of being finalized. Compiling was 15% of the CPU of a /chat. The
+  // Statement must not outlive the connection.
   Statement prepare(std::string_view sql);
   int64_t last_insert_rowid() const;
   int changes() const;
   sqlite3* handle() const { return db_; }
 
  private:
+  friend class Statement;
+  void give_back(const std::string& sql, sqlite3_stmt* stmt) noexcept;
+
   sqlite3* db_ = nullptr;
+  // Idle compiled statements by SQL text; more than one when a statement is in use
+  // twice at once (a query run inside the loop over the same query's rows).
+  std::unordered_map<std::string, std::vector<sqlite3_stmt*>> idle_;
 };
 
 class Statement {
@@ -59,8 +73,13 @@ class Statement {
   bool column_is_null(int index) const;
 
  private:
+  friend class Connection;
+  Statement(Connection& owner, std::string sql, sqlite3_stmt* stmt);
+
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  Connection* owner_ = nullptr;  // set when the statement returns to owner_'s cache
+  std::string sql_;
 };
 
 }  // namespace agentrt::core

@@ -154,35 +154,29 @@ StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>
   inode_ = static_cast<uint64_t>(st.st_ino);
   device_ = static_cast<uint64_t>(st.st_dev);
   readers_ = std::make_unique<ReadPool>(path_);
+  batcher_ = std::make_unique<WriteBatcher>(*writer_);
+  checkpointer_ = std::make_unique<WalCheckpointer>(path_, *writer_, *batcher_);
 }
 
 StateStore::~StateStore() {
+  checkpointer_.reset();
   // Readers first: the last connection to close checkpoints the WAL into the database
   // and removes it, and only the writer is allowed to.
   readers_.reset();
   writer_.reset();
 }
 
-// Not reentrant: calling write() from inside `work` deadlocks on write_mutex_.
 void StateStore::write(const std::function<void(Connection&)>& work) {
-  std::lock_guard<std::mutex> lock(write_mutex_);
-  writer_->exec("BEGIN IMMEDIATE");
-  try {
-    work(*writer_);
-    writer_->exec("COMMIT");
-  } catch (...) {
-    rollback(*writer_);
-    throw;
-  }
+  batcher_->write(work);
 }
 
 void StateStore::read(const std::function<void(Connection&)>& work) const {
   std::unique_ptr<Connection> connection = readers_->acquire();
   // One transaction around `work` so all its statements see the same snapshot.
   try {
-    connection->exec("BEGIN");
+    connection->prepare("BEGIN").run();
     work(*connection);
-    connection->exec("COMMIT");
+    connection->prepare("COMMIT").run();
   } catch (...) {
     // A connection left mid-transaction would pin an old snapshot forever; drop it.
     if (rollback(*connection)) readers_->release(std::move(connection));

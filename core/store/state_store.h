@@ -6,6 +6,8 @@
 #pragma once
 
 #include "core/store/sqlite.h"
+#include "core/store/wal_checkpointer.h"
+#include "core/store/write_batcher.h"
 
 #include <functional>
 #include <memory>
@@ -33,8 +35,9 @@ class StateStore {
                       const std::vector<Migration>& migrations = schema_migrations());
   ~StateStore();
 
-  // Runs `work` in one write transaction; commits when it returns, rolls back and
-  // rethrows when it throws. Writers queue on a mutex: one at a time.
+  // Runs `work` in a write transaction (possibly shared with concurrent writers, see
+  // write_batcher.h); returns once it is committed, or rolls `work`'s changes back
+  // and rethrows when it throws. Not reentrant.
   void write(const std::function<void(Connection&)>& work);
 
   // Runs `work` on a read connection (a consistent snapshot for its duration).
@@ -47,11 +50,17 @@ class StateStore {
   // enough for every /health call.
   bool healthy() const;
 
+  // Diagnostics for tests: writers queued behind the current batch, and background
+  // WAL checkpoints done.
+  size_t pending_writes() const { return batcher_->pending(); }
+  uint64_t checkpoints() const { return checkpointer_->completed(); }
+
  private:
   class ReadPool;
   std::string path_;
   std::unique_ptr<Connection> writer_;
-  std::mutex write_mutex_;
+  std::unique_ptr<WriteBatcher> batcher_;
+  std::unique_ptr<WalCheckpointer> checkpointer_;
   std::unique_ptr<ReadPool> readers_;
   uint64_t inode_ = 0;
   uint64_t device_ = 0;

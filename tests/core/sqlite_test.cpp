@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace agentrt::core {
 namespace {
@@ -98,6 +99,59 @@ TEST(SqliteTest, ReadOnlyConnectionRefusesWrites) {
   Statement count = reader.prepare("SELECT count(*) FROM t");
   ASSERT_TRUE(count.step());
   EXPECT_EQ(count.column_int(0), 0);
+}
+
+// Statements are compiled once per connection and SQL text and reused; a reused
+// statement must behave exactly like a fresh one.
+TEST(SqliteTest, ACachedStatementComesBackWithoutBindingsOrOpenReads) {
+  test_util::TempDir dir;
+  Connection db(dir.file("a.db"));
+  db.exec("CREATE TABLE t(n INTEGER)");
+  db.exec("INSERT INTO t VALUES(1), (2), (3)");
+  {
+    Statement first = db.prepare("SELECT ?1");
+    first.bind(1, int64_t{5});
+    ASSERT_TRUE(first.step());
+    EXPECT_EQ(first.column_int(0), 5);
+  }
+  Statement again = db.prepare("SELECT ?1");
+  ASSERT_TRUE(again.step());
+  EXPECT_TRUE(again.column_is_null(0)) << "a binding survived into the next use";
+  {
+    Statement abandoned = db.prepare("SELECT n FROM t ORDER BY n");
+    ASSERT_TRUE(abandoned.step());  // left mid-iteration: its read must still end
+  }
+  EXPECT_NE(sqlite3_get_autocommit(db.handle()), 0) << "a cached statement kept a read open";
+  db.exec("DROP TABLE t");  // would fail with SQLITE_LOCKED while a read was pending
+}
+
+TEST(SqliteTest, TheSameStatementCanRunInsideItsOwnLoop) {
+  test_util::TempDir dir;
+  Connection db(dir.file("a.db"));
+  db.exec("CREATE TABLE t(n INTEGER)");
+  db.exec("INSERT INTO t VALUES(1), (2)");
+  const char* sql = "SELECT n FROM t WHERE n >= ? ORDER BY n";
+  Statement outer = db.prepare(sql);
+  outer.bind(1, int64_t{1});
+  std::vector<int64_t> seen;
+  while (outer.step()) {
+    Statement inner = db.prepare(sql);
+    inner.bind(1, outer.column_int(0));
+    while (inner.step()) seen.push_back(inner.column_int(0));
+  }
+  EXPECT_EQ(seen, (std::vector<int64_t>{1, 2, 2}));
+}
+
+TEST(SqliteTest, CachedStatementsFollowSchemaChanges) {
+  test_util::TempDir dir;
+  Connection db(dir.file("a.db"));
+  db.exec("CREATE TABLE t(a INTEGER)");
+  db.exec("INSERT INTO t VALUES(1)");
+  { db.prepare("SELECT * FROM t").run(); }
+  db.exec("ALTER TABLE t ADD COLUMN b INTEGER DEFAULT 7");
+  Statement query = db.prepare("SELECT * FROM t");
+  ASSERT_TRUE(query.step());
+  EXPECT_EQ(query.column_int(1), 7) << "the cached statement still saw one column";
 }
 
 }  // namespace

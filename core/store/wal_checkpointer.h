@@ -1,0 +1,57 @@
+// Moves the writer's WAL into the database file from a thread of its own. SQLite's
+// automatic checkpoint runs inside the COMMIT that crosses its threshold, with two
+// fdatasync calls, so one request in every few hundred paid for everyone's writes:
+// that was the /chat p99. Here the writer's commits only count WAL frames and wake
+// this thread, which checkpoints PASSIVE (never waiting on readers or the writer)
+// through its own connection. A writer that never pauses keeps appending while that
+// runs, and SQLite restarts the WAL only once a checkpoint has copied every frame, so
+// the few frames left over are then copied with writers held back for that moment
+// (WriteBatcher::exclusive); without it the WAL grows for as long as the load lasts.
+#pragma once
+
+#include "core/store/sqlite.h"
+#include "core/store/write_batcher.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace agentrt::core {
+
+class WalCheckpointer {
+ public:
+  // WAL frames (pages) after which a checkpoint is due. Eight times SQLite's default:
+  // a checkpoint writes each page once however often it changed meanwhile, and the hot
+  // pages (table tails, index roots) change with every run, so fewer, larger
+  // checkpoints write much less (about 32 MB of WAL at most).
+  static constexpr int kDefaultThreshold = 8000;
+
+  WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
+                  int threshold_frames = kDefaultThreshold);
+  ~WalCheckpointer();  // detaches from the writer, finishes a running checkpoint
+  WalCheckpointer(const WalCheckpointer&) = delete;
+  WalCheckpointer& operator=(const WalCheckpointer&) = delete;
+
+  // Checkpoints completed so far (tests and diagnostics).
+  uint64_t completed() const;
+
+ private:
+  static int on_commit(void* self, sqlite3*, const char*, int frames);
+  void run();
+  void checkpoint();
+
+  Connection& writer_;
+  WriteBatcher& batcher_;
+  std::unique_ptr<Connection> own_;
+  const int threshold_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool due_ = false;
+  bool stopping_ = false;
+  uint64_t completed_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace agentrt::core

@@ -1,0 +1,106 @@
+#include "core/store/write_batcher.h"
+
+namespace agentrt::core {
+namespace {
+
+// After a failed statement SQLite may already have rolled the whole transaction back
+// on its own (I/O error, disk full); then there is no savepoint left to return to.
+bool transaction_open(Connection& db) {
+  return sqlite3_get_autocommit(db.handle()) == 0;
+}
+
+void rollback(Connection& db) {
+  if (transaction_open(db)) sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+}  // namespace
+
+void WriteBatcher::write(const std::function<void(Connection&)>& work) {
+  Job job{&work, nullptr};
+  std::unique_lock<std::mutex> lock(mutex_);
+  queue_.push_back(&job);
+  while (!job.done) {
+    if (leading_ || exclusive_waiting_) {
+      committed_.wait(lock);
+      continue;
+    }
+    leading_ = true;
+    std::vector<Job*> batch;
+    batch.swap(queue_);
+    lock.unlock();
+    commit(batch);
+    lock.lock();
+    leading_ = false;
+    for (Job* done : batch) done->done = true;
+    // Wakes the batch's writers and those queued meanwhile, one of whom leads next.
+    committed_.notify_all();
+  }
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+void WriteBatcher::exclusive(const std::function<void()>& fn) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  exclusive_waiting_ = true;
+  committed_.wait(lock, [this] { return !leading_; });
+  exclusive_waiting_ = false;
+  leading_ = true;
+  lock.unlock();
+  try {
+    fn();
+  } catch (...) {
+    lock.lock();
+    leading_ = false;
+    committed_.notify_all();
+    throw;
+  }
+  lock.lock();
+  leading_ = false;
+  committed_.notify_all();
+}
+
+size_t WriteBatcher::pending() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return queue_.size();
+}
+
+void WriteBatcher::commit_alone(Job& job) {
+  try {
+    writer_.prepare("BEGIN IMMEDIATE").run();
+    (*job.work)(writer_);
+    writer_.prepare("COMMIT").run();
+  } catch (...) {
+    rollback(writer_);
+    job.error = std::current_exception();
+  }
+}
+
+void WriteBatcher::run_in_savepoint(Job& job) {
+  writer_.prepare("SAVEPOINT job").run();
+  try {
+    (*job.work)(writer_);
+    writer_.prepare("RELEASE job").run();
+  } catch (...) {
+    job.error = std::current_exception();
+    if (!transaction_open(writer_)) throw;  // the batch is gone; commit() fails it all
+    writer_.prepare("ROLLBACK TO job").run();
+    writer_.prepare("RELEASE job").run();
+  }
+}
+
+void WriteBatcher::commit(const std::vector<Job*>& batch) {
+  if (batch.size() == 1) return commit_alone(*batch.front());
+  try {
+    writer_.prepare("BEGIN IMMEDIATE").run();
+    for (Job* job : batch) run_in_savepoint(*job);
+    writer_.prepare("COMMIT").run();
+  } catch (...) {
+    // Nothing of the batch is committed: every job that thought it succeeded learns
+    // why it did not.
+    rollback(writer_);
+    const std::exception_ptr failure = std::current_exception();
+    for (Job* job : batch)
+      if (!job->error) job->error = failure;
+  }
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,55 @@
+// Group commit for the one writer connection. Concurrent writers each hand over their
+// work; the first to find the writer idle becomes the leader and runs everything queued
+// so far in one transaction, each caller's work inside its own savepoint, so one
+// failing caller rolls back only its own changes. One commit then serves many
+// requests: under load the per-transaction cost (locks, WAL frame headers, the same
+// index pages rewritten) is paid once per batch instead of once per request, and a
+// lone writer pays nothing extra (a batch of one runs without a savepoint).
+#pragma once
+
+#include "core/store/sqlite.h"
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace agentrt::core {
+
+class WriteBatcher {
+ public:
+  explicit WriteBatcher(Connection& writer) : writer_(writer) {}
+
+  // Runs `work` in a write transaction shared with whatever else is queued; returns
+  // once that transaction committed, or rethrows what `work` threw (its changes rolled
+  // back) or what the commit failed with. Not reentrant: `work` must not write().
+  void write(const std::function<void(Connection&)>& work);
+
+  // Runs `fn` while no write transaction is open and none can start; writers that
+  // arrive meanwhile queue and commit together afterwards. For the WAL checkpoint that
+  // must catch up with a writer that never pauses (wal_checkpointer.h).
+  void exclusive(const std::function<void()>& fn);
+
+  // Writers waiting for a leader to pick them up (tests and diagnostics).
+  size_t pending() const;
+
+ private:
+  struct Job {
+    const std::function<void(Connection&)>* work;
+    std::exception_ptr error;
+    bool done = false;
+  };
+  void commit(const std::vector<Job*>& batch);
+  void commit_alone(Job& job);
+  void run_in_savepoint(Job& job);
+
+  Connection& writer_;
+  mutable std::mutex mutex_;
+  std::condition_variable committed_;
+  std::vector<Job*> queue_;
+  bool leading_ = false;
+  bool exclusive_waiting_ = false;  // first in line: writers do not lead before it
+};
+
+}  // namespace agentrt::core

@@ -86,7 +86,16 @@ std::optional<Cell> CellService::find(const std::string& id) const {
 }
 
 bool CellService::exists(const std::string& id) const {
-  return find(id).has_value();
+  uint64_t deletions = 0;
+  {
+    std::shared_lock<std::shared_mutex> lock(known_mutex_);
+    if (known_.count(id)) return true;
+    deletions = deletions_;
+  }
+  if (!find(id)) return false;
+  std::unique_lock<std::shared_mutex> lock(known_mutex_);
+  if (deletions == deletions_) known_.insert(id);
+  return true;
 }
 
 nlohmann::json CellService::list(const PageRequest& page) const {
@@ -137,6 +146,9 @@ void CellService::remove(const std::string& id) {
     if (db.changes() == 0) throw not_found("cell '" + id + "' not found");
     for (const auto& cleanup : cleanups_) cleanup(db, id);
   });
+  std::unique_lock<std::shared_mutex> lock(known_mutex_);
+  ++deletions_;
+  known_.erase(id);
   log_info("cell deleted", {{"cell", id}});
 }
 

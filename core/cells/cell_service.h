@@ -7,9 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
+#include <shared_mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace agentrt::core {
@@ -34,6 +37,9 @@ class CellService {
 
   Cell create(const nlohmann::json& body);  // 400, 409
   std::optional<Cell> find(const std::string& id) const;
+  // Asked by every cell-scoped request, so cells seen to exist are remembered until
+  // deleted through this service (the one process that owns the data dir deletes
+  // them); a cell not seen yet is looked up, so a new one is found at once.
   bool exists(const std::string& id) const;
   nlohmann::json list(const PageRequest& page) const;              // {"data","next_cursor"}
   Cell update(const std::string& id, const nlohmann::json& body);  // 400, 404
@@ -45,6 +51,11 @@ class CellService {
   StateStore& store_;
   bool single_cell_;
   std::vector<CellCleanup> cleanups_;
+  mutable std::shared_mutex known_mutex_;
+  mutable std::unordered_set<std::string> known_;
+  // Bumped by every delete, so a lookup that raced a delete does not put the deleted
+  // cell back into known_.
+  mutable uint64_t deletions_ = 0;
 };
 
 }  // namespace agentrt::core

@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <cerrno>
+#include <chrono>
 #include <stdexcept>
 #include <vector>
 
@@ -27,8 +28,17 @@ std::string random_hex(size_t bytes) {
   return out;
 }
 
+std::string new_id(const char* prefix, uint64_t unix_ms) {
+  static const char digits[] = "0123456789abcdef";
+  std::string id = std::string(prefix) + "_";
+  for (int shift = 44; shift >= 0; shift -= 4) id.push_back(digits[(unix_ms >> shift) & 15]);
+  return id + random_hex(6);
+}
+
 std::string new_id(const char* prefix) {
-  return std::string(prefix) + "_" + random_hex(12);
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return new_id(prefix, static_cast<uint64_t>(
+                            std::chrono::duration_cast<std::chrono::milliseconds>(now).count()));
 }
 
 }  // namespace agentrt::core

@@ -97,7 +97,7 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
 }
 
 PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
-                                const nlohmann::json& body) {
+                                const nlohmann::json& body, bool write_start_at_end) {
   PreparedRun run;
   run.request = parse_run_request(body);
   std::optional<Agent> agent;
@@ -118,16 +118,23 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
 
   std::string actor = acting_actor(who, run.request.actor);
   std::string session_id = run.request.session_id.value_or(new_id("ses"));
-  auto existing = sessions_.find(cell, session_id);
+  // A session id we just made up cannot name a stored session.
+  std::optional<SessionRecord> existing;
+  if (run.request.session_id) existing = sessions_.find(cell, session_id);
   if (existing && existing->actor != actor) {
     if (!who.admin || run.request.actor) throw not_found("session '" + session_id + "' not found");
     actor = existing->actor;  // an admin naming no actor continues the owner's session
   }
   run.context = context_for(cell, actor, session_id, agent, run, existing.has_value());
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
+  RunRecord start{run.live->id,        cell, session_id, actor, run.request.model, "running", "",
+                  utc_timestamp_now(), "",   0,          0};
+  if (write_start_at_end) {
+    run.unwritten_start = std::move(start);
+    return run;
+  }
   try {
-    sessions_.start_run({run.live->id, cell, session_id, actor, run.request.model, "running", "",
-                         utc_timestamp_now(), "", 0, 0});
+    sessions_.start_run(start);
   } catch (...) {
     live_.remove(*run.live);
     throw;
@@ -178,7 +185,7 @@ void RunService::execute(PreparedRun& run, RunSink& sink) {
   if (!result.text.empty())
     outcome.new_messages.push_back(
         {"assistant", nlohmann::json::array({{{"type", "text"}, {"text", result.text}}})});
-  sessions_.finish_run(outcome);
+  sessions_.finish_run(outcome, run.unwritten_start ? &*run.unwritten_start : nullptr);
   log_info("run finished", {{"run_id", live.id},
                             {"reason", reason},
                             {"attempts", result.attempts},
@@ -206,7 +213,7 @@ class CollectingSink : public RunSink {
 
 nlohmann::json RunService::chat(const std::string& cell, const Principal& who,
                                 const nlohmann::json& body) {
-  PreparedRun run = prepare(cell, who, body);
+  PreparedRun run = prepare(cell, who, body, /*write_start_at_end=*/true);
   CollectingSink sink;
   execute(run, sink);
   if (sink.error.is_object()) {

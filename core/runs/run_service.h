@@ -38,6 +38,8 @@ struct PreparedRun {
   RunRequest request;
   ResolvedModel model;
   std::vector<StoredMessage> context;
+  // Set when the run's start is written together with its end (see chat()).
+  std::optional<RunRecord> unwritten_start;
 };
 
 struct RunSettings {
@@ -65,8 +67,11 @@ class RunService {
   ~RunService();
 
   // Validates and claims the session: 400, 404, 409 session_busy, 503 — before any
-  // event, so a refused request writes nothing.
-  PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body);
+  // event, so a refused request writes nothing. With `write_start_at_end` the run and
+  // a new session are stored only when the run ends, in the same transaction as its
+  // result: for /chat, whose run id nobody knows before the answer.
+  PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body,
+                      bool write_start_at_end = false);
   // Streams run_start, stream_delta..., [error], done into `sink` and stores the run.
   void execute(PreparedRun& run, RunSink& sink);
   // prepare + execute, answering the chat response, or a provider error.

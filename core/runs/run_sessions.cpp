@@ -9,6 +9,11 @@ namespace agentrt::core {
 SessionRecord RunService::visible_session(const std::string& cell, const Principal& who,
                                           const std::string& session) const {
   auto found = sessions_.find(cell, session);
+  // A /chat run on a new session writes the session when it ends; until then the
+  // session is its live run's.
+  if (!found)
+    if (auto running = live_.on_session(cell, session))
+      found = SessionRecord{cell, session, running->actor, "", ""};
   if (!found || (!who.admin && found->actor != who.actor))
     throw not_found("session '" + session + "' not found");
   return *found;

@@ -115,35 +115,42 @@ void SessionStore::remove_cell(Connection& db, const std::string& cell) {
     db.prepare(sql).bind(1, cell).run();
 }
 
-void SessionStore::start_run(const RunRecord& run) {
-  store_.write([&](Connection& db) {
-    db.prepare(
-          "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
-          "ON CONFLICT(cell, id) DO NOTHING")
-        .bind(1, run.cell)
-        .bind(2, run.session_id)
-        .bind(3, run.actor)
-        .bind(4, run.started_at)
-        .bind(5, run.started_at)
-        .run();
-    db.prepare(
-          "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
-          "VALUES (?, ?, ?, ?, ?, 'running', ?)")
-        .bind(1, run.id)
-        .bind(2, run.cell)
-        .bind(3, run.session_id)
-        .bind(4, run.actor)
-        .bind(5, run.model)
-        .bind(6, run.started_at)
-        .run();
-  });
+namespace {
+
+void insert_run_start(Connection& db, const RunRecord& run) {
+  db.prepare(
+        "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(cell, id) DO NOTHING")
+      .bind(1, run.cell)
+      .bind(2, run.session_id)
+      .bind(3, run.actor)
+      .bind(4, run.started_at)
+      .bind(5, run.started_at)
+      .run();
+  db.prepare(
+        "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
+        "VALUES (?, ?, ?, ?, ?, 'running', ?)")
+      .bind(1, run.id)
+      .bind(2, run.cell)
+      .bind(3, run.session_id)
+      .bind(4, run.actor)
+      .bind(5, run.model)
+      .bind(6, run.started_at)
+      .run();
 }
 
-void SessionStore::finish_run(const RunOutcome& outcome) {
+}  // namespace
+
+void SessionStore::start_run(const RunRecord& run) {
+  store_.write([&](Connection& db) { insert_run_start(db, run); });
+}
+
+void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start) {
   const std::string now = utc_timestamp_now();
   // Serialised before the write so the writer's lock is held for SQLite work only.
   const std::string events_json = nlohmann::json(outcome.events).dump();
   store_.write([&](Connection& db) {
+    if (start) insert_run_start(db, *start);
     db.prepare(
           "UPDATE runs SET status = 'done', reason = ?, input_tokens = ?, output_tokens = ?, "
           "ended_at = ?, events = ? WHERE id = ?")

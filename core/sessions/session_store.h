@@ -57,7 +57,9 @@ class SessionStore {
   // Everything of a cell, inside the cell-deleting transaction.
   static void remove_cell(Connection& db, const std::string& cell);
 
-  void finish_run(const RunOutcome& outcome);
+  // Stores the run's result; with `start`, first what start_run would have (a run
+  // written only at its end), all in one transaction.
+  void finish_run(const RunOutcome& outcome, const RunRecord* start = nullptr);
   std::optional<RunRecord> find_run(const std::string& cell, const std::string& run_id) const;
   std::vector<nlohmann::json> run_events(const std::string& run_id, int64_t after) const;
 

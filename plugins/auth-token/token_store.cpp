@@ -89,6 +89,9 @@ TokenRecord read_record(Statement& s) {
   return r;
 }
 
+constexpr auto kCacheFor = std::chrono::seconds(1);
+constexpr size_t kMaxCached = 100000;
+
 }  // namespace
 
 TokenStore::TokenStore(const std::string& data_dir)
@@ -119,13 +122,21 @@ bool TokenStore::insert(const TokenRecord& r, const Sha256Digest& secret_hash) {
 }
 
 std::optional<StoredToken> TokenStore::find(const std::string& id) {
+  const auto now = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
+  auto cached = cache_.find(id);
+  if (cached != cache_.end() && now - cached->second.read_at < kCacheFor)
+    return cached->second.token;
   StatementUse s(find_);
   s->bind(1, std::string_view(id));
   if (!s->step()) return std::nullopt;
   StoredToken t;
   t.record = read_record(*s);
   t.secret_hash = s->column_digest(7);
+  // Unknown ids are never kept, so guessing cannot grow this; live tokens can, hence
+  // the bound.
+  if (cache_.size() >= kMaxCached) cache_.clear();
+  cache_[id] = Cached{t, now};
   return t;
 }
 
@@ -154,6 +165,7 @@ bool TokenStore::revoke(const std::string& id, int64_t now) {
   s->bind(1, std::string_view(id));
   s->bind(2, now);
   s->step();
+  cache_.erase(id);
   return db_.changes() == 1;
 }
 

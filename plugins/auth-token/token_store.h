@@ -5,10 +5,12 @@
 #include "sha256.h"
 #include "sqlite_db.h"
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace agentrt::auth_token {
@@ -52,6 +54,9 @@ class TokenStore {
 
   // False when the id is already taken (the caller draws a new one).
   bool insert(const TokenRecord& record, const Sha256Digest& secret_hash);
+  // Every authenticated request asks, so rows read are kept for a second: a revoke
+  // through this store drops its row at once; the second bounds how long a revoke
+  // made by another process on the same data dir can go unseen.
   std::optional<StoredToken> find(const std::string& id);
   // Live (not revoked) tokens only.
   ListPage list(const ListQuery& query);
@@ -65,6 +70,11 @@ class TokenStore {
   Statement find_;
   Statement list_;
   Statement revoke_;
+  struct Cached {
+    StoredToken token;
+    std::chrono::steady_clock::time_point read_at;
+  };
+  std::unordered_map<std::string, Cached> cache_;
 };
 
 }  // namespace agentrt::auth_token

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
 #include <thread>
 
 namespace agentrt::test {
@@ -50,6 +51,35 @@ TEST(ConversationControl, InterruptEndsTheStreamAndKeepsThePartialAnswer) {
   auto again = call(agentd, "POST", "/sessions/s/interrupt", admin).json();
   EXPECT_EQ(again["interrupted"], false);
   EXPECT_TRUE(again["run_id"].is_null());
+}
+
+// A /chat run on a new session stores the session only when it ends; while it runs,
+// the session is its owner's to interrupt and nobody else's to see.
+TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir));
+  std::string admin = first_admin_token(agentd);
+  std::string ada = issue_token(agentd, admin, {{"actor", "ada"}, {"ttl", "1h"}})["token"];
+  std::string bob = issue_token(agentd, admin, {{"actor", "bob"}, {"ttl", "1h"}})["token"];
+  auto chat = std::async(std::launch::async, [&] {
+    return call(agentd, "POST", "/chat", ada, run_body(kLong, {{"session_id", "fresh"}}));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  EXPECT_EQ(call(agentd, "POST", "/sessions/fresh/interrupt", bob).status, 404);
+  auto interrupted = call(agentd, "POST", "/sessions/fresh/interrupt", ada);
+  ASSERT_EQ(interrupted.status, 200) << interrupted.body;
+  EXPECT_EQ(interrupted.json()["interrupted"], true);
+  auto answer = chat.get();
+  ASSERT_EQ(answer.status, 200) << answer.body;
+  EXPECT_EQ(answer.json()["reason"], "interrupted");
+  EXPECT_EQ(answer.json()["run_id"], interrupted.json()["run_id"]);
+  auto messages = call(agentd, "GET", "/sessions/fresh/messages", ada);
+  ASSERT_EQ(messages.status, 200) << messages.body;
+  EXPECT_EQ(messages.json()["data"].size(), 2u);
+  auto events =
+      call(agentd, "GET", "/runs/" + answer.json()["run_id"].get<std::string>() + "/events", ada);
+  EXPECT_EQ(events.status, 200);
+  EXPECT_NE(events.body.find("\"reason\":\"interrupted\""), std::string::npos) << events.body;
 }
 
 TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {

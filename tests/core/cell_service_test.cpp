@@ -84,6 +84,19 @@ TEST_F(Cells, DeleteRunsCleanupsInTheSameTransaction) {
   EXPECT_EQ(error_of([&] { cells.remove("acme"); }), ErrorKind::not_found);
 }
 
+// exists() remembers cells it has seen; a delete must still be seen at once, and a
+// cell created after a miss must be found.
+TEST_F(Cells, ExistsFollowsCreateAndDeleteAtOnce) {
+  EXPECT_FALSE(cells.exists("acme"));
+  cells.create({{"id", "acme"}});
+  EXPECT_TRUE(cells.exists("acme"));
+  EXPECT_TRUE(cells.exists("acme"));  // now from memory
+  cells.remove("acme");
+  EXPECT_FALSE(cells.exists("acme"));
+  cells.create({{"id", "acme"}});
+  EXPECT_TRUE(cells.exists("acme"));
+}
+
 TEST_F(Cells, ListPagesNewestFirstWithoutGapsOrRepeats) {
   for (int i = 0; i < 7; ++i) cells.create({{"id", "c" + std::to_string(i)}});
   std::vector<std::string> seen;

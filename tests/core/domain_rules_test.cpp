@@ -3,9 +3,13 @@
 #include "core/cells/cell_rules.h"
 #include "core/domain/duration.h"
 #include "core/domain/errors.h"
+#include "core/domain/ids.h"
 #include "core/domain/paging.h"
 
 #include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
 
 namespace agentrt::core {
 namespace {
@@ -114,6 +118,17 @@ TEST(ActorRule, CellScopeAndAdminChecks) {
   }
   EXPECT_THROW(require_admin(scoped), DomainError);
   EXPECT_NO_THROW(require_admin(Principal{"t0", "admin", std::nullopt, true}));
+}
+
+TEST(Ids, StartWithTheirTimeSoTheySortByCreation) {
+  EXPECT_EQ(new_id("run", 0x0123456789abULL).substr(0, 16), "run_0123456789ab");
+  const std::string earlier = new_id("ses", 1'700'000'000'000ULL);
+  const std::string later = new_id("ses", 1'700'000'000'001ULL);
+  EXPECT_LT(earlier, later);
+  EXPECT_TRUE(std::regex_match(new_id("agt"), std::regex("agt_[0-9a-f]{24}")));
+  std::set<std::string> seen;
+  for (int i = 0; i < 10000; ++i) seen.insert(new_id("run", 42));  // one millisecond
+  EXPECT_EQ(seen.size(), 10000u) << "ids of the same millisecond collided";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 namespace agentrt::test {
 namespace {
@@ -124,6 +125,16 @@ TEST_F(AuthTokenStorage, TokensOutliveTheInstance) {
   EXPECT_EQ(verify(admin["token"])["admin"], true);
   EXPECT_EQ(verify_failure(gone["token"]).message, "token revoked");
   EXPECT_EQ(list()["data"].size(), 2u);
+}
+
+// Verified rows are kept in memory for a second (token_store.h); a revoke written to
+// auth.db by someone else must still bite once that second is over.
+TEST_F(AuthTokenStorage, ARevokeWrittenByAnotherProcessIsSeenWithinASecond) {
+  json r = issue_for("elsewhere");
+  ASSERT_EQ(verify(r["token"])["actor"], "elsewhere");
+  Sqlite(db_path()).text("UPDATE tokens SET revoked_at = 1 WHERE id = ?1", r["id"]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(verify_failure(r["token"]).message, "token revoked");
 }
 
 }  // namespace

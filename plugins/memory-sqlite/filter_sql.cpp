@@ -49,16 +49,31 @@ const char* const kEntryColumns =
 const char* const kVisibleSql =
     "(e.cell = :cell AND (:actor IS NULL OR e.layer < 2 OR e.actor = :actor)"
     " AND (:ns IS NULL OR e.namespace = :ns) AND (:sid IS NULL OR e.session_id = :sid))";
-static_assert(kFirstPersonalLayer == 2, "kVisibleSql spells the shared layers as layer < 2");
+static_assert(kFirstPersonalLayer == 2,
+              "kVisibleSql and the memory_totals triggers spell the shared layers as layer < 2");
+static_assert(FilterShape{true, false, false}.key() == 1 &&
+                  FilterShape{false, true, false}.key() == 2,
+              "memory_totals stores these shape codes");
 
 FilterShape FilterShape::of(const Filter& filter, int layer) {
   return {filter.actor.has_value() && !is_shared_layer(layer), filter.ns.has_value(),
           filter.session_id.has_value()};
 }
 
+// The tally's full key for one shape. A column the shape does not filter is matched
+// against '', which is what the triggers store there.
+std::string totals_sql(FilterShape shape) {
+  return std::string("SELECT n FROM ") + kTotalsTable +
+         " WHERE cell = :cell AND layer = :layer AND shape = " + std::to_string(shape.key()) +
+         " AND actor = " + (shape.actor ? ":actor" : "''") +
+         " AND ns = " + (shape.ns ? ":ns" : "''");
+}
+
 const std::string& count_sql(FilterShape shape) {
-  static const auto sql =
-      per_shape([](FilterShape s) { return "SELECT count(*)" + from_clause(s) + where_clause(s); });
+  static const auto sql = per_shape([](FilterShape s) {
+    if (!s.session) return totals_sql(s);
+    return "SELECT count(*)" + from_clause(s) + where_clause(s);
+  });
   return sql[static_cast<size_t>(shape.key())];
 }
 

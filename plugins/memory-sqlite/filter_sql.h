@@ -1,6 +1,7 @@
 // SQL for the operations that address one layer through a filter (count, list,
-// clear_layer). Each filter shape gets its own statement text naming the index that
-// turns it into a range scan, so the plan never depends on the planner's guesses.
+// clear_layer). Each filter shape gets its own statement text: a key lookup in
+// memory_totals, or one naming the index that turns it into a range scan, so the plan
+// never depends on the planner's guesses.
 #pragma once
 
 #include "requests.h"
@@ -18,9 +19,12 @@ struct FilterShape {
   bool session = false;
 
   static FilterShape of(const Filter& filter, int layer);
-  // 0..7, for statement caches.
-  int key() const { return (actor ? 1 : 0) | (ns ? 2 : 0) | (session ? 4 : 0); }
-  static FilterShape from_key(int key) { return {(key & 1) != 0, (key & 2) != 0, (key & 4) != 0}; }
+  // 0..7, for statement caches; without the session bit it is also the on-disk shape
+  // code of memory_totals (schema.cpp), so the bits never change.
+  constexpr int key() const { return (actor ? 1 : 0) | (ns ? 2 : 0) | (session ? 4 : 0); }
+  static constexpr FilterShape from_key(int key) {
+    return {(key & 1) != 0, (key & 2) != 0, (key & 4) != 0};
+  }
 };
 inline constexpr int kFilterShapes = 8;
 
@@ -29,6 +33,9 @@ extern const char* const kEntryColumns;
 
 // Parameters: :cell, :layer and one per applied filter (:actor, :ns, :sid). The texts
 // are built once; callers use them as statement-cache keys.
+// A count without a session filter reads its tally from memory_totals (one row, or
+// none for zero); with one, it is COUNT(*) over memory_by_session. Either way the
+// statement returns at most one row whose column 0 is the count.
 const std::string& count_sql(FilterShape shape);
 // Also :before (only entries with a smaller seq) and :limit; newest first.
 const std::string& list_sql(FilterShape shape);

@@ -1,6 +1,7 @@
 // The bundled memory backend: layered memory entries in SQLite (<data_dir>/memory.db),
-// true counts from covering index range scans, and BM25-ranked full-text search over
-// FTS5. The request and answer shapes are in docs/plugin-author-guide.md.
+// true counts (tallies kept exact by triggers, or a covering index range scan for a
+// session), and BM25-ranked full-text search over FTS5. The request and answer shapes
+// are in docs/plugin-author-guide.md.
 #include "entry_codec.h"
 #include "list_cursor.h"
 #include "memory_store.h"
@@ -86,5 +87,5 @@ class MemorySqlitePlugin : public sdk::MemoryBackend {
 }  // namespace agentrt::memory_sqlite
 
 AGENTRT_PLUGIN(agentrt::memory_sqlite::MemorySqlitePlugin, "memory-sqlite", "1.0.0",
-               "Layered memory in SQLite: exact counts from index scans, BM25 search over FTS5",
+               "Layered memory in SQLite: exact counts kept by triggers, BM25 search over FTS5",
                AGENTRT_FLAG_THREAD_SAFE)

@@ -156,8 +156,8 @@ LayerCounts MemoryStore::count(const Filter& filter) {
     Statement& s = c->prepared(count_sql(shape));
     StatementUse use(s);
     bind_layer_filter(s, filter, layer, shape);
-    use->step();
-    counts[static_cast<size_t>(layer)] = s.column_int(0);
+    // No tally row means no entry: the triggers delete a tally that reaches zero.
+    counts[static_cast<size_t>(layer)] = use->step() ? s.column_int(0) : 0;
   }
   snapshot.commit();
   return counts;

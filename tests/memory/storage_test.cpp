@@ -1,8 +1,6 @@
 // The store's file and config: persistence across instances, a private file, and a
-// config that refuses what it does not know.
+// config that refuses what it does not know. Upgrades of older files: upgrade_test.cpp.
 #include "memory_fixture.h"
-
-#include "sqlite_db.h"
 
 #include <sys/stat.h>
 
@@ -21,20 +19,6 @@ TEST_F(MemoryTest, EntriesSurviveDestroyAndCreate) {
   json later = save({});
   EXPECT_NE(later["id"], e["id"]);
   EXPECT_EQ(list(filter("c1"), "about_me")["data"][0]["id"], later["id"]);
-}
-
-TEST_F(MemoryTest, AStoreFromSchemaVersionOneIsUpgradedOnOpen) {
-  json e = save({{"content", "migrated kestrel"}});
-  memory.reset();
-  {
-    memory_sqlite::Database db(db_path(), memory_sqlite::OpenMode::kReadWrite);
-    db.exec("DROP INDEX memory_by_seq; PRAGMA user_version = 1;");
-  }
-  open();
-  EXPECT_EQ(ids_of(search(filter("c1"), "kestrel")["data"]), std::vector<std::string>{e["id"]});
-  memory_sqlite::Database db(db_path(), memory_sqlite::OpenMode::kReadOnly);
-  EXPECT_EQ(db.query_int("PRAGMA user_version"), 2);
-  EXPECT_EQ(db.query_int("SELECT count(*) FROM sqlite_master WHERE name = 'memory_by_seq'"), 1);
 }
 
 TEST_F(MemoryTest, TheStoreFileIsPrivate) {

@@ -13,6 +13,9 @@
 #include <Poco/Net/MediaType.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/Timespan.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <cmath>
@@ -96,19 +99,17 @@ void log_access(const RequestContext& ctx, int status,
                              {"duration_ms", std::round(micros) / 1000.0}});
 }
 
-// Readable with nothing to read means the peer sent FIN (or the socket failed).
+// A peek that reads 0 bytes means the peer sent FIN; an error other than "nothing yet"
+// means the socket failed. One syscall: Poco's Socket::poll makes and closes an epoll
+// instance per call, which with two thousand open streams was a sixth of the CPU.
 bool peer_closed(Poco::Net::HTTPServerRequest& request) {
   auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
   if (impl == nullptr) return false;
-  try {
-    Poco::Net::StreamSocket& socket = impl->socket();
-    if (!socket.poll(Poco::Timespan(0),
-                     Poco::Net::Socket::SELECT_READ | Poco::Net::Socket::SELECT_ERROR))
-      return false;
-    return socket.available() == 0;
-  } catch (const Poco::Exception&) {
-    return true;
-  }
+  char byte = 0;
+  ssize_t n = ::recv(impl->socket().impl()->sockfd(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n > 0) return false;  // bytes waiting (a pipelined request): still there
+  if (n == 0) return true;
+  return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 }
 
 }  // namespace

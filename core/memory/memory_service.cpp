@@ -167,6 +167,11 @@ std::vector<nlohmann::json> MemoryService::recent(const std::string& cell, const
   return answer.value("data", nlohmann::json::array()).get<std::vector<nlohmann::json>>();
 }
 
+nlohmann::json MemoryService::visible_totals(const std::string& cell, const std::string& actor) {
+  return call(table().count,
+              {{"cell", cell}, {"actor", actor}, {"namespace", nullptr}, {"session_id", nullptr}});
+}
+
 int64_t MemoryService::delete_session(const std::string& cell, const std::string& session_id) {
   return call(table().delete_by_session, {{"cell", cell}, {"session_id", session_id}})
       .value("deleted", int64_t{0});

@@ -51,6 +51,10 @@ class MemoryService {
                                      const std::string& actor,
                                      const std::optional<std::string>& namespace_,
                                      const std::optional<std::string>& session_id, int limit);
+  // How many entries of each layer `actor` sees in the cell (its own, and the shared
+  // layers'), any namespace or session: one call that lets a run skip the layers it
+  // would find empty.
+  nlohmann::json visible_totals(const std::string& cell, const std::string& actor);
 
   // Housekeeping of other features: a deleted session's entries, a deleted cell's, a
   // deleted agent's namespace.

@@ -17,7 +17,7 @@ namespace agentrt::core {
 enum class CellMode { single, multi };
 
 struct ServerConfig {
-  unsigned threads = 1024;         // connection threads; one per live stream or keep-alive
+  unsigned threads = 4096;         // connection threads; one per live stream or keep-alive
   unsigned max_queued = 4096;      // accepted connections waiting for a thread
   unsigned thread_stack_kb = 256;  // small stacks so thousands of streams fit
   unsigned keep_alive_timeout_s = 5;

@@ -11,6 +11,9 @@
 #include "server/http/http_server.h"
 #include "server/signals.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -41,6 +44,23 @@ void show_first_admin_token(const core::StartReport& report) {
   if (report.admin_token_file)
     std::cerr << "agentd: it was also written to " << *report.admin_token_file << '\n';
   std::cerr.flush();
+}
+
+// Each connection thread may hold two descriptors (the client's and its upstream's).
+// Debian's default soft limit of 1024 descriptors would refuse streams long before the
+// pool is full, so the soft limit is raised towards the hard one, as much as needed.
+void raise_open_file_limit(const core::Config& config) {
+  const rlim_t needed = 2 * static_cast<rlim_t>(config.server.threads) + 256;
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? needed : std::min(needed, limit.rlim_max);
+  if (limit.rlim_cur > before) ::setrlimit(RLIMIT_NOFILE, &limit);
+  if (limit.rlim_cur < needed)
+    core::log_warn("the open-file limit is low for server.threads",
+                   {{"limit", static_cast<uint64_t>(limit.rlim_cur)},
+                    {"needed", static_cast<uint64_t>(needed)},
+                    {"threads", config.server.threads}});
 }
 
 // Serves until a shutdown signal; returns the exit status. The engine is started.
@@ -82,6 +102,7 @@ int run_serve(const Arguments& args, const core::Environment& env) {
     return kExitError;
   }
   core::Logger::set_level(*core::parse_log_level(config.log_level));
+  raise_open_file_limit(config);
 
   auto engine = std::make_unique<core::Engine>(config, engine_plugin_dirs(config));
   try {

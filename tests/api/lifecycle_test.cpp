@@ -5,7 +5,10 @@
 #include <Poco/Net/ServerSocket.h>
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <fstream>
 #include <regex>
 
 namespace agentrt::test {
@@ -29,6 +32,31 @@ TEST(Lifecycle, SigtermExitsZero) {
   EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
   EXPECT_TRUE(logged(agentd, "shutting down"));
   EXPECT_TRUE(logged(agentd, "stopped"));
+}
+
+uint64_t soft_open_file_limit(pid_t pid) {
+  std::ifstream limits("/proc/" + std::to_string(pid) + "/limits");
+  std::string line;
+  while (std::getline(limits, line))
+    if (line.rfind("Max open files", 0) == 0) return std::stoull(line.substr(26));
+  return 0;
+}
+
+// Thousands of streams need thousands of descriptors; agentd must not stop at the
+// 1024 a login shell usually gives it.
+TEST(Lifecycle, RaisesItsOpenFileLimitForItsThreads) {
+  struct rlimit mine {};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &mine), 0);
+  struct rlimit low = mine;
+  low.rlim_cur = std::min<rlim_t>(512, mine.rlim_max);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  TempDir dir;
+  AgentdProcess agentd(
+      with_args({"--config", dir.write("c.json", R"({"server":{"threads":3000}})")}));
+  ::setrlimit(RLIMIT_NOFILE, &mine);  // the agentd child inherited the low limit
+  const uint64_t expected = std::min<uint64_t>(2 * 3000 + 256, mine.rlim_max);
+  EXPECT_EQ(soft_open_file_limit(agentd.pid()), expected);
+  EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
 }
 
 TEST(Lifecycle, SigintExitsZero) {

@@ -48,7 +48,7 @@ TEST(ConfigTest, DefaultsWithoutFileEnvOrFlags) {
   ASSERT_EQ(config.plugins.count("echo"), 1u);
   EXPECT_TRUE(config.plugins.at("echo").enabled);
   EXPECT_EQ(config.plugins.at("echo").config, json::object());
-  EXPECT_EQ(config.server.threads, 1024u);
+  EXPECT_EQ(config.server.threads, 4096u);
   EXPECT_EQ(config.server.max_queued, 4096u);
   EXPECT_EQ(config.server.thread_stack_kb, 256u);
   EXPECT_EQ(config.server.shutdown_grace_s, 10u);
@@ -218,7 +218,7 @@ TEST(ConfigTest, PrecedenceFlagOverEnvironmentOverFileOverDefault) {
   EXPECT_EQ(config.log_level, "debug");
   // Environment dirs replace the file's list; empty elements are skipped.
   EXPECT_EQ(config.plugin_dirs, (std::vector<std::string>{"/env-a", "/env-b"}));
-  EXPECT_EQ(config.server.threads, 1024u);  // default
+  EXPECT_EQ(config.server.threads, 4096u);  // default
 
   flags.mode = "single";
   flags.data_dir = "/flag";

@@ -7,7 +7,7 @@
 #   QUICK=1 bench/run.sh         the same, 3 s each
 #
 # Environment: DURATION (s per measurement), CONCURRENCY ("16 64 256"), STREAMS (2000),
-# STREAM_RAMP_S (5), PACED_DELTAS (64), PACED_DELAY_MS (20), AGENTD_THREADS (2500),
+# STREAM_RAMP_S (5), PACED_DELTAS (64), PACED_DELAY_MS (20), AGENTD_THREADS (agentd's default),
 # GATEWAY (1; 0 skips the npm gateway), BUILD_DIR (build-bench), JOBS (2),
 # KEEP_WORK (1 keeps the temporary directory), RESULTS (the report's path).
 #
@@ -24,7 +24,7 @@ streams="${STREAMS:-2000}"
 stream_ramp_s="${STREAM_RAMP_S:-5}"
 paced_deltas="${PACED_DELTAS:-64}"
 paced_delay_ms="${PACED_DELAY_MS:-20}"
-agentd_threads="${AGENTD_THREADS:-2500}"
+agentd_threads="${AGENTD_THREADS:-}"
 with_gateway="${GATEWAY:-1}"
 today="$(date -u +%Y-%m-%d)"
 if [ "$quick" = 1 ]; then default_report="$root/bench/results/$today-quick.md"; else
@@ -138,7 +138,11 @@ paced_port="$(wait_for "$work/paced.out" '^listening' 10 | sed 's/.*://')" || di
 
 data="$work/agentd-data"
 mkdir -p "$data"
-printf '{"server":{"threads":%d,"max_queued":8192}}\n' "$agentd_threads" >"$work/agentd.json"
+if [ -n "$agentd_threads" ]; then
+  printf '{"server":{"threads":%d}}\n' "$agentd_threads" >"$work/agentd.json"
+else
+  echo '{}' >"$work/agentd.json"
+fi
 start agentd "$bin/agentd" serve --config "$work/agentd.json" --listen 127.0.0.1:0 --data-dir "$data"
 agentd_pid=$last_pid
 listening="$(wait_for "$work/agentd.err" '"msg":"listening"' 30)" || {
@@ -388,7 +392,7 @@ mkdir -p "$(dirname "$report")"
   echo "  absolute figures are noisy, the ratios against a direct call in the same run less so."
   echo "- $("$bin/agentd" version 2>/dev/null | head -n1) (Release), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" status --porcelain 2>/dev/null | grep -q . && echo ' with uncommitted changes in the tree')"
   echo "- $(dpkg-query -W -f='Poco ${Version}' libpoco-dev 2>/dev/null), $(dpkg-query -W -f='libcurl ${Version}' libcurl4-openssl-dev 2>/dev/null), $(dpkg-query -W -f='SQLite ${Version}' libsqlite3-dev 2>/dev/null); $(wrk --version 2>&1 | head -n1 | cut -d' ' -f1-2); node $(node --version 2>/dev/null || echo none)"
-  echo "- agentd config: defaults but \`server.threads\` $agentd_threads (default 1024) and \`server.max_queued\` 8192, so $streams streams fit; persistence on (SQLite in a temp dir), info logs to a file; \`ulimit -n\` $(ulimit -n)."
+  echo "- agentd config: $( [ -n "$agentd_threads" ] && echo "defaults but \`server.threads\` $agentd_threads" || echo "its defaults (\`server.threads\` 4096)"); persistence on (SQLite in a temp dir), info logs to a file; \`ulimit -n\` $(ulimit -n)."
   echo "- npm gateway: ${gateway_version:+@portkey-ai/gateway $gateway_version on node $(node --version 2>/dev/null)}${gateway_note}"
   echo
   echo "## 1. /chat added latency, concurrency 1"

@@ -15,6 +15,10 @@ namespace agentrt::providers {
 struct Usage {
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;
+
+  bool operator==(const Usage& other) const {
+    return input_tokens == other.input_tokens && output_tokens == other.output_tokens;
+  }
 };
 
 class DeltaEmitter {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <exception>
 #include <optional>
 
 namespace agentrt::providers {
@@ -22,9 +23,11 @@ constexpr size_t kMaxErrorBody = 64 * 1024;
 
 struct Transfer {
   HttpResponse response;
-  std::string pending;       // body bytes received but not yet handed on
-  bool got_headers = false;  // the upstream started answering
-  bool connected = false;    // the request is on its way (connect phase over)
+  CURL* easy = nullptr;
+  const std::function<void(std::string_view)>* on_body = nullptr;
+  std::exception_ptr failure;  // what on_body threw, rethrown once libcurl returns
+  bool got_headers = false;    // the upstream started answering
+  bool connected = false;      // the request is on its way (connect phase over)
   curl_off_t uploaded = 0;
   Clock::time_point last_activity = Clock::now();
 };
@@ -79,14 +82,28 @@ void record_header(HttpHeaders& headers, std::string_view line) {
   if (!inserted) it->second.append(", ").append(value);
 }
 
+// Hands body bytes on straight from libcurl's buffer: to the decoder for a 2xx, into
+// the error body otherwise.
+void take_body(Transfer& t, std::string_view bytes) {
+  if (t.response.status == 0) curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.response.status);
+  if (t.response.status >= 200 && t.response.status < 300) {
+    (*t.on_body)(bytes);
+  } else if (t.response.body.size() < kMaxErrorBody) {
+    t.response.body.append(bytes.substr(0, kMaxErrorBody - t.response.body.size()));
+  }
+}
+
 size_t on_write(char* data, size_t size, size_t count, void* user) noexcept {
   auto* t = static_cast<Transfer*>(user);
-  try {
-    t->pending.append(data, size * count);
-  } catch (...) {
-    return 0;  // libcurl ends the transfer with a write error
-  }
   t->last_activity = Clock::now();
+  try {
+    take_body(*t, std::string_view(data, size * count));
+  } catch (...) {
+    // No exception may cross libcurl: keep it, let libcurl end the transfer with a
+    // write error, and rethrow it when curl_multi_perform returns.
+    t->failure = std::current_exception();
+    return 0;
+  }
   return size * count;
 }
 
@@ -134,20 +151,6 @@ void configure(CURL* easy, const HttpRequest& request, const HeaderList& headers
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, &on_prereq);
   curl_easy_setopt(easy, CURLOPT_PREREQDATA, &t);
-}
-
-// Hands buffered body bytes on: to the decoder for a 2xx, into the error body
-// otherwise.
-void deliver(CURL* easy, Transfer& t, const std::function<void(std::string_view)>& on_body) {
-  if (t.pending.empty()) return;
-  if (t.response.status == 0) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &t.response.status);
-  std::string bytes;
-  bytes.swap(t.pending);
-  if (t.response.status >= 200 && t.response.status < 300) {
-    on_body(bytes);
-  } else if (t.response.body.size() < kMaxErrorBody) {
-    t.response.body.append(bytes, 0, kMaxErrorBody - t.response.body.size());
-  }
 }
 
 std::optional<CURLcode> finished(CURLM* multi) {
@@ -208,19 +211,22 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
   // Declared before the lease so they outlive it: libcurl may still look at them
   // while the lease detaches the handle.
   Transfer t;
+  t.on_body = &callbacks.on_body;
   HeaderList headers(request.headers);
   char error_buffer[CURL_ERROR_SIZE] = {0};
   CurlLease lease;
+  t.easy = lease.easy();
   configure(lease.easy(), request, headers, t, error_buffer);
   lease.start();
   std::optional<Clock::time_point> complete_at;
   for (;;) {
     int running = 0;
+    // Body bytes reach the decoder (and text the sink) from inside this call, so text
+    // that arrived before a failure is already out when the failure is reported.
     CURLMcode rc = curl_multi_perform(lease.multi(), &running);
+    if (t.failure) std::rethrow_exception(t.failure);
     if (rc != CURLM_OK)
       throw sdk::Error(AGENTRT_ERR_INTERNAL, std::string("libcurl: ") + curl_multi_strerror(rc));
-    // Body first, so text that arrived before a failure still reaches the sink.
-    deliver(lease.easy(), t, callbacks.on_body);
     const bool complete = callbacks.complete && callbacks.complete();
     if (std::optional<CURLcode> done = finished(lease.multi())) {
       if (*done != CURLE_OK && !complete) throw transport_error(*done, t, error_buffer, request);

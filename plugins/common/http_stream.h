@@ -28,7 +28,9 @@ struct HttpRequest {
 
 // What the transfer reports to, all on the calling thread.
 struct StreamCallbacks {
-  // 2xx body bytes as they arrive, in arbitrary pieces; may throw to end the call.
+  // 2xx body bytes as they arrive, in arbitrary pieces, called from inside libcurl's
+  // write callback with a view of its buffer (no copy); may throw to end the call: the
+  // exception is kept while libcurl ends the transfer, then rethrown.
   std::function<void(std::string_view bytes)> on_body;
   // Polled at least every 25 ms; true ends the call with Error(CANCELLED).
   std::function<bool()> cancelled;

@@ -1,7 +1,9 @@
 // Turns a byte stream that arrives in arbitrary pieces into whole lines. Upstreams
 // split their output wherever the network does: inside a line, inside a CRLF pair,
 // inside a multi-byte UTF-8 character. Bytes are buffered until a line is complete,
-// so a decoder only ever sees whole lines and never a partial character.
+// so a decoder only ever sees whole lines and never a partial character. A line that
+// arrives within one read is handed on as a view into that read; only a line spanning
+// reads is gathered in a buffer, which keeps its capacity from line to line.
 #pragma once
 
 #include <functional>
@@ -26,7 +28,9 @@ class LineSplitter {
   bool has_partial_line() const { return !partial_.empty(); }
 
  private:
-  void take_line(const LineFn& on_line);
+  // The next CR or LF that ends a line in [from, end), or nullptr.
+  const char* find_line_end(const char* from, const char* end) const;
+  void take_line(std::string_view piece, const LineFn& on_line);
 
   bool cr_ends_line_;
   bool skip_lf_ = false;  // the previous piece ended in a CR that ended a line

@@ -25,7 +25,8 @@ void SseParser::on_line(std::string_view line, const EventFn& on_event) {
     if (has_data_) {
       dispatch(on_event);
     } else {
-      current_ = SseEvent{};  // an event without data is discarded, type and all
+      current_.event.clear();  // an event without data is discarded, type and all
+      current_.data.clear();
     }
     return;
   }
@@ -48,11 +49,17 @@ void SseParser::on_line(std::string_view line, const EventFn& on_event) {
 }
 
 void SseParser::dispatch(const EventFn& on_event) {
-  SseEvent event;
-  event.event.swap(current_.event);
-  event.data.swap(current_.data);
   has_data_ = false;
-  on_event(event);
+  // The event is handed on in place and emptied afterwards, however the handler left,
+  // so its buffers keep their capacity from event to event.
+  struct Reset {
+    SseEvent& e;
+    ~Reset() {
+      e.event.clear();
+      e.data.clear();
+    }
+  } reset{current_};
+  on_event(current_);
 }
 
 }  // namespace agentrt::providers

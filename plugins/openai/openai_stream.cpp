@@ -38,32 +38,108 @@ UpstreamErrorInfo parse_error_body(std::string_view body) {
   return info;
 }
 
+namespace {
+
+// One element of "choices"; kept only when it is an object with index 0 (a missing or
+// non-integer index counts as 0, as it always did).
+void scan_choice(JsonScanner& s, std::vector<ChunkFields::Choice>& choices) {
+  if (s.peek() != '{') {
+    s.skip_value();
+    return;
+  }
+  ChunkFields::Choice& choice = choices.emplace_back();
+  std::optional<int64_t> index;
+  s.members([&](std::string_view key) {
+    if (key == "index")
+      s.read_int(index);
+    else if (key == "delta")
+      s.read_member_text("content", choice.content);
+    else if (key == "finish_reason")
+      s.read_text(choice.finish_reason);
+    else
+      s.skip_value();
+  });
+  if (index.value_or(0) != 0) choices.pop_back();
+}
+
+void scan_usage(JsonScanner& s, std::optional<Usage>& usage) {
+  std::optional<int64_t> prompt, completion;
+  const bool object = s.members([&](std::string_view key) {
+    if (key == "prompt_tokens")
+      s.read_int(prompt);
+    else if (key == "completion_tokens")
+      s.read_int(completion);
+    else
+      s.skip_value();
+  });
+  usage.reset();
+  if (object) usage = Usage{prompt.value_or(0), completion.value_or(0)};
+}
+
+}  // namespace
+
+// A repeated key counts as its last occurrence, as in nlohmann's objects: every
+// branch below replaces what an earlier occurrence read.
+bool scan_chunk(std::string_view data, ChunkFields& fields) {
+  fields.choices.clear();
+  fields.usage.reset();
+  JsonScanner s(data);
+  bool error = false;
+  const bool object = s.members([&](std::string_view key) {
+    if (key == "choices") {
+      fields.choices.clear();
+      if (s.enter_array()) {
+        while (s.next_element()) scan_choice(s, fields.choices);
+      } else {
+        s.skip_value();
+      }
+    } else if (key == "usage") {
+      scan_usage(s, fields.usage);
+    } else {
+      // A non-null "error" makes this an error chunk, which read_chunk turns into
+      // the error.
+      if (key == "error" && s.peek() != 'n') error = true;
+      s.skip_value();
+    }
+  });
+  return object && !error && s.finish();
+}
+
+void read_chunk(std::string_view data, ChunkFields& fields) {
+  json chunk = parse_event_object(data);
+  if (const json* error = field(chunk, "error")) {
+    std::string text = upstream_text(error_info(*error), "");
+    throw sdk::Error(AGENTRT_ERR_UPSTREAM, "upstream failed mid-stream: " + text);
+  }
+  fields.choices.clear();
+  fields.usage.reset();
+  // The usage chunk has "choices": [], so never assume an element is there.
+  if (const json* choices = field(chunk, "choices"); choices && choices->is_array()) {
+    for (const json& choice : *choices) {
+      if (!choice.is_object() || int_field(choice, "index").value_or(0) != 0) continue;
+      ChunkFields::Choice& kept = fields.choices.emplace_back();
+      if (const json* delta = field(choice, "delta"))
+        kept.content.assign(string_field(*delta, "content"));
+      kept.finish_reason.assign(string_field(choice, "finish_reason"));
+    }
+  }
+  if (const json* usage = field(chunk, "usage"); usage && usage->is_object()) {
+    fields.usage = Usage{int_field(*usage, "prompt_tokens").value_or(0),
+                         int_field(*usage, "completion_tokens").value_or(0)};
+  }
+}
+
 void ChunkDecoder::on_event(const SseEvent& event) {
   if (event.data == "[DONE]") {  // the terminator, and not JSON
     out_.finish(usage_, engine_finish_reason(finish_reason_));
     return;
   }
-  on_chunk(parse_event_object(event.data));
-}
-
-void ChunkDecoder::on_chunk(const json& chunk) {
-  if (const json* error = field(chunk, "error")) {
-    std::string text = upstream_text(error_info(*error), "");
-    throw sdk::Error(AGENTRT_ERR_UPSTREAM, "upstream failed mid-stream: " + text);
+  if (!scan_chunk(event.data, fields_)) read_chunk(event.data, fields_);
+  for (const ChunkFields::Choice& choice : fields_.choices) {
+    out_.text(choice.content.view());
+    if (!choice.finish_reason.view().empty()) finish_reason_ = choice.finish_reason.view();
   }
-  // The usage chunk has "choices": [], so never assume an element is there.
-  if (const json* choices = field(chunk, "choices"); choices && choices->is_array()) {
-    for (const json& choice : *choices) {
-      if (int_field(choice, "index").value_or(0) != 0) continue;
-      if (const json* delta = field(choice, "delta")) out_.text(string_field(*delta, "content"));
-      std::string reason = string_field(choice, "finish_reason");
-      if (!reason.empty()) finish_reason_ = reason;
-    }
-  }
-  if (const json* usage = field(chunk, "usage"); usage && usage->is_object()) {
-    usage_ = Usage{int_field(*usage, "prompt_tokens").value_or(0),
-                   int_field(*usage, "completion_tokens").value_or(0)};
-  }
+  if (fields_.usage) usage_ = fields_.usage;
 }
 
 }  // namespace agentrt::providers::openai

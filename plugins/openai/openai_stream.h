@@ -2,6 +2,7 @@
 #pragma once
 
 #include "common/error_mapping.h"
+#include "common/json_scan.h"
 #include "common/stream_decoder.h"
 
 #include <nlohmann/json.hpp>
@@ -9,8 +10,34 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace agentrt::providers::openai {
+
+// What one chat.completion.chunk says that the decoder acts on.
+struct ChunkFields {
+  struct Choice {
+    JsonText content;        // delta.content
+    JsonText finish_reason;  // "" while the answer goes on
+    bool operator==(const Choice& other) const {
+      return content == other.content && finish_reason == other.finish_reason;
+    }
+  };
+  std::vector<Choice> choices;  // the object elements with index 0 (or none), in order
+  std::optional<Usage> usage;   // when "usage" is an object
+
+  bool operator==(const ChunkFields& other) const {
+    return choices == other.choices && usage == other.usage;
+  }
+};
+
+// The fast read of one chunk: false when `data` is not plainly a chunk it can read
+// exactly as read_chunk would (an error chunk included); then call read_chunk.
+bool scan_chunk(std::string_view data, ChunkFields& fields);
+
+// The reference read, through nlohmann::json. Throws Error(UPSTREAM) for a chunk
+// that is not a JSON object and for an {"error":{...}} chunk.
+void read_chunk(std::string_view data, ChunkFields& fields);
 
 // Text from choices[0].delta.content, finish_reason kept for the end, usage from the
 // usage chunk (choices: []), all emitted at "data: [DONE]". A {"error":{...}} event
@@ -21,8 +48,8 @@ class ChunkDecoder : public SseDecoder {
 
  private:
   void on_event(const SseEvent& event) override;
-  void on_chunk(const nlohmann::json& chunk);
 
+  ChunkFields fields_;  // reused, so that its buffers stop allocating
   std::optional<Usage> usage_;
   std::string finish_reason_;
 };

@@ -1,0 +1,159 @@
+// CPU per streamed event of each vendor's stream decoder: recorded bodies fed in
+// realistic and awkward pieces through the decoder a provider plugin uses, into a
+// sink that only counts. No network, no plugin host: this is the decode path alone
+// (framing, JSON, delta emission). See bench/README.md, "Provider stream decoders".
+#include "counting_sink.h"
+#include "recorded_streams.h"
+#include "transport_bench.h"
+
+#include "anthropic/anthropic_stream.h"
+#include "ollama/ollama_stream.h"
+#include "openai/openai_stream.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace agentrt::bench {
+namespace {
+
+std::unique_ptr<providers::StreamDecoder> make_decoder(Vendor vendor,
+                                                       providers::DeltaEmitter& out) {
+  switch (vendor) {
+    case Vendor::openai:
+      return std::make_unique<providers::openai::ChunkDecoder>(out);
+    case Vendor::anthropic:
+      return std::make_unique<providers::anthropic::MessageDecoder>(out);
+    case Vendor::ollama:
+      return std::make_unique<providers::ollama::ChatLineDecoder>(out);
+  }
+  return nullptr;
+}
+
+// One answer, decoded as ChatProvider does it: a fresh emitter and decoder.
+void decode(Vendor vendor, const std::vector<std::string>& pieces, CountingSink& sink) {
+  sdk::Sink wrapped(&sink.c);
+  providers::DeltaEmitter out(wrapped);
+  std::unique_ptr<providers::StreamDecoder> decoder = make_decoder(vendor, out);
+  for (const std::string& piece : pieces) decoder->feed(piece);
+  decoder->end_of_stream();
+}
+
+// The benchmark measures nothing unless the decoder gets the answer right.
+void check(Vendor vendor, const RecordedStream& stream, const std::vector<std::string>& pieces) {
+  CountingSink sink;
+  sink.keep = true;
+  decode(vendor, pieces, sink);
+  if (sink.texts != stream.texts || sink.usages != 1 || sink.finishes != 1) {
+    std::fprintf(stderr, "%s: the decoder's output differs from the recorded answer\n",
+                 vendor_name(vendor));
+    std::exit(1);
+  }
+}
+
+struct Figure {
+  double median = 0, best = 0;  // CPU ns per answer over the runs
+};
+
+// `reps` runs of about `seconds` of CPU each.
+Figure ns_per_answer(Vendor vendor, const std::vector<std::string>& pieces, double seconds,
+                     int reps) {
+  CountingSink sink;
+  for (int i = 0; i < 200; ++i) decode(vendor, pieces, sink);  // warm caches and the heap
+  std::vector<double> runs;
+  for (int r = 0; r < reps; ++r) {
+    size_t answers = 0;
+    const double start = cpu_ns(), budget = seconds * 1e9;
+    double now = start;
+    while (now - start < budget) {
+      for (int i = 0; i < 100; ++i) decode(vendor, pieces, sink);
+      answers += 100;
+      now = cpu_ns();
+    }
+    runs.push_back((now - start) / static_cast<double>(answers));
+  }
+  std::sort(runs.begin(), runs.end());
+  return {runs[runs.size() / 2], runs.front()};
+}
+
+struct Options {
+  std::string upstream;  // set: measure the transport against it instead
+  int requests = 2000;
+  int deltas = 16;
+  double seconds = 0.5;
+  int reps = 5;
+  std::vector<Vendor> vendors = {Vendor::openai, Vendor::anthropic, Vendor::ollama};
+};
+
+[[noreturn]] void usage() {
+  std::fprintf(stderr,
+               "usage: provider_bench [--deltas N (16)] [--seconds S of CPU per run (0.5)] "
+               "[--reps N (5)] [--vendor openai|anthropic|ollama]\n"
+               "       provider_bench --upstream http://127.0.0.1:PORT/v1 [--requests N (2000)] "
+               "[--reps N (5)]\n");
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (i + 1 >= argc) usage();
+    std::string value = argv[++i];
+    if (arg == "--deltas") {
+      o.deltas = std::max(1, std::atoi(value.c_str()));
+    } else if (arg == "--seconds") {
+      o.seconds = std::atof(value.c_str());
+    } else if (arg == "--upstream") {
+      o.upstream = value;
+    } else if (arg == "--requests") {
+      o.requests = std::max(1, std::atoi(value.c_str()));
+    } else if (arg == "--reps") {
+      o.reps = std::max(1, std::atoi(value.c_str()));
+    } else if (arg == "--vendor" && value == "openai") {
+      o.vendors = {Vendor::openai};
+    } else if (arg == "--vendor" && value == "anthropic") {
+      o.vendors = {Vendor::anthropic};
+    } else if (arg == "--vendor" && value == "ollama") {
+      o.vendors = {Vendor::ollama};
+    } else {
+      usage();
+    }
+  }
+  return o;
+}
+
+void report(const Options& o) {
+  std::printf(
+      "| vendor | reads | events/answer | bytes/answer | ns/event (median) | ns/event (best) "
+      "| ns/answer (median) | MB/s (median) |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (Vendor vendor : o.vendors) {
+    RecordedStream stream = recorded_stream(vendor, o.deltas);
+    for (Split split : {Split::per_event, Split::awkward, Split::whole}) {
+      std::vector<std::string> pieces = split_body(stream, vendor, split);
+      check(vendor, stream, pieces);
+      Figure f = ns_per_answer(vendor, pieces, o.seconds, o.reps);
+      const double events = static_cast<double>(stream.events);
+      std::printf("| %s | %s | %zu | %zu | %.0f | %.0f | %.0f | %.0f |\n", vendor_name(vendor),
+                  split_name(split), stream.events, stream.body.size(), f.median / events,
+                  f.best / events, f.median,
+                  static_cast<double>(stream.body.size()) * 1e3 / f.median);
+      std::fflush(stdout);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace agentrt::bench
+
+int main(int argc, char** argv) {
+  using namespace agentrt::bench;
+  Options o = parse(argc, argv);
+  if (!o.upstream.empty()) return run_transport(o.upstream, o.requests, o.reps) ? 0 : 1;
+  report(o);
+  return 0;
+}

@@ -1,0 +1,124 @@
+// A forward-only reader for the few fields a stream decoder needs from each event,
+// without building a document: strings come back as views into the event when they
+// hold no escapes, so a typical chunk costs no allocation at all.
+//
+// It is a fast path, never the judge. It validates everything it passes over (JSON
+// grammar, escapes, surrogate pairs, UTF-8, control characters, trailing bytes) and
+// gives up on anything it is not certain nlohmann::json would read the same way: a
+// byte order mark, numbers with an exponent or too many digits, very deep nesting.
+// A decoder whose scan gave up parses the event with nlohmann instead, so what is
+// accepted, refused or read never depends on this file. The provider tests compare
+// both on every field the decoders read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentrt::providers {
+
+// A string read from JSON: a view into the scanned text when it had no escapes,
+// otherwise decoded into a buffer of its own that keeps its capacity between events.
+// So view() is valid only while the scanned text is. Absent, null and non-string
+// values read as "".
+class JsonText {
+ public:
+  std::string_view view() const { return decoded_ ? std::string_view(buffer_) : view_; }
+  void clear() {
+    decoded_ = false;
+    view_ = {};
+  }
+  void set_view(std::string_view text) {
+    decoded_ = false;
+    view_ = text;
+  }
+  // Empties the buffer and makes it what view() shows.
+  std::string& buffer() {
+    decoded_ = true;
+    buffer_.clear();
+    return buffer_;
+  }
+  void assign(std::string_view text) { buffer().assign(text); }
+  bool operator==(const JsonText& other) const { return view() == other.view(); }
+
+ private:
+  bool decoded_ = false;
+  std::string_view view_;
+  std::string buffer_;
+};
+
+// Reads one JSON text front to back. Every call after a failure fails too, so a
+// caller may read linearly and check ok() (or finish()) once at the end.
+//
+// Objects: enter_object(), then next_key() until it returns false; after each key
+// exactly one of the value calls (read_*, skip_value, enter_*) consumes the value.
+// Arrays: enter_array(), then next_element() until false, each followed by one value
+// call.
+class JsonScanner {
+ public:
+  explicit JsonScanner(std::string_view text);
+
+  // The first byte of the next value ('{', '[', '"', 't', 'f', 'n', '-', a digit),
+  // or '\0' at the end or after a failure.
+  char peek();
+
+  // Consumes '{' or '[' when the next value is that container; false otherwise
+  // (and then nothing is consumed, so the caller can skip the value).
+  bool enter_object();
+  bool enter_array();
+  // The next member's key (decoded), or false at the closing brace or on failure.
+  bool next_key(std::string_view& key);
+  // True when another element follows, false at the closing bracket or on failure.
+  bool next_element();
+
+  // Validates and passes over any value.
+  bool skip_value();
+  // A string value into `out`; any other value is passed over and reads as "".
+  bool read_text(JsonText& out);
+  // An integer into `out`; any other value (null, string, a fraction) reads as
+  // absent, as nlohmann's is_number_integer() would have it.
+  bool read_int(std::optional<int64_t>& out);
+  // true or false into `out`; any other value reads as absent.
+  bool read_bool(std::optional<bool>& out);
+
+  // When the next value is an object, calls on_member(key) for each member, which
+  // must consume the member's value; any other value is passed over. False when the
+  // value was not an object.
+  template <class OnMember>
+  bool members(OnMember&& on_member) {
+    if (!enter_object()) {
+      skip_value();
+      return false;
+    }
+    std::string_view key;
+    while (next_key(key)) on_member(key);
+    return true;
+  }
+  // The string member `name` of an object value into `out`: "" when the value is not
+  // an object, has no such member, or its value is not a string.
+  void read_member_text(std::string_view name, JsonText& out);
+
+  // True when nothing failed and only whitespace remains after the value.
+  bool finish();
+  bool ok() const { return ok_; }
+
+ private:
+  bool fail();
+  void skip_whitespace();
+  bool scan_string(std::string_view* raw, bool* escaped);
+  bool decode_string(std::string_view raw, bool escaped, std::string& key_or_text_buffer,
+                     std::string_view& out);
+  bool scan_number(std::optional<int64_t>* value);
+  bool scan_literal(std::string_view word);
+  bool skip(int depth);
+  bool next_member_start(char close);
+
+  const char* p_;
+  const char* end_;
+  bool ok_ = true;
+  bool first_ = false;  // just inside a container: no comma before the next item
+  std::string key_buffer_;
+};
+
+}  // namespace agentrt::providers

@@ -1,0 +1,192 @@
+// The OpenAI chunk readers: every field the decoder acts on, read the same by the
+// fast scan and by nlohmann, and the decoder fed streams cut inside escapes and UTF-8.
+#include "openai/openai_stream.h"
+#include "tests/providers/decoder_sink.h"
+#include "tests/providers/fields_check.h"
+
+namespace agentrt::test {
+namespace {
+
+using providers::Usage;
+using providers::openai::ChunkFields;
+
+::testing::AssertionResult same(const std::string& data, Path path = Path::either) {
+  return same_fields<ChunkFields>(providers::openai::scan_chunk, providers::openai::read_chunk,
+                                  data, path);
+}
+
+// The fields of an event the scan must read itself.
+ChunkFields fast(const std::string& text) {
+  const std::string& data = kept(text);
+  ChunkFields fields;
+  EXPECT_TRUE(providers::openai::scan_chunk(data, fields)) << data;
+  EXPECT_TRUE(same(data, Path::fast));
+  return fields;
+}
+
+std::vector<std::string> contents(const ChunkFields& fields) {
+  std::vector<std::string> out;
+  for (const ChunkFields::Choice& c : fields.choices) out.emplace_back(c.content.view());
+  return out;
+}
+
+const std::string kHead =
+    R"({"id":"chatcmpl-1","object":"chat.completion.chunk","created":1700000000,)"
+    R"("model":"gpt-4o-mini","system_fingerprint":"fp_1","choices":[)";
+
+std::string chunk(const std::string& choice, const std::string& usage = "null") {
+  return kHead + choice + R"(],"usage":)" + usage + "}";
+}
+
+TEST(OpenAiFields, RoleChunkContentChunkAndFinishChunk) {
+  ChunkFields role = fast(chunk(
+      R"({"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null})"));
+  EXPECT_EQ(contents(role), std::vector<std::string>{""});
+  EXPECT_EQ(role.choices[0].finish_reason.view(), "");
+  EXPECT_FALSE(role.usage);
+
+  ChunkFields text = fast(chunk(
+      R"({"index":0,"delta":{"content":"Caf\u00e9 \"x\"\n\ud83c\udf0d \\o/"},"finish_reason":null})"));
+  EXPECT_EQ(contents(text), std::vector<std::string>{"Caf\xC3\xA9 \"x\"\n\xF0\x9F\x8C\x8D \\o/"});
+
+  ChunkFields finish = fast(chunk(R"({"index":0,"delta":{},"finish_reason":"length"})"));
+  EXPECT_EQ(contents(finish), std::vector<std::string>{""});
+  EXPECT_EQ(finish.choices[0].finish_reason.view(), "length");
+}
+
+TEST(OpenAiFields, UsageChunkHasNoChoices) {
+  ChunkFields usage = fast(R"({"id":"c","choices":[],"usage":{"prompt_tokens":19,)"
+                           R"("completion_tokens":16,"total_tokens":35,)"
+                           R"("prompt_tokens_details":{"cached_tokens":0}}})");
+  EXPECT_TRUE(usage.choices.empty());
+  EXPECT_EQ(usage.usage, (Usage{19, 16}));
+  EXPECT_EQ(fast(R"({"choices":[],"usage":{"prompt_tokens":7}})").usage, (Usage{7, 0}));
+  EXPECT_EQ(fast(R"({"usage":{"prompt_tokens":1.5,"completion_tokens":"2"}})").usage,
+            (Usage{0, 0}));
+  EXPECT_FALSE(fast(R"({"usage":5})").usage);
+  EXPECT_FALSE(fast(R"({"usage":[1]})").usage);
+}
+
+TEST(OpenAiFields, OnlyObjectChoicesWithIndexZeroCount) {
+  EXPECT_TRUE(fast(chunk(R"({"index":1,"delta":{"content":"b"}})")).choices.empty());
+  for (const char* index : {"0", "-0", "null", "\"1\"", "true", "0.5"})
+    EXPECT_EQ(
+        contents(fast(chunk(std::string(R"({"index":)") + index + R"(,"delta":{"content":"a"}})"))),
+        std::vector<std::string>{"a"})
+        << index;
+  EXPECT_EQ(contents(fast(chunk(R"({"delta":{"content":"a"}},{"index":1,"delta":{"content":"b"}},)"
+                                R"({"index":0,"delta":{"content":"c"}})"))),
+            (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(contents(fast(chunk(R"(null,5,"x",[],{"delta":{"content":"a"}})"))),
+            std::vector<std::string>{"a"});
+  EXPECT_TRUE(fast(R"({"choices":{"index":0,"delta":{"content":"a"}}})").choices.empty());
+  EXPECT_TRUE(fast(R"({"choices":null})").choices.empty());
+}
+
+TEST(OpenAiFields, WrongTypesReadAsAbsent) {
+  for (const char* choice :
+       {R"({"delta":"text"})", R"({"delta":null})", R"({"delta":{"content":5}})",
+        R"({"delta":{"content":null}})", R"({"delta":{"content":["a"]}})",
+        R"({"delta":{"content":{"a":"b"}},"finish_reason":3})"}) {
+    ChunkFields f = fast(chunk(choice));
+    EXPECT_EQ(contents(f), std::vector<std::string>{""}) << choice;
+    EXPECT_EQ(f.choices[0].finish_reason.view(), "") << choice;
+  }
+}
+
+TEST(OpenAiFields, ARepeatedKeyCountsAsItsLastOccurrence) {
+  EXPECT_TRUE(fast(R"({"choices":[{"delta":{"content":"a"}}],"choices":[]})").choices.empty());
+  EXPECT_FALSE(fast(R"({"usage":{"prompt_tokens":1},"usage":null})").usage);
+  EXPECT_EQ(contents(fast(chunk(R"({"delta":{"content":"a","content":"b"}})"))),
+            std::vector<std::string>{"b"});
+  EXPECT_EQ(contents(fast(chunk(R"({"delta":{"content":"a"},"delta":{}})"))),
+            std::vector<std::string>{""});
+  EXPECT_EQ(contents(fast(chunk(R"({"index":1,"index":0,"delta":{"content":"a"}})"))),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(fast(R"({"usage":{"prompt_tokens":1,"prompt_tokens":2}})").usage, (Usage{2, 0}));
+}
+
+TEST(OpenAiFields, EscapedKeysAreTheSameKeys) {
+  EXPECT_EQ(contents(fast(R"({"ch\u006fices":[{"\u0064elta":{"\u0063ontent":"x"}}]})")),
+            std::vector<std::string>{"x"});
+}
+
+TEST(OpenAiFields, ErrorChunksAndNonObjectsGoToTheReference) {
+  ChunkFields f;
+  for (const char* data : {R"({"error":{"message":"boom","type":"server_error"}})",
+                           R"({"error":"boom"})", R"({"error":{}})"}) {
+    EXPECT_FALSE(providers::openai::scan_chunk(data, f)) << data;
+    EXPECT_THROW(providers::openai::read_chunk(data, f), sdk::Error) << data;
+  }
+  EXPECT_TRUE(same(R"({"error":null,"choices":[{"delta":{"content":"a"}}]})", Path::fast));
+  for (const char* data : {"", " ", "[]", "\"x\"", "{", "{\"choices\":[}", "[DONE]", "{} {}"}) {
+    EXPECT_FALSE(providers::openai::scan_chunk(data, f)) << data;
+    EXPECT_THROW(providers::openai::read_chunk(data, f), sdk::Error) << data;
+  }
+}
+
+TEST(OpenAiFields, WhatTheScanLeavesToNlohmannStillReads) {
+  // A byte order mark, an exponent, an integer beyond 18 digits: nlohmann's call.
+  ChunkFields f;
+  for (const char* data : {"\xEF\xBB\xBF{\"choices\":[]}", R"({"usage":{"prompt_tokens":1e2}})",
+                           R"({"usage":{"prompt_tokens":12345678901234567890}})"}) {
+    EXPECT_FALSE(providers::openai::scan_chunk(data, f)) << data;
+    EXPECT_NO_THROW(providers::openai::read_chunk(data, f)) << data;
+  }
+}
+
+TEST(OpenAiFields, MutatedChunksReadTheSameOrGoToTheReference) {
+  const std::vector<std::string> seeds = {
+      chunk(
+          R"({"index":0,"delta":{"content":"Caf\u00e9 \"x\"\n\ud83c\udf0d"},"logprobs":null,"finish_reason":null})"),
+      chunk(R"({"index":0,"delta":{},"finish_reason":"stop"})"),
+      R"({"id":"c","choices":[],"usage":{"prompt_tokens":19,"completion_tokens":16}})",
+      "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"na\xC3\xAFve \xF0\x9F\x98\x80\"}}]}"};
+  EXPECT_GT((compare_mutations<ChunkFields>(providers::openai::scan_chunk,
+                                            providers::openai::read_chunk, seeds, 30000)),
+            5000u);
+}
+
+std::unique_ptr<providers::StreamDecoder> make(providers::DeltaEmitter& out) {
+  return std::make_unique<providers::openai::ChunkDecoder>(out);
+}
+
+TEST(OpenAiDecoder, CutsInsideEscapesUtf8AndCrlfGiveTheSameDeltas) {
+  const std::string body =
+      "data: " +
+      chunk(R"({"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null})") +
+      "\r\n\r\n" + "data: " +
+      chunk(
+          R"({"index":0,"delta":{"content":"Caf\u00e9 \"\ud83c\udf0d\"\n"},"finish_reason":null})") +
+      "\r\n\r\ndata: " +
+      chunk("{\"index\":0,\"delta\":{\"content\":\"na\xC3\xAFve \xE2\x82\xAC\"}}") +
+      "\r\n\r\ndata: " + chunk(R"({"index":0,"delta":{},"finish_reason":"length"})") +
+      "\r\n\r\ndata: " + R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}})" +
+      "\r\n\r\ndata: [DONE]\r\n\r\n";
+  Decoded expected;
+  expected.deltas = {"1:Caf\xC3\xA9 \"\xF0\x9F\x8C\x8D\"\n", "1:na\xC3\xAFve \xE2\x82\xAC",
+                     R"(2:{"input_tokens":3,"output_tokens":4})", R"(3:{"reason":"max_tokens"})"};
+  expect_every_cut_decodes_as(make, body, expected);
+}
+
+TEST(OpenAiDecoder, AChunkOnlyNlohmannReadsStillCounts) {
+  Decoded out = decode_pieces(
+      make, {"data: \xEF\xBB\xBF{\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n",
+             "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":1.0}}\n\n",
+             "data: [DONE]\n\n"});
+  EXPECT_EQ(out.deltas,
+            (std::vector<std::string>{"1:a", R"(2:{"input_tokens":2,"output_tokens":0})",
+                                      R"(3:{"reason":"end_turn"})"}));
+  EXPECT_FALSE(out.error);
+}
+
+TEST(OpenAiDecoder, AnErrorChunkEndsTheCallAfterTheTextBeforeIt) {
+  Decoded out = decode_pieces(make, {"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n",
+                                     "data: {\"error\":{\"message\":\"model crashed\"}}\n\n"});
+  EXPECT_EQ(out.deltas, std::vector<std::string>{"1:a"});
+  ASSERT_TRUE(out.error);
+  EXPECT_NE(out.error->find("model crashed"), std::string::npos) << *out.error;
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -199,10 +199,14 @@ namespace {
 class CollectingSink : public RunSink {
  public:
   bool send(const nlohmann::json& event) override {
-    const std::string type = event.value("type", "");
-    if (type == "stream_delta") text += event.value("content", "");
-    if (type == "error") error = event;
-    if (type == "done") done = event;
+    // Called once per delta: compare in place rather than copy fields out.
+    const auto& type = event.at("type").get_ref<const std::string&>();
+    if (type == "stream_delta")
+      text += event.at("content").get_ref<const std::string&>();
+    else if (type == "error")
+      error = event;
+    else if (type == "done")
+      done = event;
     return true;
   }
   std::string text;

@@ -115,6 +115,7 @@ namespace {
 struct SinkState {
   const std::function<bool(const ProviderDelta&)>* on_delta;
   const std::function<bool()>* cancelled;
+  CancelWaker* waker;
 };
 
 int32_t sink_emit(agentrt_sink_t* sink, uint32_t kind, const char* data, size_t len) noexcept {
@@ -135,17 +136,35 @@ int32_t sink_is_cancelled(const agentrt_sink_t* sink) noexcept {
   }
 }
 
+int32_t sink_set_waker(agentrt_sink_t* sink, void (*wake)(void*), void* wake_ctx) noexcept {
+  auto* state = static_cast<SinkState*>(sink->ctx);
+  if (state->waker == nullptr) return AGENTRT_ERR_UNSUPPORTED;
+  state->waker->set(wake, wake_ctx);
+  return AGENTRT_OK;
+}
+
+// Unregisters whatever the plugin left registered, so the waker never calls into a
+// call that has returned.
+struct WakerReset {
+  CancelWaker* waker;
+  ~WakerReset() {
+    if (waker) waker->set(nullptr, nullptr);
+  }
+};
+
 }  // namespace
 
 void ProviderInstance::complete(std::string_view request_json,
                                 const std::function<bool(const ProviderDelta&)>& on_delta,
-                                const std::function<bool()>& cancelled) const {
-  SinkState state{&on_delta, &cancelled};
+                                const std::function<bool()>& cancelled, CancelWaker* waker) const {
+  SinkState state{&on_delta, &cancelled, waker};
+  WakerReset reset{waker};
   agentrt_sink_t sink{};
   sink.struct_size = sizeof sink;
   sink.ctx = &state;
   sink.emit = &sink_emit;
   sink.is_cancelled = &sink_is_cancelled;
+  sink.set_waker = &sink_set_waker;
   invoke([&](void* instance, agentrt_error_t* error) {
     return plugin().provider_table().complete(instance, request_json.data(), request_json.size(),
                                               &sink, error);

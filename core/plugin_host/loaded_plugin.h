@@ -3,6 +3,7 @@
 #pragma once
 
 #include <agentrt/agentrt_plugin.h>
+#include "core/plugin_host/cancel_waker.h"
 
 #include <functional>
 #include <memory>
@@ -106,10 +107,11 @@ class ProviderInstance : public PluginInstance {
  public:
   using PluginInstance::PluginInstance;
   std::string list_models() const;
-  // Blocks; `on_delta` returns false to stop; `cancelled` is polled by the plugin.
+  // Blocks; `on_delta` returns false to stop; `cancelled` is polled by the plugin, or,
+  // when the plugin registers with `waker` (ABI 1.1), checked when woken through it.
   void complete(std::string_view request_json,
                 const std::function<bool(const ProviderDelta&)>& on_delta,
-                const std::function<bool()>& cancelled) const;
+                const std::function<bool()>& cancelled, CancelWaker* waker = nullptr) const;
 };
 
 }  // namespace agentrt::core

@@ -23,8 +23,11 @@ std::vector<nlohmann::json> LiveRun::events() const {
 
 void LiveRun::cancel() {
   cancelled_.store(true, std::memory_order_relaxed);
-  std::lock_guard lock(mutex_);
-  changed_.notify_all();
+  {
+    std::lock_guard lock(mutex_);
+    changed_.notify_all();
+  }
+  waker_.wake();
 }
 
 void LiveRun::finish() {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include "core/plugin_host/cancel_waker.h"
 
 #include <atomic>
 #include <chrono>
@@ -29,9 +30,11 @@ class LiveRun {
   nlohmann::json append(nlohmann::json event);
   std::vector<nlohmann::json> events() const;
 
-  // Asks the run to stop; the first reason given wins ("interrupted").
+  // Asks the run to stop; the first reason given wins ("interrupted"). Also wakes a
+  // provider call waiting on its upstream, through waker().
   void cancel();
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
+  CancelWaker& waker() { return waker_; }
 
   void finish();
   // Blocks until the run finishes or `timeout` passes; true when finished.
@@ -49,6 +52,7 @@ class LiveRun {
   std::vector<nlohmann::json> events_;
   bool finished_ = false;
   std::atomic<bool> cancelled_{false};
+  CancelWaker waker_;
 };
 
 class LiveRuns {

@@ -166,7 +166,8 @@ void RunService::execute(PreparedRun& run, RunSink& sink) {
       [&] {
         if (!receiver_gone && !sink.idle()) receiver_gone = true;
         return receiver_gone || live.cancelled();
-      });
+      },
+      &live.waker());
 
   int64_t input = result.input_tokens.value_or(0), output = result.output_tokens.value_or(0);
   if (!result.input_tokens)

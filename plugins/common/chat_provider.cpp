@@ -82,6 +82,7 @@ void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::
   StreamCallbacks callbacks;
   callbacks.on_body = [&](std::string_view bytes) { decoder->feed(bytes); };
   callbacks.cancelled = [&] { return sink.cancelled(); };
+  callbacks.set_waker = [&](void (*wake)(void*), void* ctx) { return sink.set_waker(wake, ctx); };
   callbacks.complete = [&] { return decoder->complete(); };
   HttpResponse response = post_streaming(http, callbacks);
   if (response.status < 200 || response.status >= 300)

@@ -16,6 +16,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kPollMs = 25;  // cancellation and stall checks happen this often
+// With a host that wakes the wait on cancellation, the wait ends for data, for libcurl's
+// own timers, for the stall check and at least once a second for the host's idle work
+// (keep-alives, client checks), so idle streams stop costing a thread switch per 25 ms.
+constexpr long kWokenPollMs = 1000;
 // After the end marker, how long the upstream may take to end the response before
 // we stop waiting for a formality.
 constexpr auto kEndGrace = std::chrono::milliseconds(200);
@@ -205,6 +209,35 @@ sdk::Error transport_error(CURLcode code, const Transfer& t, const char* error_b
   }
 }
 
+void wake_multi(void* multi) {
+  curl_multi_wakeup(static_cast<CURLM*>(multi));
+}
+
+// Registered for the length of one transfer; unregistered before the multi handle
+// goes back to the lease.
+class WakerRegistration {
+ public:
+  WakerRegistration(const StreamCallbacks& callbacks, CURLM* multi) : callbacks_(callbacks) {
+    registered_ = callbacks_.set_waker && callbacks_.set_waker(&wake_multi, multi);
+  }
+  ~WakerRegistration() {
+    if (registered_) callbacks_.set_waker(nullptr, nullptr);
+  }
+  WakerRegistration(const WakerRegistration&) = delete;
+  WakerRegistration& operator=(const WakerRegistration&) = delete;
+
+  // How long the next wait may last: short while only polling can see a cancel, or
+  // while the end grace runs; otherwise a quarter of the stall limit, within bounds.
+  int wait_ms(bool complete, const HttpRequest& request) const {
+    if (!registered_ || complete) return kPollMs;
+    return static_cast<int>(std::clamp<long>(request.stall_timeout_ms / 4, kPollMs, kWokenPollMs));
+  }
+
+ private:
+  const StreamCallbacks& callbacks_;
+  bool registered_ = false;
+};
+
 }  // namespace
 
 HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& callbacks) {
@@ -218,6 +251,7 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
   t.easy = lease.easy();
   configure(lease.easy(), request, headers, t, error_buffer);
   lease.start();
+  WakerRegistration waker(callbacks, lease.multi());
   std::optional<Clock::time_point> complete_at;
   for (;;) {
     int running = 0;
@@ -241,7 +275,7 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
         throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
       check_stall(lease.easy(), t, request);
     }
-    curl_multi_poll(lease.multi(), nullptr, 0, kPollMs, nullptr);
+    curl_multi_poll(lease.multi(), nullptr, 0, waker.wait_ms(complete, request), nullptr);
   }
 }
 

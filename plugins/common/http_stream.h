@@ -32,8 +32,12 @@ struct StreamCallbacks {
   // write callback with a view of its buffer (no copy); may throw to end the call: the
   // exception is kept while libcurl ends the transfer, then rethrown.
   std::function<void(std::string_view bytes)> on_body;
-  // Polled at least every 25 ms; true ends the call with Error(CANCELLED).
+  // Polled at least every 25 ms; true ends the call with Error(CANCELLED). With a
+  // waker registered, checked when woken, and still at least once a second.
   std::function<bool()> cancelled;
+  // Registers (or with nullptr unregisters) a function the host calls when
+  // `cancelled` may have changed (sdk::Sink::set_waker); false when it cannot.
+  std::function<bool(void (*)(void*), void*)> set_waker;
   // True once the body carried its end marker: from then on the answer is complete,
   // so an upstream that keeps the response open, or breaks it, no longer matters.
   std::function<bool()> complete;

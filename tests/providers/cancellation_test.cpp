@@ -18,9 +18,11 @@ using Cancellation = VendorTest;
 
 // Runs `request` while another thread cancels once `ready` is true and 200 ms more
 // have passed; returns the outcome and how long the call took to notice.
+// With `waker`, the canceller also wakes the call when `wake` is true, as the host does.
 std::pair<Outcome, Clock::duration> cancel_during(
     const ProviderInstance& provider, const std::atomic<bool>& ready,
-    const std::function<bool(const ProviderDelta&)>& on_delta = {}) {
+    const std::function<bool(const ProviderDelta&)>& on_delta = {}, CancelWaker* waker = nullptr,
+    bool wake = true) {
   std::atomic<bool> cancel{false}, returned_early{false};
   std::atomic<Clock::rep> cancelled_at{Clock::now().time_since_epoch().count()};
   std::thread canceller([&] {
@@ -29,9 +31,10 @@ std::pair<Outcome, Clock::duration> cancel_during(
     std::this_thread::sleep_for(200ms);
     cancelled_at = Clock::now().time_since_epoch().count();
     cancel = true;
+    if (waker && wake) waker->wake();
   });
   Outcome out = run(
-      provider, user_request("hi"), [&] { return cancel.load(); }, on_delta);
+      provider, user_request("hi"), [&] { return cancel.load(); }, on_delta, waker);
   Clock::time_point returned = Clock::now();
   returned_early = true;
   canceller.join();
@@ -54,6 +57,36 @@ TEST_P(Cancellation, WhileTheUpstreamIsSilentReturnsWithin100ms) {
   EXPECT_LT(noticed, 100ms)
       << std::chrono::duration_cast<std::chrono::milliseconds>(noticed).count();
   EXPECT_TRUE(fake.wait_for_client_abort(1s)) << "the fake never saw the connection close";
+}
+
+// A host that wakes the call (ABI 1.1 set_waker) lets the plugin wait a second at a
+// time instead of polling every 25 ms; the cancel must still land at once.
+TEST_P(Cancellation, WithAWakerACancelLandsAtOnceAndIdleWaitsAreLong) {
+  for (bool wake : {true, false}) {
+    Reply reply = Reply::hang_after_headers(1);
+    reply.text = "first then nothing";
+    fake.enqueue(reply);
+    CancelWaker waker;
+    std::atomic<bool> first_text{false};
+    auto [out, noticed] = cancel_during(
+        *provider, first_text,
+        [&](const ProviderDelta& d) {
+          if (d.kind == AGENTRT_DELTA_TEXT) first_text = true;
+          return true;
+        },
+        &waker, wake);
+    EXPECT_EQ(out.code(), AGENTRT_ERR_CANCELLED) << out.message();
+    if (wake) {
+      EXPECT_LT(noticed, 100ms)
+          << std::chrono::duration_cast<std::chrono::milliseconds>(noticed).count();
+    } else {
+      // Not woken, the plugin notices only at the end of its long wait: proof that it
+      // registered rather than kept polling.
+      EXPECT_GT(noticed, 150ms)
+          << std::chrono::duration_cast<std::chrono::milliseconds>(noticed).count();
+    }
+    EXPECT_TRUE(fake.wait_for_client_abort(2s)) << "the fake never saw the connection close";
+  }
 }
 
 TEST_P(Cancellation, BeforeAnyHeaderReturnsWithin100ms) {

@@ -65,7 +65,7 @@ json conversation_request() {
 
 Outcome run(const ProviderInstance& provider, const json& request,
             const std::function<bool()>& cancelled,
-            const std::function<bool(const ProviderDelta&)>& on_delta) {
+            const std::function<bool(const ProviderDelta&)>& on_delta, CancelWaker* waker) {
   Outcome outcome;
   try {
     provider.complete(
@@ -77,7 +77,7 @@ Outcome run(const ProviderInstance& provider, const json& request,
           if (delta.kind == AGENTRT_DELTA_FINISH) outcome.finish = json::parse(delta.data);
           return on_delta ? on_delta(delta) : true;
         },
-        [&] { return cancelled ? cancelled() : false; });
+        [&] { return cancelled ? cancelled() : false; }, waker);
   } catch (const PluginError& e) {
     outcome.error = e;
   }

@@ -15,6 +15,7 @@
 
 namespace agentrt::test {
 
+using core::CancelWaker;
 using core::PluginError;
 using core::ProviderDelta;
 using core::ProviderInstance;
@@ -61,7 +62,8 @@ nlohmann::json conversation_request();
 // `on_delta` may refuse a delta (returns false) to stop the stream.
 Outcome run(const ProviderInstance& provider, const nlohmann::json& request,
             const std::function<bool()>& cancelled = {},
-            const std::function<bool(const ProviderDelta&)>& on_delta = {});
+            const std::function<bool(const ProviderDelta&)>& on_delta = {},
+            CancelWaker* waker = nullptr);
 
 // The key a recorded request carried in the vendor's auth header, or "".
 std::string sent_key(Vendor vendor, const RecordedRequest& request);

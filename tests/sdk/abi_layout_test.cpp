@@ -63,7 +63,8 @@ TEST(AbiLayout, Sink) {
   EXPECT_EQ(offsetof(T, ctx), 8u);
   EXPECT_EQ(offsetof(T, emit), 16u);
   EXPECT_EQ(offsetof(T, is_cancelled), 24u);
-  EXPECT_GE(sizeof(T), 32u);
+  EXPECT_EQ(offsetof(T, set_waker), 32u);  // 1.1, appended
+  EXPECT_GE(sizeof(T), 40u);
 }
 
 TEST(AbiLayout, ProviderTable) {

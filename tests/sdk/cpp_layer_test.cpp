@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <utility>
+
 #include <string>
 #include <vector>
 
@@ -97,7 +100,7 @@ struct Fixture : ::testing::Test {
   agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
   void* instance = nullptr;
   Recorder recorder;
-  agentrt_sink_t sink{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled};
+  agentrt_sink_t sink{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled, nullptr};
 
   void TearDown() override {
     if (instance) table->destroy(instance);
@@ -167,7 +170,7 @@ TEST_F(Fixture, OutputsAndSecretsGoThroughTheHost) {
 
 TEST(CppLayer, FinishReasonsAreEscapedIntoValidJson) {
   Recorder recorder;
-  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled};
+  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled, nullptr};
   agentrt::sdk::Sink sink(&raw);
   sink.finish("odd\"word\\with\ncontrol");
   ASSERT_EQ(recorder.deltas.size(), 1u);
@@ -187,6 +190,30 @@ TEST(CppLayer, JsonCallsMapExceptionsToCodes) {
   EXPECT_EQ(table->get(instance, "x", 1, &out, &error), AGENTRT_ERR_NOT_FOUND);
   EXPECT_STREQ(error.message, "no entry");
   table->destroy(instance);
+}
+
+// set_waker (ABI 1.1) reaches a host that offers it, and says "no" to a 1.0 host,
+// whose smaller sink has no such member to read.
+int32_t host_set_waker(agentrt_sink_t* sink, void (*wake)(void*), void* ctx) {
+  auto* seen = static_cast<std::pair<void (*)(void*), void*>*>(sink->ctx);
+  *seen = {wake, ctx};
+  return AGENTRT_OK;
+}
+
+void some_wake(void*) {}
+
+TEST(CppLayer, SetWakerReachesA11HostAndNotA10One) {
+  std::pair<void (*)(void*), void*> seen{nullptr, nullptr};
+  int target = 0;
+  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0, &seen, &record, &never_cancelled, &host_set_waker};
+  agentrt::sdk::Sink sink(&raw);
+  EXPECT_TRUE(sink.set_waker(&some_wake, &target));
+  EXPECT_EQ(seen.first, &some_wake);
+  EXPECT_EQ(seen.second, &target);
+  raw.struct_size = offsetof(agentrt_sink_t, set_waker);  // what a 1.0 host passes
+  seen = {nullptr, nullptr};
+  EXPECT_FALSE(sink.set_waker(&some_wake, &target));
+  EXPECT_EQ(seen.first, nullptr) << "read past the end of a 1.0 sink";
 }
 
 }  // namespace

@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 0
-#define AGENTRT_ABI_VERSION_STRING "1.0"
+#define AGENTRT_ABI_MINOR 1
+#define AGENTRT_ABI_VERSION_STRING "1.1"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -164,6 +164,17 @@ typedef struct agentrt_sink_t {
   /* Non-zero once the host wants the call to stop (client gone, interrupt,
    * shutdown). Cheap; poll it while waiting on the upstream, at least every 100 ms. */
   int32_t (*is_cancelled)(const struct agentrt_sink_t* sink);
+
+  /* Since 1.1 (check with AGENTRT_HAS_FIELD): instead of waking every 100 ms to poll
+   * is_cancelled, a plugin may register `wake`, which the host then calls, from any
+   * thread and possibly more than once, whenever is_cancelled may have changed; the
+   * plugin then checks is_cancelled at least once a second (the host's keep-alives
+   * and client checks ride on that call). Returns AGENTRT_OK when the host will call
+   * it. Register NULL before whatever `wake_ctx` points to goes away: once that call
+   * returns, `wake` is not running and will not be called. A thousand idle streams
+   * polled every 25 ms cost a core in thread switches alone. */
+  int32_t (*set_waker)(struct agentrt_sink_t* sink, void (*wake)(void* wake_ctx),
+                       void* wake_ctx);
 } agentrt_sink_t;
 
 /* ---- Common shape of every kind's function table ------------------------ */

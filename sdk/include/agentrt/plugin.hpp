@@ -101,6 +101,15 @@ class Sink {
     return emit(AGENTRT_DELTA_FINISH, json);
   }
   bool cancelled() const { return sink_->is_cancelled(sink_) != 0; }
+  // Asks the host to call `wake(ctx)` whenever cancelled() may have changed (ABI 1.1);
+  // false when this host cannot, and then cancelled() must be polled every 100 ms.
+  // Pass nullptr to unregister before `ctx` goes away.
+  bool set_waker(void (*wake)(void*), void* ctx) {
+    if (!AGENTRT_HAS_FIELD(agentrt_sink_t, set_waker, sink_->struct_size) ||
+        sink_->set_waker == nullptr)
+      return false;
+    return sink_->set_waker(sink_, wake, ctx) == AGENTRT_OK;
+  }
   bool emit(uint32_t kind, std::string_view data) {
     return sink_->emit(sink_, kind, data.data(), data.size()) == 0;
   }

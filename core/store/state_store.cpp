@@ -1,8 +1,10 @@
 #include "core/store/state_store.h"
 #include "core/log/logger.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -35,6 +37,18 @@ void create_private_dirs(const std::string& dir) {
 bool rollback(Connection& db) {
   if (sqlite3_get_autocommit(db.handle())) return true;
   return sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+
+// SQLite gives the -wal and -shm files the main file's mode, so a main file made 0600
+// before SQLite opens it keeps all three private whatever the umask: it holds every
+// conversation. An existing file is narrowed too.
+void make_private_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) throw StoreError("cannot open '" + path + "': " + std::strerror(errno));
+  const int rc = ::fchmod(fd, 0600);
+  const int saved = errno;
+  ::close(fd);
+  if (rc != 0) throw StoreError("cannot chmod '" + path + "': " + std::strerror(saved));
 }
 
 int max_version(Connection& db) {
@@ -142,6 +156,7 @@ class StateStore::ReadPool {
 StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>& migrations) {
   create_private_dirs(data_dir);
   path_ = data_dir + (data_dir.back() == '/' ? "" : "/") + "state.db";
+  make_private_file(path_);
   writer_ = std::make_unique<Connection>(path_);
   require_wal(*writer_, path_);
   migrate(*writer_, migrations, path_);

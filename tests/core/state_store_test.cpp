@@ -56,6 +56,12 @@ TEST(StateStoreTest, CreatesPrivateDirectoriesAndDatabase) {
     EXPECT_EQ(st.st_mode & 0777, 0700u) << dir;
   }
   EXPECT_EQ(::access(store.path().c_str(), F_OK), 0);
+  store.write([](Connection& db) { db.exec("INSERT INTO meta VALUES('mode', 'check')"); });
+  for (const std::string& file : {store.path(), store.path() + "-wal", store.path() + "-shm"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(file.c_str(), &st), 0) << file;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << file << ": conversations are private";
+  }
   EXPECT_EQ(store.schema_version(), newest_known());
   EXPECT_TRUE(store.healthy());
 }

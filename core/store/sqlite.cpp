@@ -98,22 +98,11 @@ int Connection::changes() const {
   return sqlite3_changes(db_);
 }
 
-Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
-  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
-  if (rc != SQLITE_OK) fail(db_, "cannot prepare \"" + std::string(sql) + "\"");
-  // An empty or comment-only string prepares to no statement at all.
-  if (stmt_ == nullptr) throw StoreError("sqlite: no statement in \"" + std::string(sql) + "\"");
-}
-
 Statement::Statement(Connection& owner, std::string sql, sqlite3_stmt* stmt)
     : db_(owner.db_), stmt_(stmt), owner_(&owner), sql_(std::move(sql)) {}
 
 Statement::~Statement() {
-  if (stmt_ == nullptr) return;
-  if (owner_ != nullptr)
-    owner_->give_back(sql_, stmt_);
-  else
-    sqlite3_finalize(stmt_);
+  if (stmt_ != nullptr) owner_->give_back(sql_, stmt_);
 }
 
 Statement::Statement(Statement&& other) noexcept

@@ -53,7 +53,6 @@ class Connection {
 
 class Statement {
  public:
-  Statement(sqlite3* db, std::string_view sql);
   ~Statement();
   Statement(Statement&& other) noexcept;
   Statement(const Statement&) = delete;
@@ -78,7 +77,7 @@ class Statement {
 
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
-  Connection* owner_ = nullptr;  // set when the statement returns to owner_'s cache
+  Connection* owner_;  // the statement returns to owner_'s cache when it ends
   std::string sql_;
 };
 

@@ -1,8 +1,8 @@
 // The engine's own state (tokens, cells, providers, sessions, runs, agents) in one
-// SQLite database in WAL mode. Writes go through one writer connection, one
-// transaction at a time (BEGIN IMMEDIATE); reads use their own connections so they
-// never wait on a writer. The schema is versioned in the database itself and migrated
-// forward at open.
+// SQLite database in WAL mode. Writes go through one writer connection, concurrent
+// writers group-committed (write_batcher.h) and WAL checkpoints done in the background
+// (wal_checkpointer.h); reads use their own connections so they never wait on a writer. The schema
+// is versioned in the database itself and migrated forward at open.
 #pragma once
 
 #include "core/store/sqlite.h"

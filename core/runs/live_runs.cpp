@@ -16,9 +16,15 @@ nlohmann::json LiveRun::append(nlohmann::json event) {
   return event;
 }
 
-std::vector<nlohmann::json> LiveRun::events() const {
+std::string LiveRun::events_json() const {
   std::lock_guard lock(mutex_);
-  return events_;
+  std::string out = "[";
+  for (const nlohmann::json& event : events_) {
+    if (out.size() > 1) out += ',';
+    out += event.dump();
+  }
+  out += ']';
+  return out;
 }
 
 void LiveRun::cancel() {

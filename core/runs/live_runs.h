@@ -28,7 +28,9 @@ class LiveRun {
 
   // Stamps `event` with the next seq, keeps it and wakes followers; returns it.
   nlohmann::json append(nlohmann::json event);
-  std::vector<nlohmann::json> events() const;
+  // The events so far as one JSON array, as the store keeps them: serialised under the
+  // lock rather than copied out and serialised again.
+  std::string events_json() const;
 
   // Asks the run to stop; the first reason given wins ("interrupted"). Also wakes a
   // provider call waiting on its upstream, through waker().

@@ -182,7 +182,7 @@ void RunService::execute(PreparedRun& run, RunSink& sink) {
            {"usage", {{"input_tokens", input}, {"output_tokens", output}}}});
 
   RunOutcome outcome{live.id, live.cell, live.session_id, reason,
-                     input,   output,    live.events(),   run.request.messages};
+                     input,   output,    live.events_json(), run.request.messages};
   if (!result.text.empty())
     outcome.new_messages.push_back(
         {"assistant", nlohmann::json::array({{{"type", "text"}, {"text", result.text}}})});

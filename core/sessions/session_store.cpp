@@ -117,16 +117,25 @@ void SessionStore::remove_cell(Connection& db, const std::string& cell) {
 
 namespace {
 
-void insert_run_start(Connection& db, const RunRecord& run) {
-  db.prepare(
-        "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(cell, id) DO NOTHING")
+// A run's session, created owned by the run's actor unless it exists; an existing one
+// gets `updated_at` only when `touch_existing`.
+void insert_session(Connection& db, const RunRecord& run, const std::string& updated_at,
+                    bool touch_existing) {
+  db.prepare(touch_existing
+                 ? "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, "
+                   "?, ?) ON CONFLICT(cell, id) DO UPDATE SET updated_at = excluded.updated_at"
+                 : "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, "
+                   "?, ?) ON CONFLICT(cell, id) DO NOTHING")
       .bind(1, run.cell)
       .bind(2, run.session_id)
       .bind(3, run.actor)
       .bind(4, run.started_at)
-      .bind(5, run.started_at)
+      .bind(5, updated_at)
       .run();
+}
+
+void insert_run_start(Connection& db, const RunRecord& run) {
+  insert_session(db, run, run.started_at, /*touch_existing=*/false);
   db.prepare(
         "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
         "VALUES (?, ?, ?, ?, ?, 'running', ?)")
@@ -139,6 +148,46 @@ void insert_run_start(Connection& db, const RunRecord& run) {
       .run();
 }
 
+// A run never written as started goes in finished, in one row and one statement.
+void insert_finished_run(Connection& db, const RunRecord& run, const RunOutcome& outcome,
+                         const std::string& now) {
+  insert_session(db, run, now, /*touch_existing=*/true);
+  db.prepare(
+        "INSERT INTO runs(id, cell, session_id, actor, model, status, reason, input_tokens, "
+        "output_tokens, started_at, ended_at, events) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, "
+        "?, ?)")
+      .bind(1, run.id)
+      .bind(2, run.cell)
+      .bind(3, run.session_id)
+      .bind(4, run.actor)
+      .bind(5, run.model)
+      .bind(6, outcome.reason)
+      .bind(7, outcome.input_tokens)
+      .bind(8, outcome.output_tokens)
+      .bind(9, run.started_at)
+      .bind(10, now)
+      .bind(11, outcome.events_json)
+      .run();
+}
+
+void finish_started_run(Connection& db, const RunOutcome& outcome, const std::string& now) {
+  db.prepare(
+        "UPDATE runs SET status = 'done', reason = ?, input_tokens = ?, output_tokens = ?, "
+        "ended_at = ?, events = ? WHERE id = ?")
+      .bind(1, outcome.reason)
+      .bind(2, outcome.input_tokens)
+      .bind(3, outcome.output_tokens)
+      .bind(4, now)
+      .bind(5, outcome.events_json)
+      .bind(6, outcome.run_id)
+      .run();
+  db.prepare("UPDATE sessions SET updated_at = ? WHERE cell = ? AND id = ?")
+      .bind(1, now)
+      .bind(2, outcome.cell)
+      .bind(3, outcome.session_id)
+      .run();
+}
+
 }  // namespace
 
 void SessionStore::start_run(const RunRecord& run) {
@@ -147,20 +196,11 @@ void SessionStore::start_run(const RunRecord& run) {
 
 void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start) {
   const std::string now = utc_timestamp_now();
-  // Serialised before the write so the writer's lock is held for SQLite work only.
-  const std::string events_json = nlohmann::json(outcome.events).dump();
   store_.write([&](Connection& db) {
-    if (start) insert_run_start(db, *start);
-    db.prepare(
-          "UPDATE runs SET status = 'done', reason = ?, input_tokens = ?, output_tokens = ?, "
-          "ended_at = ?, events = ? WHERE id = ?")
-        .bind(1, outcome.reason)
-        .bind(2, outcome.input_tokens)
-        .bind(3, outcome.output_tokens)
-        .bind(4, now)
-        .bind(5, events_json)
-        .bind(6, outcome.run_id)
-        .run();
+    if (start)
+      insert_finished_run(db, *start, outcome, now);
+    else
+      finish_started_run(db, outcome, now);
     auto message = db.prepare(
         "INSERT INTO messages(cell, session_id, run_id, role, content, created_at) VALUES (?, ?, "
         "?, ?, ?, ?)");
@@ -170,11 +210,6 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
       message.run();
       message.reset();
     }
-    db.prepare("UPDATE sessions SET updated_at = ? WHERE cell = ? AND id = ?")
-        .bind(1, now)
-        .bind(2, outcome.cell)
-        .bind(3, outcome.session_id)
-        .run();
   });
 }
 

@@ -33,7 +33,7 @@ struct RunRecord {
 struct RunOutcome {
   std::string run_id, cell, session_id, reason;
   int64_t input_tokens = 0, output_tokens = 0;
-  std::vector<nlohmann::json> events;
+  std::string events_json = "[]";  // the run's events, one JSON array
   std::vector<StoredMessage> new_messages;  // the request's, then the answer's
 };
 

@@ -35,6 +35,20 @@ Statement& Connection::prepared(const std::string& sql) {
   return *it->second;
 }
 
+ReadSnapshot::ReadSnapshot(Connection& c) : c_(c) {
+  StatementUse(c_.prepared("BEGIN"))->step();
+}
+
+ReadSnapshot::~ReadSnapshot() {
+  // A read transaction has nothing to keep, so ending it can only fail if SQLite
+  // already ended it; either way the connection is back in autocommit.
+  if (sqlite3_get_autocommit(c_.db().handle()) == 0) {
+    StatementUse end(c_.prepared("COMMIT"));
+    if (sqlite3_step(end->handle()) != SQLITE_DONE)
+      sqlite3_exec(c_.db().handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+}
+
 std::unique_ptr<Connection> open_writer(const std::string& path) {
   auto c = std::make_unique<Connection>(path, OpenMode::kReadWrite);
   migrate(c->db());

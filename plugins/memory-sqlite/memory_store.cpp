@@ -150,7 +150,7 @@ LayerCounts MemoryStore::count(const Filter& filter) {
   auto c = readers_.acquire();
   LayerCounts counts{};
   // One snapshot for all seven, so the counts add up to a state that existed.
-  Transaction snapshot(c->db(), "BEGIN");
+  ReadSnapshot snapshot(*c);
   for (int layer = 0; layer < kLayerCount; ++layer) {
     FilterShape shape = FilterShape::of(filter, layer);
     Statement& s = c->prepared(count_sql(shape));
@@ -159,7 +159,6 @@ LayerCounts MemoryStore::count(const Filter& filter) {
     // No tally row means no entry: the triggers delete a tally that reaches zero.
     counts[static_cast<size_t>(layer)] = use->step() ? s.column_int(0) : 0;
   }
-  snapshot.commit();
   return counts;
 }
 

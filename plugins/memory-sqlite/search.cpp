@@ -136,12 +136,11 @@ std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& reques
   std::vector<SearchHit> hits;
   if (request.layers == 0) return hits;
 
-  Transaction snapshot(c.db(), "BEGIN");
+  ReadSnapshot snapshot(c);
   Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()));
   for (const std::string& term : terms) ranker.add_term(term);
   for (const auto& [seq, score] : ranker.best(static_cast<size_t>(request.limit)))
     hits.push_back({row_by_seq(c, seq), score});
-  snapshot.commit();
   return hits;
 }
 

@@ -92,8 +92,8 @@ class Database {
   sqlite3* db_ = nullptr;
 };
 
-// A transaction that rolls back unless committed. Readers use it for one consistent
-// snapshot across several statements; the writer for atomic multi-statement changes.
+// A transaction that rolls back unless committed, for atomic multi-statement changes
+// (readers use Connection's ReadSnapshot, whose statements are cached).
 class Transaction {
  public:
   Transaction(Database& db, const char* begin_sql);

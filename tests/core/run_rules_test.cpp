@@ -104,6 +104,19 @@ TEST(LiveRuns, OneRunPerSessionAndFollowersSeeEverything) {
   EXPECT_TRUE(registry.start("r4", "c", "s", "alice")) << "free again once removed";
 }
 
+TEST(LiveRuns, EventsJsonIsTheStampedEventsAsOneArray) {
+  LiveRuns registry;
+  auto run = registry.start("r1", "c", "s", "a");
+  EXPECT_EQ(run->events_json(), "[]");
+  run->append({{"type", "run_start"}});
+  run->append({{"type", "stream_delta"}, {"content", "a \"quoted\" \u00e9"}});
+  json events = json::parse(run->events_json());
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0], (json{{"type", "run_start"}, {"seq", 1}}));
+  EXPECT_EQ(events[1],
+            (json{{"type", "stream_delta"}, {"content", "a \"quoted\" \u00e9"}, {"seq", 2}}));
+}
+
 TEST(LiveRuns, CancelAndWait) {
   LiveRuns registry;
   auto run = registry.start("r1", "c", "s", "a");

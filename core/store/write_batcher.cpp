@@ -16,32 +16,45 @@ void rollback(Connection& db) {
 }  // namespace
 
 void WriteBatcher::write(const std::function<void(Connection&)>& work) {
-  Job job{&work, nullptr};
+  Job job;
+  job.work = &work;
   std::unique_lock<std::mutex> lock(mutex_);
   queue_.push_back(&job);
   while (!job.done) {
-    if (leading_ || exclusive_waiting_) {
-      committed_.wait(lock);
-      continue;
-    }
-    leading_ = true;
-    std::vector<Job*> batch;
-    batch.swap(queue_);
-    lock.unlock();
-    commit(batch);
-    lock.lock();
-    leading_ = false;
-    for (Job* done : batch) done->done = true;
-    // Wakes the batch's writers and those queued meanwhile, one of whom leads next.
-    committed_.notify_all();
+    if (leading_ || exclusive_waiting_)
+      job.wake.wait(lock);
+    else
+      lead(lock);
   }
   if (job.error) std::rethrow_exception(job.error);
+}
+
+void WriteBatcher::lead(std::unique_lock<std::mutex>& lock) {
+  leading_ = true;
+  std::vector<Job*> batch;
+  batch.swap(queue_);
+  lock.unlock();
+  commit(batch);
+  lock.lock();
+  leading_ = false;
+  for (Job* done : batch) {
+    done->done = true;
+    done->wake.notify_one();
+  }
+  hand_over_locked();
+}
+
+void WriteBatcher::hand_over_locked() {
+  if (exclusive_waiting_)
+    idle_.notify_one();
+  else if (!queue_.empty())
+    queue_.front()->wake.notify_one();
 }
 
 void WriteBatcher::exclusive(const std::function<void()>& fn) {
   std::unique_lock<std::mutex> lock(mutex_);
   exclusive_waiting_ = true;
-  committed_.wait(lock, [this] { return !leading_; });
+  idle_.wait(lock, [this] { return !leading_; });
   exclusive_waiting_ = false;
   leading_ = true;
   lock.unlock();
@@ -50,12 +63,12 @@ void WriteBatcher::exclusive(const std::function<void()>& fn) {
   } catch (...) {
     lock.lock();
     leading_ = false;
-    committed_.notify_all();
+    hand_over_locked();
     throw;
   }
   lock.lock();
   leading_ = false;
-  committed_.notify_all();
+  hand_over_locked();
 }
 
 size_t WriteBatcher::pending() const {

@@ -1,6 +1,7 @@
 // Group commit (core/store/write_batcher.h) and the background WAL checkpoint
 // (core/store/wal_checkpointer.h), through the StateStore that uses them.
 #include "core/store/state_store.h"
+#include "core/store/write_batcher.h"
 #include "tests/core/temp_dir.h"
 
 #include <sys/stat.h>
@@ -138,6 +139,44 @@ TEST(WriteBatchingTest, ManyConcurrentWritersAllCommitExactlyOnce) {
     total = q.column_int(0);
   });
   EXPECT_EQ(total, 800);
+}
+
+// The checkpoint's exclusive section: writers that arrive during it wait, none of them
+// leads meanwhile, and all commit once it ends (a lost hand-over would hang here).
+TEST(WriteBatchingTest, WritersArrivingDuringAnExclusiveSectionCommitAfterIt) {
+  test_util::TempDir tmp;
+  std::string path;
+  { path = StateStore(tmp.path()).path(); }  // the schema, then the file on its own
+  Connection writer(path);
+  WriteBatcher batcher(writer);
+  std::promise<void> inside, release;
+  std::thread exclusive([&] {
+    batcher.exclusive([&] {
+      inside.set_value();
+      release.get_future().wait();
+    });
+  });
+  inside.get_future().wait();
+  std::vector<std::thread> writers;
+  for (int i = 0; i < 6; ++i)
+    writers.emplace_back([&, i] {
+      for (int round = 0; round < 20; ++round)
+        batcher.write([&](Connection& db) {
+          insert_key(db, "x" + std::to_string(i) + "-" + std::to_string(round));
+        });
+    });
+  bool all_queued = false;
+  for (auto until = std::chrono::steady_clock::now() + 5s;
+       !all_queued && std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(1ms))
+    all_queued = batcher.pending() == 6;
+  EXPECT_TRUE(all_queued) << "writers led while the exclusive section ran";
+  release.set_value();
+  exclusive.join();
+  for (auto& w : writers) w.join();
+  Statement q = writer.prepare("SELECT count(*) FROM meta WHERE key GLOB 'x*-*'");
+  q.step();
+  EXPECT_EQ(q.column_int(0), 120);
+  EXPECT_EQ(batcher.pending(), 0u);
 }
 
 int64_t wal_bytes(const StateStore& store) {

@@ -50,10 +50,11 @@ class StateStore {
   // enough for every /health call.
   bool healthy() const;
 
-  // Diagnostics for tests: writers queued behind the current batch, and background
-  // WAL checkpoints done.
+  // Diagnostics for tests: writers queued behind the current batch, background WAL
+  // checkpoints done, and background write-outs of the WAL started.
   size_t pending_writes() const { return batcher_->pending(); }
   uint64_t checkpoints() const { return checkpointer_->completed(); }
+  uint64_t wal_writebacks() const { return checkpointer_->writebacks(); }
 
  private:
   class ReadPool;

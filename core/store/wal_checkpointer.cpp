@@ -2,11 +2,16 @@
 
 #include "core/log/logger.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 namespace agentrt::core {
 
 WalCheckpointer::WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
                                  int threshold_frames)
-    : writer_(writer),
+    : wal_path_(path + "-wal"),
+      writer_(writer),
       batcher_(batcher),
       own_(std::make_unique<Connection>(path)),
       threshold_(threshold_frames) {
@@ -27,6 +32,7 @@ WalCheckpointer::~WalCheckpointer() {
   }
   wake_.notify_one();
   thread_.join();
+  if (wal_fd_ >= 0) ::close(wal_fd_);
 }
 
 uint64_t WalCheckpointer::completed() const {
@@ -35,27 +41,54 @@ uint64_t WalCheckpointer::completed() const {
 }
 
 int WalCheckpointer::on_commit(void* self, sqlite3*, const char*, int frames) {
-  auto* checkpointer = static_cast<WalCheckpointer*>(self);
-  if (frames < checkpointer->threshold_) return SQLITE_OK;
+  auto* c = static_cast<WalCheckpointer*>(self);
+  if (frames < c->written_back_at_) c->written_back_at_ = 0;  // the WAL restarted
+  const bool checkpoint = frames >= c->threshold_;
+  const bool writeback = frames - c->written_back_at_ >= kWritebackFrames;
+  if (!checkpoint && !writeback) return SQLITE_OK;
+  if (writeback) c->written_back_at_ = frames;
   {
-    std::lock_guard<std::mutex> lock(checkpointer->mutex_);
-    checkpointer->due_ = true;
+    std::lock_guard<std::mutex> lock(c->mutex_);
+    c->due_ = c->due_ || checkpoint;
+    c->writeback_due_ = c->writeback_due_ || writeback;
   }
-  checkpointer->wake_.notify_one();
+  c->wake_.notify_one();
   return SQLITE_OK;
 }
 
 void WalCheckpointer::run() {
+  // Copying thousands of pages takes this thread tens of milliseconds of CPU; niced,
+  // it takes what request threads leave rather than turns with them (c=1 /chat p99
+  // 0.93 -> 0.79 ms). If they leave nothing the WAL grows until the catch-up pass
+  // holds writers back, which frees the CPU it needs.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kNice);
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return due_ || stopping_; });
+    wake_.wait(lock, [this] { return due_ || writeback_due_ || stopping_; });
     if (stopping_) return;
-    due_ = false;
+    const bool checkpoint_now = due_;
+    due_ = writeback_due_ = false;
     lock.unlock();
-    checkpoint();
+    if (checkpoint_now) {
+      checkpoint();
+    } else {
+      start_writeback();
+    }
     lock.lock();
-    ++completed_;
+    if (checkpoint_now) ++completed_;
   }
+}
+
+// A checkpoint first makes the WAL durable: with up to 32 MB of it dirty in the page
+// cache that fdatasync took 20 ms on this machine's disk and held up the processes
+// around it for a few more, which was most of the /chat p99 (c=1: 2.1 -> 0.9 ms).
+// Starting the write-out every megabyte leaves the checkpoint's fdatasync little to
+// do. sync_file_range only queues writes and promises nothing about durability, which
+// stays SQLite's business.
+void WalCheckpointer::start_writeback() {
+  if (wal_fd_ < 0) wal_fd_ = ::open(wal_path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (wal_fd_ >= 0 && ::sync_file_range(wal_fd_, 0, 0, SYNC_FILE_RANGE_WRITE) == 0)
+    writebacks_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void WalCheckpointer::checkpoint() {

@@ -7,11 +7,14 @@
 // runs, and SQLite restarts the WAL only once a checkpoint has copied every frame, so
 // the few frames left over are then copied with writers held back for that moment
 // (WriteBatcher::exclusive); without it the WAL grows for as long as the load lasts.
+// Between checkpoints the same thread starts the WAL's write-out to disk every
+// megabyte, so a checkpoint's own fdatasync of the WAL finds little left to write.
 #pragma once
 
 #include "core/store/sqlite.h"
 #include "core/store/write_batcher.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -27,6 +30,9 @@ class WalCheckpointer {
   // pages (table tails, index roots) change with every run, so fewer, larger
   // checkpoints write much less (about 32 MB of WAL at most).
   static constexpr int kDefaultThreshold = 8000;
+  // WAL frames (1 MB) after which their write-out to disk is started in the background.
+  static constexpr int kWritebackFrames = 256;
+  static constexpr int kNice = 19;  // the checkpoint thread's
 
   WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
                   int threshold_frames = kDefaultThreshold);
@@ -36,12 +42,18 @@ class WalCheckpointer {
 
   // Checkpoints completed so far (tests and diagnostics).
   uint64_t completed() const;
+  // Background write-outs of the WAL started so far (tests and diagnostics).
+  uint64_t writebacks() const { return writebacks_.load(std::memory_order_relaxed); }
 
  private:
   static int on_commit(void* self, sqlite3*, const char*, int frames);
   void run();
   void checkpoint();
+  void start_writeback();
 
+  const std::string wal_path_;
+  int wal_fd_ = -1;          // the checkpoint thread's own, for sync_file_range
+  int written_back_at_ = 0;  // WAL frames when writeback last started (writer thread)
   Connection& writer_;
   WriteBatcher& batcher_;
   std::unique_ptr<Connection> own_;
@@ -49,8 +61,10 @@ class WalCheckpointer {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool due_ = false;
+  bool writeback_due_ = false;
   bool stopping_ = false;
   uint64_t completed_ = 0;
+  std::atomic<uint64_t> writebacks_{0};
   std::thread thread_;
 };
 

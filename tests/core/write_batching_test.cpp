@@ -179,6 +179,27 @@ TEST(WriteBatchingTest, WritersArrivingDuringAnExclusiveSectionCommitAfterIt) {
   EXPECT_EQ(batcher.pending(), 0u);
 }
 
+// Each commit past another megabyte of WAL starts its write-out in the background; no
+// checkpoint is due yet at that size.
+TEST(WriteBatchingTest, TheWalIsWrittenOutInTheBackgroundBetweenCheckpoints) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  const uint64_t before = store.wal_writebacks();
+  const std::string blob(3000, 'y');  // about one page a commit
+  for (int i = 0; i < 600 && store.wal_writebacks() < before + 2; ++i)
+    store.write([&](Connection& db) {
+      db.prepare("INSERT INTO meta(key, value) VALUES(?, ?)")
+          .bind(1, "b" + std::to_string(i))
+          .bind(2, blob)
+          .run();
+    });
+  for (auto until = std::chrono::steady_clock::now() + 5s;
+       store.wal_writebacks() < before + 2 && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(1ms);
+  EXPECT_GE(store.wal_writebacks(), before + 2);
+  EXPECT_EQ(store.checkpoints(), 0u);
+}
+
 int64_t wal_bytes(const StateStore& store) {
   struct stat st {};
   return ::stat((store.path() + "-wal").c_str(), &st) == 0 ? st.st_size : -1;

@@ -35,7 +35,7 @@ bool SseStream::send(const nlohmann::json& event) {
 bool SseStream::idle() {
   if (gone_) return false;
   const auto now = std::chrono::steady_clock::now();
-  if (client_closed_ && now - last_probe_ >= std::chrono::milliseconds(50)) {
+  if (client_closed_ && now - last_probe_ >= std::chrono::milliseconds(250)) {
     last_probe_ = now;
     if (client_closed_()) gone_ = true;
     if (gone_) return false;

@@ -66,6 +66,28 @@ void AuthService::revoke(const std::string& id) const {
   call(plugin_->plugin().auth_table().revoke, {{"id", id}});
 }
 
+size_t AuthService::revoke_cell(const std::string& cell) const {
+  // The auth ABI lists without filters, so the cell's tokens are found page by page
+  // (an admin operation, rare), all before any is revoked.
+  std::vector<std::string> ids;
+  nlohmann::json cursor = nullptr;
+  do {
+    nlohmann::json page =
+        call(plugin_->plugin().auth_table().list, {{"limit", kMaxPageLimit}, {"cursor", cursor}});
+    for (const nlohmann::json& record : page.value("data", nlohmann::json::array()))
+      if (record.value("cell", nlohmann::json()) == cell) ids.push_back(record.value("id", ""));
+    cursor = page.value("next_cursor", nlohmann::json());
+  } while (cursor.is_string());
+  for (const std::string& id : ids) {
+    try {
+      revoke(id);
+    } catch (const DomainError& e) {
+      if (e.kind() != ErrorKind::not_found) throw;  // revoked meanwhile: as good
+    }
+  }
+  return ids.size();
+}
+
 std::string AuthService::mint_admin() const {
   auto record =
       call(plugin_->plugin().auth_table().issue,

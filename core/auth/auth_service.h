@@ -32,6 +32,10 @@ class AuthService {
   nlohmann::json list(const std::optional<std::string>& limit,
                       const std::optional<std::string>& cursor) const;
   void revoke(const std::string& id) const;
+  // Revokes every live token scoped to `cell`, for DELETE /admin/cells: a deleted cell
+  // takes its tokens with it, or a cell created again under the same id would let
+  // them back in. Returns how many.
+  size_t revoke_cell(const std::string& cell) const;
 
   // Issues an admin token that never expires: the first one at the first start, or a
   // fresh one for an operator who lost theirs.

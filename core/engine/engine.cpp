@@ -86,6 +86,7 @@ void Engine::start_auth() {
   auth_ = std::make_unique<AuthService>(
       service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module"),
       [this](const std::string& cell) { return cells_->exists(cell); });
+  cells_->add_cleanup([this](Connection&, const std::string& cell) { auth_->revoke_cell(cell); });
 }
 
 void Engine::start_memory() {

@@ -67,10 +67,18 @@ TEST(ConversationAccess, MultiCellModeScopesRunsToTheirCell) {
   auto stream = open_run(agentd, scoped, run_body("streamed"), "/cells/acme/run");
   EXPECT_EQ(stream->rest().back()["type"], "done");
 
-  // Deleting the cell takes its sessions along.
+  // Deleting the cell takes its sessions and its tokens along: a cell created again
+  // under the same id is a new tenant, which the old tokens must not reach.
+  json elsewhere =
+      issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "dan"}, {"cell", "globex"}});
   ASSERT_EQ(call(agentd, "DELETE", "/admin/cells/acme", admin).status, 204);
   ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "acme"}}).status, 201);
   EXPECT_TRUE(call(agentd, "GET", "/cells/acme/sessions", admin).json()["data"].empty());
+  EXPECT_EQ(call(agentd, "GET", "/cells/acme/sessions", scoped).status, 401);
+  EXPECT_EQ(call(agentd, "GET", "/cells/globex/sessions", elsewhere["token"]).status, 200)
+      << "another cell's token is untouched";
+  for (const json& token : call(agentd, "GET", "/admin/tokens?limit=500", admin).json()["data"])
+    EXPECT_NE(token["cell"], "acme") << "a revoked token is still listed";
 }
 
 TEST(ConversationAccess, CellRoutesNeedAToken) {

@@ -134,33 +134,32 @@ void insert_session(Connection& db, const RunRecord& run, const std::string& upd
       .run();
 }
 
-void insert_run_start(Connection& db, const RunRecord& run) {
-  insert_session(db, run, run.started_at, /*touch_existing=*/false);
-  db.prepare(
-        "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
-        "VALUES (?, ?, ?, ?, ?, 'running', ?)")
-      .bind(1, run.id)
+// Binds ?1 to ?5 of a runs insert: id, cell, session_id, actor, model.
+Statement& bind_run_identity(Statement& insert, const RunRecord& run) {
+  return insert.bind(1, run.id)
       .bind(2, run.cell)
       .bind(3, run.session_id)
       .bind(4, run.actor)
-      .bind(5, run.model)
-      .bind(6, run.started_at)
-      .run();
+      .bind(5, run.model);
+}
+
+void insert_run_start(Connection& db, const RunRecord& run) {
+  insert_session(db, run, run.started_at, /*touch_existing=*/false);
+  Statement insert = db.prepare(
+      "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
+      "VALUES (?, ?, ?, ?, ?, 'running', ?)");
+  bind_run_identity(insert, run).bind(6, run.started_at).run();
 }
 
 // A run never written as started goes in finished, in one row and one statement.
 void insert_finished_run(Connection& db, const RunRecord& run, const RunOutcome& outcome,
                          const std::string& now) {
   insert_session(db, run, now, /*touch_existing=*/true);
-  db.prepare(
-        "INSERT INTO runs(id, cell, session_id, actor, model, status, reason, input_tokens, "
-        "output_tokens, started_at, ended_at, events) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, "
-        "?, ?)")
-      .bind(1, run.id)
-      .bind(2, run.cell)
-      .bind(3, run.session_id)
-      .bind(4, run.actor)
-      .bind(5, run.model)
+  Statement insert = db.prepare(
+      "INSERT INTO runs(id, cell, session_id, actor, model, status, reason, input_tokens, "
+      "output_tokens, started_at, ended_at, events) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, "
+      "?, ?)");
+  bind_run_identity(insert, run)
       .bind(6, outcome.reason)
       .bind(7, outcome.input_tokens)
       .bind(8, outcome.output_tokens)

@@ -2,7 +2,7 @@
 
 #include "list_cursor.h"
 
-#include <agentrt/plugin.hpp>
+#include "sqlite-common/request_json.h"
 
 #include <nlohmann/json.hpp>
 
@@ -12,17 +12,8 @@ namespace agentrt::auth_token {
 namespace {
 
 using nlohmann::json;
-
-[[noreturn]] void invalid(const std::string& message) {
-  throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, message);
-}
-
-json parse_object(const std::string& text, const char* what) {
-  json doc = json::parse(text.empty() ? std::string("{}") : text, nullptr,
-                         /*allow_exceptions=*/false);
-  if (!doc.is_object()) invalid(std::string(what) + " is not a JSON object");
-  return doc;
-}
+using plugin_sqlite::invalid_request;
+using plugin_sqlite::parse_request_object;
 
 // nullopt for a non-integer (including 1.0 and booleans); integers beyond int64 clamp
 // to its maximum so that range checks reject them with their own message.
@@ -38,90 +29,91 @@ std::optional<int64_t> as_int(const json& value) {
 
 std::optional<int64_t> parse_ttl(const json& request) {
   if (!request.contains("ttl_s"))
-    invalid("ttl_s is required (positive integer seconds, or null for no expiry)");
+    invalid_request("ttl_s is required (positive integer seconds, or null for no expiry)");
   const json& ttl = request["ttl_s"];
   if (ttl.is_null()) return std::nullopt;
   std::optional<int64_t> seconds = as_int(ttl);
-  if (!seconds || *seconds <= 0) invalid("ttl_s must be a positive integer or null");
+  if (!seconds || *seconds <= 0) invalid_request("ttl_s must be a positive integer or null");
   if (*seconds > kMaxTtlSeconds)
-    invalid("ttl_s must be at most " + std::to_string(kMaxTtlSeconds) + " (10 years)");
+    invalid_request("ttl_s must be at most " + std::to_string(kMaxTtlSeconds) + " (10 years)");
   return seconds;
 }
 
 }  // namespace
 
 std::string parse_config(const std::string& config_json) {
-  json config = parse_object(config_json, "auth-token config");
+  json config = parse_request_object(config_json, "auth-token config");
   for (const auto& item : config.items())
-    if (item.key() != "data_dir") invalid("auth-token config: unknown key '" + item.key() + "'");
+    if (item.key() != "data_dir")
+      invalid_request("auth-token config: unknown key '" + item.key() + "'");
   auto it = config.find("data_dir");
-  if (it == config.end()) invalid("auth-token config: data_dir is required");
+  if (it == config.end()) invalid_request("auth-token config: data_dir is required");
   if (!it->is_string() || it->get<std::string>().empty())
-    invalid("auth-token config: data_dir must be a non-empty string");
+    invalid_request("auth-token config: data_dir must be a non-empty string");
   return it->get<std::string>();
 }
 
 std::string parse_verify_request(const std::string& request_json) {
-  json request = parse_object(request_json, "verify request");
+  json request = parse_request_object(request_json, "verify request");
   auto it = request.find("token");
-  if (it == request.end() || !it->is_string()) invalid("token must be a string");
+  if (it == request.end() || !it->is_string()) invalid_request("token must be a string");
   return it->get<std::string>();
 }
 
 IssueRequest parse_issue_request(const std::string& request_json) {
-  json request = parse_object(request_json, "issue request");
+  json request = parse_request_object(request_json, "issue request");
   IssueRequest r;
   r.ttl_s = parse_ttl(request);
 
   auto actor = request.find("actor");
   if (actor == request.end() || !actor->is_string() || actor->get<std::string>().empty())
-    invalid("actor must be a non-empty string");
+    invalid_request("actor must be a non-empty string");
   r.actor = actor->get<std::string>();
 
   auto cell = request.find("cell");
   if (cell != request.end() && !cell->is_null()) {
     // An empty cell name would scope the token to a cell that cannot exist.
     if (!cell->is_string() || cell->get<std::string>().empty())
-      invalid("cell must be a non-empty string or null");
+      invalid_request("cell must be a non-empty string or null");
     r.cell = cell->get<std::string>();
   }
 
   auto admin = request.find("admin");
   if (admin != request.end()) {
-    if (!admin->is_boolean()) invalid("admin must be a boolean");
+    if (!admin->is_boolean()) invalid_request("admin must be a boolean");
     r.admin = admin->get<bool>();
   }
   return r;
 }
 
 ListQuery parse_list_request(const std::string& request_json) {
-  json request = parse_object(request_json, "list request");
+  json request = parse_request_object(request_json, "list request");
   ListQuery q;
   auto limit = request.find("limit");
   if (limit != request.end() && !limit->is_null()) {
     std::optional<int64_t> n = as_int(*limit);
     if (!n || *n < 1 || *n > kMaxListLimit)
-      invalid("limit must be an integer from 1 to " + std::to_string(kMaxListLimit));
+      invalid_request("limit must be an integer from 1 to " + std::to_string(kMaxListLimit));
     q.limit = static_cast<int>(*n);
   }
   auto cursor = request.find("cursor");
   if (cursor != request.end() && !cursor->is_null()) {
-    if (!cursor->is_string()) invalid("cursor must be a string or null");
+    if (!cursor->is_string()) invalid_request("cursor must be a string or null");
     q.after = decode_cursor(cursor->get<std::string>());
-    if (!q.after) invalid("invalid cursor");
+    if (!q.after) invalid_request("invalid cursor");
   }
   auto admin = request.find("admin");
   if (admin != request.end() && !admin->is_null()) {
-    if (!admin->is_boolean()) invalid("admin must be a boolean or null");
+    if (!admin->is_boolean()) invalid_request("admin must be a boolean or null");
     q.admin = admin->get<bool>();
   }
   return q;
 }
 
 std::string parse_revoke_request(const std::string& request_json) {
-  json request = parse_object(request_json, "revoke request");
+  json request = parse_request_object(request_json, "revoke request");
   auto id = request.find("id");
-  if (id == request.end() || !id->is_string()) invalid("id must be a string");
+  if (id == request.end() || !id->is_string()) invalid_request("id must be a string");
   return id->get<std::string>();
 }
 

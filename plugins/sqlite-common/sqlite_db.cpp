@@ -2,7 +2,9 @@
 
 #include <agentrt/plugin.hpp>
 
-namespace agentrt::memory_sqlite {
+#include <utility>
+
+namespace agentrt::plugin_sqlite {
 namespace {
 
 // A lock still held after the busy timeout is another process's transaction: the
@@ -13,18 +15,22 @@ int32_t code_for(int rc) {
                                                             : AGENTRT_ERR_INTERNAL;
 }
 
+int open_flags(OpenMode mode, ConnectionMutex mutex) {
+  int access = mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
+                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  return access | (mutex == ConnectionMutex::kFull ? SQLITE_OPEN_FULLMUTEX : SQLITE_OPEN_NOMUTEX);
+}
+
 }  // namespace
 
-Database::Database(const std::string& path, OpenMode mode) {
-  int flags = SQLITE_OPEN_NOMUTEX |
-              (mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
-                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+Database::Database(const std::string& path, OpenMode mode, std::string label, ConnectionMutex mutex)
+    : label_(std::move(label)) {
+  int rc = sqlite3_open_v2(path.c_str(), &db_, open_flags(mode, mutex), nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
     db_ = nullptr;
-    throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: cannot open '" + path + "': " + message);
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, label_ + ": cannot open '" + path + "': " + message);
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, 5000);
@@ -36,7 +42,7 @@ Database::~Database() {
 
 void Database::fail(const std::string& what) const {
   throw sdk::Error(code_for(sqlite3_extended_errcode(db_)),
-                   "memory-sqlite: sqlite: " + what + ": " + sqlite3_errmsg(db_));
+                   label_ + ": sqlite: " + what + ": " + sqlite3_errmsg(db_));
 }
 
 void Database::exec(const char* sql) {
@@ -45,7 +51,7 @@ void Database::exec(const char* sql) {
   if (rc != SQLITE_OK) {
     std::string message = error ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    throw sdk::Error(code_for(rc), "memory-sqlite: sqlite: " + message);
+    throw sdk::Error(code_for(rc), label_ + ": sqlite: " + message);
   }
 }
 
@@ -79,7 +85,7 @@ int Statement::parameter(const char* name) {
   int index = sqlite3_bind_parameter_index(stmt_, name);
   if (index == 0)
     throw sdk::Error(AGENTRT_ERR_INTERNAL,
-                     std::string("memory-sqlite: statement has no parameter ") + name);
+                     db_.label() + ": statement has no parameter " + std::string(name));
   return index;
 }
 
@@ -103,6 +109,11 @@ void Statement::bind(int index, const std::optional<std::string>& value) {
 
 void Statement::bind_null(int index) {
   if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) db_.fail("cannot bind");
+}
+
+void Statement::bind_blob(int index, const void* data, size_t size) {
+  if (sqlite3_bind_blob64(stmt_, index, data, size, SQLITE_TRANSIENT) != SQLITE_OK)
+    db_.fail("cannot bind");
 }
 
 bool Statement::step() {
@@ -136,6 +147,15 @@ std::optional<std::string> Statement::column_optional_text(int column) const {
   return column_text(column);
 }
 
+std::string_view Statement::column_blob(int column) const {
+  // Pointer first, then size: the order SQLite documents as safe, since a later
+  // format conversion could free the buffer an earlier pointer points into.
+  const void* blob = sqlite3_column_blob(stmt_, column);
+  int len = sqlite3_column_bytes(stmt_, column);
+  return blob ? std::string_view(static_cast<const char*>(blob), static_cast<size_t>(len))
+              : std::string_view();
+}
+
 Transaction::Transaction(Database& db, const char* begin_sql) : db_(db) {
   db_.exec(begin_sql);
 }
@@ -149,4 +169,4 @@ void Transaction::commit() {
   open_ = false;
 }
 
-}  // namespace agentrt::memory_sqlite
+}  // namespace agentrt::plugin_sqlite

@@ -77,7 +77,8 @@ TEST(ConversationAccess, MultiCellModeScopesRunsToTheirCell) {
   EXPECT_EQ(call(agentd, "GET", "/cells/acme/sessions", scoped).status, 401);
   EXPECT_EQ(call(agentd, "GET", "/cells/globex/sessions", elsewhere["token"]).status, 200)
       << "another cell's token is untouched";
-  for (const json& token : call(agentd, "GET", "/admin/tokens?limit=500", admin).json()["data"])
+  const json listed = call(agentd, "GET", "/admin/tokens?limit=500", admin).json();
+  for (const json& token : listed["data"])
     EXPECT_NE(token["cell"], "acme") << "a revoked token is still listed";
 }
 

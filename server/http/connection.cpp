@@ -2,10 +2,10 @@
 
 #include "core/log/logger.h"
 #include "server/http/body_reader.h"
+#include "server/http/server_session.h"
 
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponseImpl.h>
-#include <Poco/Net/HTTPServerSession.h>
 #include <Poco/Net/NetException.h>
 #include <Poco/Timestamp.h>
 
@@ -53,9 +53,9 @@ void ApiConnection::stop() {
 }
 
 void ApiConnection::run() {
-  Poco::Net::HTTPServerSession session(socket(), params_);
+  ServerSession session(socket(), params_);
   const uint64_t limit = pipeline_->options().max_body_bytes;
-  while (!stopped_ && session.hasMoreRequests()) {
+  while (!stopped_ && session.more_requests()) {
     try {
       Poco::Net::HTTPServerResponseImpl response(session);
       Poco::Net::HTTPServerRequestImpl request(response, session, params_);
@@ -67,13 +67,13 @@ void ApiConnection::run() {
       response.setDate(Poco::Timestamp());
       response.setVersion(request.getVersion());
       response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() &&
-                            session.canKeepAlive());
+                            session.can_keep_alive());
       // Invite the body only when it will be read: a refused one is never sent.
       if (request.getExpectContinue() && !announces_body_over(request, limit))
         response.sendContinue();
       pipeline_->handle(request, response);
       session.setKeepAlive(params_->getKeepAlive() && response.getKeepAlive() &&
-                           session.canKeepAlive());
+                           session.can_keep_alive());
     } catch (const Poco::Net::NoMessageException&) {
       break;  // the client closed an idle connection
     } catch (const Poco::Exception& e) {

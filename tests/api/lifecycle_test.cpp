@@ -80,6 +80,22 @@ TEST(Lifecycle, IdleKeepAliveConnectionDoesNotDelayShutdown) {
   EXPECT_TRUE(idle.closed_by_server(std::chrono::milliseconds(100)));
 }
 
+// Between requests a connection waits the keep-alive timeout for the next one, then the
+// server closes it; while it waits it serves requests as they come.
+TEST(Lifecycle, IdleKeepAliveConnectionIsClosedAfterItsTimeout) {
+  TempDir dir;
+  const std::string config = dir.write("c.json", R"({"server":{"keep_alive_timeout_s":1}})");
+  AgentdProcess agentd(with_args({"--config", config}));
+  HttpConnection connection = agentd.connect();
+  ASSERT_EQ(connection.request("GET", "/health").status, 200);
+  EXPECT_FALSE(connection.closed_by_server(std::chrono::milliseconds(600)));
+  ASSERT_EQ(connection.request("GET", "/health").status, 200) << "the wait restarts";
+  const auto idle_since = std::chrono::steady_clock::now();
+  EXPECT_FALSE(connection.closed_by_server(std::chrono::milliseconds(700)));
+  EXPECT_TRUE(connection.closed_by_server(std::chrono::milliseconds(2000)));
+  EXPECT_GE(std::chrono::steady_clock::now() - idle_since, std::chrono::milliseconds(900));
+}
+
 TEST(Lifecycle, ListenFlagBeatsEnvironmentBeatsFile) {
   TempDir dir;
   const uint16_t file_port = free_port(), env_port = free_port(), flag_port = free_port();

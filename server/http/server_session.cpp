@@ -1,0 +1,41 @@
+#include "server/http/server_session.h"
+
+#include <poll.h>
+
+#include <cerrno>
+#include <chrono>
+
+namespace agentrt::server {
+
+ServerSession::ServerSession(const Poco::Net::StreamSocket& socket,
+                             Poco::Net::HTTPServerParams::Ptr params)
+    : HTTPServerSession(socket, params),
+      keep_alive_timeout_(params->getKeepAliveTimeout()),
+      requests_left_(params->getMaxKeepAliveRequests()) {}
+
+bool ServerSession::more_requests() {
+  if (!socket().impl()->initialized()) return false;
+  if (first_) {
+    first_ = false;
+    --requests_left_;
+    return readable(getTimeout());
+  }
+  if (requests_left_ == 0 || !getKeepAlive()) return false;
+  if (requests_left_ > 0) --requests_left_;
+  return buffered() > 0 || readable(keep_alive_timeout_);
+}
+
+// Ready also counts a hang-up or an error: the read that follows reports it.
+bool ServerSession::readable(Poco::Timespan timeout) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::microseconds(timeout.totalMicroseconds());
+  pollfd fd{socket().impl()->sockfd(), POLLIN, 0};
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const int ready = ::poll(&fd, 1, left > 0 ? static_cast<int>(left) : 0);
+    if (ready >= 0) return ready > 0;
+    if (errno != EINTR) return true;  // let the read report what went wrong
+  }
+}
+
+}  // namespace agentrt::server

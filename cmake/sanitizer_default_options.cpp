@@ -1,4 +1,5 @@
-// Built into every executable of a sanitizer build (cmake/SanitizerDefaults.cmake).
+// Built into every executable of a sanitizer build (cmake/SanitizerDefaults.cmake):
+// the sanitizer runtimes' defaults for this tree.
 //
 // GCC up to 13 ships a sanitizer runtime whose __tls_get_addr interceptor takes a
 // dynamic TLS block whose address is 16 bytes past a page boundary for the header glibc
@@ -11,4 +12,16 @@
 // environment are parsed after these and win.
 extern "C" const char* __asan_default_options() {
   return "intercept_tls_get_addr=0";
+}
+
+// Poco's TCPServerDispatcher (allocated in TCPServer's constructor) takes a reference
+// for each worker thread it hands itself to and drops it when that thread runs it. A
+// connection accepted just before shutdown can get a pooled thread that the pool stops
+// before it ever runs, and that reference stays: Poco's own source says "small chance
+// of leaking if threadpool is stopped before this work runs, but better than a dangling
+// pointer". The dispatcher, with the connection factory and pipeline it holds, is then
+// unreachable at exit (seen once in CI under load). Suppressed by its allocation site
+// only; what it holds counts as reachable through it, anything else still reports.
+extern "C" const char* __lsan_default_suppressions() {
+  return "leak:Poco::Net::TCPServer::TCPServer\n";
 }

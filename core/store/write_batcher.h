@@ -4,12 +4,15 @@
 // failing caller rolls back only its own changes. One commit then serves many
 // requests: under load the per-transaction cost (locks, WAL frame headers, the same
 // index pages rewritten) is paid once per batch instead of once per request, and a
-// lone writer pays nothing extra (a batch of one runs without a savepoint).
+// lone writer pays nothing extra (a batch of one runs without a savepoint). A new
+// leader first yields the core a few times, so writers that are ready to run but not
+// running (every core busy) queue before it takes the batch.
 #pragma once
 
 #include "core/store/sqlite.h"
 
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -33,6 +36,8 @@ class WriteBatcher {
 
   // Writers waiting for a leader to pick them up (tests and diagnostics).
   size_t pending() const;
+  // Transactions led so far, each serving one or more writers (tests and diagnostics).
+  uint64_t commits() const;
 
  private:
   struct Job {
@@ -45,6 +50,7 @@ class WriteBatcher {
     std::condition_variable wake;
   };
   void lead(std::unique_lock<std::mutex>& lock);
+  void gather(std::unique_lock<std::mutex>& lock);
   void hand_over_locked();  // wakes whoever may act now that no one leads
   void commit(const std::vector<Job*>& batch);
   void commit_alone(Job& job);
@@ -55,6 +61,7 @@ class WriteBatcher {
   std::condition_variable idle_;  // for exclusive(): no leader any more
   std::vector<Job*> queue_;
   bool leading_ = false;
+  uint64_t commits_ = 0;
   bool exclusive_waiting_ = false;  // first in line: writers do not lead before it
 };
 

@@ -4,11 +4,13 @@
 #include "core/store/write_batcher.h"
 #include "tests/core/temp_dir.h"
 
+#include <sched.h>
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <stdexcept>
 #include <string>
@@ -139,6 +141,48 @@ TEST(WriteBatchingTest, ManyConcurrentWritersAllCommitExactlyOnce) {
     total = q.column_int(0);
   });
   EXPECT_EQ(total, 800);
+}
+
+// Runs `fn` with this thread, and the threads it starts, on one core: every writer
+// then competes for it, as all do on a saturated machine.
+void on_one_core(const std::function<void()>& fn) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  int core = 0;
+  while (!CPU_ISSET(core, &before)) ++core;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(core, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  fn();
+  sched_setaffinity(0, sizeof before, &before);
+}
+
+// A leader steps aside before it takes the queue, so writers that were ready to run
+// join its commit instead of each leading a commit of its own.
+TEST(WriteBatchingTest, ALeaderOnABusyCoreGathersTheWritersReadyToRun) {
+  test_util::TempDir tmp;
+  std::string path;
+  { path = StateStore(tmp.path()).path(); }
+  Connection writer(path);
+  WriteBatcher batcher(writer);
+  constexpr int kThreads = 8, kWrites = 50;
+  on_one_core([&] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kWrites; ++i)
+          batcher.write([&](Connection& db) {
+            insert_key(db, "g" + std::to_string(t) + "-" + std::to_string(i));
+          });
+      });
+    for (auto& thread : threads) thread.join();
+  });
+  Statement q = writer.prepare("SELECT count(*) FROM meta WHERE key GLOB 'g*-*'");
+  q.step();
+  EXPECT_EQ(q.column_int(0), kThreads * kWrites);
+  EXPECT_LE(batcher.commits(), uint64_t{kThreads * kWrites / 3})
+      << "writers ready to run should share commits";
 }
 
 // The checkpoint's exclusive section: writers that arrive during it wait, none of them

@@ -59,6 +59,24 @@ TEST(Lifecycle, RaisesItsOpenFileLimitForItsThreads) {
   EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
 }
 
+bool maps_library(pid_t pid, const std::string& name) {
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(name) != std::string::npos) return true;
+  return false;
+}
+
+// agentd runs on the allocator its build chose (cmake/Allocator.cmake): jemalloc unless
+// built with sanitizers or -DAGENTRT_MALLOC=system.
+TEST(Lifecycle, RunsOnTheAllocatorItsBuildChose) {
+  AgentdProcess agentd;
+  ASSERT_EQ(agentd.request("GET", "/health").status, 200);
+  EXPECT_EQ(maps_library(agentd.pid(), "/libjemalloc.so"),
+            std::string(AGENTRT_EXPECTED_MALLOC) == "jemalloc")
+      << "expected " << AGENTRT_EXPECTED_MALLOC;
+}
+
 TEST(Lifecycle, SigintExitsZero) {
   AgentdProcess agentd;
   EXPECT_EQ(agentd.stop(SIGINT), 0) << agentd.stderr_text();

@@ -8,20 +8,31 @@ LiveRun::LiveRun(std::string id_, std::string cell_, std::string session_id_, st
       session_id(std::move(session_id_)),
       actor(std::move(actor_)) {}
 
-nlohmann::json LiveRun::append(nlohmann::json event) {
+const std::string& LiveRun::append(nlohmann::json event) {
   std::lock_guard lock(mutex_);
   event["seq"] = static_cast<int64_t>(events_.size() + 1);
-  events_.push_back(event);
+  events_.push_back(event_text(event));
   changed_.notify_all();
-  return event;
+  return events_.back();
+}
+
+const std::string& LiveRun::append_delta(std::string_view content) {
+  std::lock_guard lock(mutex_);
+  events_.push_back(delta_text_(content, static_cast<int64_t>(events_.size() + 1)));
+  changed_.notify_all();
+  return events_.back();
 }
 
 std::string LiveRun::events_json() const {
   std::lock_guard lock(mutex_);
-  std::string out = "[";
-  for (const nlohmann::json& event : events_) {
+  size_t size = 2 + events_.size();
+  for (const std::string& event : events_) size += event.size();
+  std::string out;
+  out.reserve(size);
+  out += '[';
+  for (const std::string& event : events_) {
     if (out.size() > 1) out += ',';
-    out += event.dump();
+    out += event;
   }
   out += ']';
   return out;
@@ -47,13 +58,13 @@ bool LiveRun::wait_finished(std::chrono::milliseconds timeout) const {
   return changed_.wait_for(lock, timeout, [&] { return finished_; });
 }
 
-void LiveRun::follow(int64_t after, const std::function<bool(const nlohmann::json&)>& deliver,
+void LiveRun::follow(int64_t after, const std::function<bool(const std::string&)>& deliver,
                      const std::function<bool()>& keepalive, std::chrono::milliseconds idle) const {
   size_t next = after < 0 ? 0 : static_cast<size_t>(after);
   std::unique_lock lock(mutex_);
   while (true) {
     while (next < events_.size()) {
-      nlohmann::json event = events_[next++];
+      const std::string& event = events_[next++];
       lock.unlock();  // never write to a client while holding the run
       bool more = deliver(event);
       lock.lock();

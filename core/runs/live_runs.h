@@ -6,16 +6,19 @@
 
 #include <nlohmann/json.hpp>
 #include "core/plugin_host/cancel_waker.h"
+#include "core/runs/event_text.h"
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentrt::core {
@@ -26,10 +29,12 @@ class LiveRun {
 
   const std::string id, cell, session_id, actor;
 
-  // Stamps `event` with the next seq, keeps it and wakes followers; returns it.
-  nlohmann::json append(nlohmann::json event);
-  // The events so far as one JSON array, as the store keeps them: serialised under the
-  // lock rather than copied out and serialised again.
+  // Stamps `event` with the next seq, keeps its text (event_text.h) and wakes
+  // followers. Returns that text, which stays valid as long as the run.
+  const std::string& append(nlohmann::json event);
+  // The same for a stream_delta event carrying `content`.
+  const std::string& append_delta(std::string_view content);
+  // The events so far as one JSON array, as the store keeps them.
   std::string events_json() const;
 
   // Asks the run to stop; the first reason given wins ("interrupted"). Also wakes a
@@ -45,13 +50,16 @@ class LiveRun {
   // Calls `deliver` for each event after `after` as it comes, until the run finishes or
   // `deliver` returns false. `keepalive` runs when nothing came for `idle`; it returns
   // false to stop following.
-  void follow(int64_t after, const std::function<bool(const nlohmann::json&)>& deliver,
+  void follow(int64_t after, const std::function<bool(const std::string&)>& deliver,
               const std::function<bool()>& keepalive, std::chrono::milliseconds idle) const;
 
  private:
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
-  std::vector<nlohmann::json> events_;
+  // A deque, so that appending leaves earlier texts in place: append()'s result and a
+  // follower's event outlive the lock without being copied.
+  std::deque<std::string> events_;
+  DeltaText delta_text_;
   bool finished_ = false;
   std::atomic<bool> cancelled_{false};
   CancelWaker waker_;

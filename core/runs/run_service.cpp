@@ -26,6 +26,38 @@ std::string done_reason(const ProviderResult& result) {
   return result.finish_reason == "length" ? "max_tokens" : result.finish_reason;
 }
 
+// What the done and error events report of a provider call, and /chat answers.
+RunSummary summarise(ProviderResult result, const std::vector<StoredMessage>& context) {
+  RunSummary summary;
+  summary.reason = done_reason(result);
+  summary.input_tokens = result.input_tokens.value_or(0);
+  if (!result.input_tokens)
+    for (const auto& m : context) summary.input_tokens += estimate_tokens(m);
+  summary.output_tokens =
+      result.output_tokens.value_or(static_cast<int64_t>((result.text.size() + 3) / 4));
+  summary.failed = result.end == ProviderResult::End::failed;
+  summary.error_code = std::move(result.error_code);
+  summary.error_message = std::move(result.error_message);
+  summary.text = std::move(result.text);
+  return summary;
+}
+
+// What a run stores when it ends: its events, the request's messages and the answer.
+RunOutcome outcome_of(const LiveRun& live, const PreparedRun& run, const RunSummary& summary) {
+  RunOutcome outcome{live.id,
+                     live.cell,
+                     live.session_id,
+                     summary.reason,
+                     summary.input_tokens,
+                     summary.output_tokens,
+                     live.events_json(),
+                     run.request.messages};
+  if (!summary.text.empty())
+    outcome.new_messages.push_back(
+        {"assistant", nlohmann::json::array({{{"type", "text"}, {"text", summary.text}}})});
+  return outcome;
+}
+
 ErrorKind kind_for(const std::string& code) {
   if (code == "provider_unavailable") return ErrorKind::provider_unavailable;
   if (code == "provider_timeout") return ErrorKind::provider_timeout;
@@ -34,12 +66,14 @@ ErrorKind kind_for(const std::string& code) {
 }
 
 // Removes the run from the live registry however execute() ends.
+// Leaves the registry before it says finished: whoever waits for the run to finish so
+// as to take its session (if_busy: interrupt) must find the session free when it wakes.
 struct LiveGuard {
   LiveRuns& registry;
   LiveRun& run;
   ~LiveGuard() {
-    run.finish();
     registry.remove(run);
+    run.finish();
   }
 };
 
@@ -142,25 +176,23 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
   return run;
 }
 
-void RunService::execute(PreparedRun& run, RunSink& sink) {
+RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
   LiveRun& live = *run.live;
   LiveGuard guard{live_, live};
   bool receiver_gone = false;
-  auto deliver = [&](nlohmann::json event) {
-    event = live.append(std::move(event));
+  auto deliver = [&](const std::string& event) {
     if (!receiver_gone && !sink.send(event)) receiver_gone = true;
-    return event;
   };
-  deliver({{"type", "run_start"},
-           {"run_id", live.id},
-           {"session_id", live.session_id},
-           {"model", run.model.model.id},
-           {"timestamp", utc_timestamp_now()}});
+  deliver(live.append({{"type", "run_start"},
+                       {"run_id", live.id},
+                       {"session_id", live.session_id},
+                       {"model", run.model.model.id},
+                       {"timestamp", utc_timestamp_now()}}));
 
   ProviderResult result = call_provider(
       *run.model.instance, provider_request(run).dump(), settings_.retry,
       [&](std::string_view text) {
-        deliver({{"type", "stream_delta"}, {"content", std::string(text)}});
+        deliver(live.append_delta(text));
         return !receiver_gone && !live.cancelled();
       },
       [&] {
@@ -169,49 +201,34 @@ void RunService::execute(PreparedRun& run, RunSink& sink) {
       },
       &live.waker());
 
-  int64_t input = result.input_tokens.value_or(0), output = result.output_tokens.value_or(0);
-  if (!result.input_tokens)
-    for (const auto& m : run.context) input += estimate_tokens(m);
-  if (!result.output_tokens) output = static_cast<int64_t>((result.text.size() + 3) / 4);
-  if (result.end == ProviderResult::End::failed)
-    deliver({{"type", "error"}, {"code", result.error_code}, {"message", result.error_message}});
-  const std::string reason = done_reason(result);
-  deliver({{"type", "done"},
-           {"reason", reason},
-           {"run_id", live.id},
-           {"usage", {{"input_tokens", input}, {"output_tokens", output}}}});
+  const int attempts = result.attempts;
+  RunSummary summary = summarise(std::move(result), run.context);
+  if (summary.failed)
+    deliver(live.append(
+        {{"type", "error"}, {"code", summary.error_code}, {"message", summary.error_message}}));
+  deliver(live.append(
+      {{"type", "done"},
+       {"reason", summary.reason},
+       {"run_id", live.id},
+       {"usage",
+        {{"input_tokens", summary.input_tokens}, {"output_tokens", summary.output_tokens}}}}));
 
-  RunOutcome outcome{live.id, live.cell, live.session_id, reason,
-                     input,   output,    live.events_json(), run.request.messages};
-  if (!result.text.empty())
-    outcome.new_messages.push_back(
-        {"assistant", nlohmann::json::array({{{"type", "text"}, {"text", result.text}}})});
-  sessions_.finish_run(outcome, run.unwritten_start ? &*run.unwritten_start : nullptr);
+  sessions_.finish_run(outcome_of(live, run, summary),
+                       run.unwritten_start ? &*run.unwritten_start : nullptr);
   log_info("run finished", {{"run_id", live.id},
-                            {"reason", reason},
-                            {"attempts", result.attempts},
-                            {"input_tokens", input},
-                            {"output_tokens", output}});
+                            {"reason", summary.reason},
+                            {"attempts", attempts},
+                            {"input_tokens", summary.input_tokens},
+                            {"output_tokens", summary.output_tokens}});
+  return summary;
 }
 
 namespace {
 
-// Collects a run for /chat.
-class CollectingSink : public RunSink {
+// /chat answers from execute()'s summary; the events only go to followers and the store.
+class NoSink : public RunSink {
  public:
-  bool send(const nlohmann::json& event) override {
-    // Called once per delta: compare in place rather than copy fields out.
-    const auto& type = event.at("type").get_ref<const std::string&>();
-    if (type == "stream_delta")
-      text += event.at("content").get_ref<const std::string&>();
-    else if (type == "error")
-      error = event;
-    else if (type == "done")
-      done = event;
-    return true;
-  }
-  std::string text;
-  nlohmann::json error, done;
+  bool send(const std::string&) override { return true; }
 };
 
 }  // namespace
@@ -219,19 +236,18 @@ class CollectingSink : public RunSink {
 nlohmann::json RunService::chat(const std::string& cell, const Principal& who,
                                 const nlohmann::json& body) {
   PreparedRun run = prepare(cell, who, body, /*write_start_at_end=*/true);
-  CollectingSink sink;
-  execute(run, sink);
-  if (sink.error.is_object()) {
-    const std::string code = sink.error.value("code", "provider_error");
-    throw DomainError(kind_for(code), sink.error.value("message", "the provider failed") +
-                                          " (run " + run.live->id + ")");
-  }
-  return {{"response", sink.text},
-          {"run_id", run.live->id},
-          {"model", run.model.model.id},
-          {"usage", sink.done.value("usage", nlohmann::json::object())},
-          {"session_id", run.live->session_id},
-          {"reason", sink.done.value("reason", "end_turn")}};
+  NoSink sink;
+  RunSummary summary = execute(run, sink);
+  if (summary.failed)
+    throw DomainError(kind_for(summary.error_code),
+                      summary.error_message + " (run " + run.live->id + ")");
+  return {
+      {"response", std::move(summary.text)},
+      {"run_id", run.live->id},
+      {"model", run.model.model.id},
+      {"usage", {{"input_tokens", summary.input_tokens}, {"output_tokens", summary.output_tokens}}},
+      {"session_id", run.live->session_id},
+      {"reason", std::move(summary.reason)}};
 }
 
 void RunService::interrupt_all() {

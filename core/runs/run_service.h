@@ -2,7 +2,7 @@
 // assembles the context from the session's history, calls the provider, hands every
 // event to a sink as it happens, and stores the run, its events and the new messages.
 // One run at a time per session. The service knows nothing of HTTP: server/ supplies
-// the sink that writes SSE or collects a chat answer.
+// the sink that writes SSE; /chat answers from how the run ended instead.
 #pragma once
 
 #include "core/agents/agent_service.h"
@@ -26,8 +26,9 @@ namespace agentrt::core {
 class RunSink {
  public:
   virtual ~RunSink() = default;
-  // Delivers one event; false when the receiver is gone (the run then stops).
-  virtual bool send(const nlohmann::json& event) = 0;
+  // Delivers one event as its JSON text (event_text.h); false when the receiver is
+  // gone (the run then stops).
+  virtual bool send(const std::string& event) = 0;
   // Called often while the provider is silent; may send a keep-alive. False when gone.
   virtual bool idle() { return true; }
 };
@@ -40,6 +41,15 @@ struct PreparedRun {
   std::vector<StoredMessage> context;
   // Set when the run's start is written together with its end (see chat()).
   std::optional<RunRecord> unwritten_start;
+};
+
+// How a run ended: what its done (and error) event says, and what /chat answers.
+struct RunSummary {
+  std::string text;  // the answer, as streamed
+  std::string reason;
+  int64_t input_tokens = 0, output_tokens = 0;
+  bool failed = false;
+  std::string error_code, error_message;  // when failed
 };
 
 struct RunSettings {
@@ -73,7 +83,7 @@ class RunService {
   PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body,
                       bool write_start_at_end = false);
   // Streams run_start, stream_delta..., [error], done into `sink` and stores the run.
-  void execute(PreparedRun& run, RunSink& sink);
+  RunSummary execute(PreparedRun& run, RunSink& sink);
   // prepare + execute, answering the chat response, or a provider error.
   nlohmann::json chat(const std::string& cell, const Principal& who, const nlohmann::json& body);
 

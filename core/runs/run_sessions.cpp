@@ -2,6 +2,7 @@
 // sessions, and following a run's events. Visibility is one rule: a non-admin token
 // sees the sessions of its own actor only; others do not exist for it (404).
 #include "core/domain/errors.h"
+#include "core/runs/event_text.h"
 #include "core/runs/run_service.h"
 
 namespace agentrt::core {
@@ -65,12 +66,12 @@ void RunService::follow(const std::string& cell, const Principal& who, const std
   check_run(cell, who, run_id);
   if (auto live = live_.find(run_id)) {
     live->follow(
-        after, [&](const nlohmann::json& event) { return sink.send(event); },
+        after, [&](const std::string& event) { return sink.send(event); },
         [&] { return sink.idle(); }, idle);
     return;
   }
   for (const auto& event : sessions_.run_events(run_id, after))
-    if (!sink.send(event)) return;
+    if (!sink.send(event_text(event))) return;
 }
 
 }  // namespace agentrt::core

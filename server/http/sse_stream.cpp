@@ -27,9 +27,11 @@ bool SseStream::write(const std::string& text) {
   return !gone_;
 }
 
-bool SseStream::send(const nlohmann::json& event) {
-  return write("data: " + event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-               "\n\n");
+bool SseStream::send(const std::string& event) {
+  std::string frame;
+  frame.reserve(event.size() + 8);
+  frame.append("data: ").append(event).append("\n\n");
+  return write(frame);
 }
 
 bool SseStream::idle() {

@@ -22,7 +22,7 @@ class SseStream : public core::RunSink {
   SseStream(Response& response, std::chrono::milliseconds ping_interval,
             std::function<bool()> client_closed = {});
 
-  bool send(const nlohmann::json& event) override;
+  bool send(const std::string& event) override;
   bool idle() override;  // sends ": ping" when due
   bool gone() const { return gone_; }
 

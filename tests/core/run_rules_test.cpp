@@ -89,8 +89,8 @@ TEST(LiveRuns, OneRunPerSessionAndFollowersSeeEverything) {
   std::thread follower([&] {
     run->follow(
         0,
-        [&](const json& e) {
-          seen.push_back(e);
+        [&](const std::string& e) {
+          seen.push_back(json::parse(e));
           return true;
         },
         [] { return true; }, std::chrono::milliseconds(10));

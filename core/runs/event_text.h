@@ -1,0 +1,38 @@
+// A run's events as JSON text. Each event is serialised once, when it happens; that
+// text is what followers receive, SSE writes and the store keeps. It is exactly what
+// nlohmann's dump gives (keys sorted, its escaping), except that invalid UTF-8 from a
+// provider becomes U+FFFD instead of an exception halfway through a run.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace agentrt::core {
+
+// `event` as one line of JSON text.
+std::string event_text(const nlohmann::json& event);
+
+// Text of stream_delta events, one per upstream text delta: the hot event, so no JSON
+// object is built for it. Only the content needs escaping, and nlohmann's own
+// serializer does it; the rest is fixed text in the order nlohmann's sorted keys give.
+// Not thread-safe: its owner serialises the calls.
+class DeltaText {
+ public:
+  DeltaText();
+  DeltaText(const DeltaText&) = delete;
+  DeltaText& operator=(const DeltaText&) = delete;
+
+  // {"content":<content>,"seq":<seq>,"type":"stream_delta"}
+  std::string operator()(std::string_view content, int64_t seq);
+
+ private:
+  // Reused across deltas, so that a delta costs one allocation: the text it returns.
+  std::string buffer_;
+  nlohmann::json content_;                                   // a string value, keeping its capacity
+  nlohmann::detail::serializer<nlohmann::json> serializer_;  // writes into buffer_
+};
+
+}  // namespace agentrt::core

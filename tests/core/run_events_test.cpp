@@ -1,0 +1,164 @@
+// A run's events are serialised once, as text: that text must be byte for byte what
+// nlohmann's dump of the same event gives (sorted keys, its escaping), because SSE
+// clients, followers and the store all see it; and /chat, which answers from the run's
+// summary rather than from its events, must still agree with them.
+#include "core/agents/agent_service.h"
+#include "core/runs/event_text.h"
+#include "core/runs/live_runs.h"
+#include "core/runs/run_service.h"
+#include "tests/core/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+// What SSE wrote before events were kept as text: the json object's dump.
+std::string dumped(const json& event) {
+  return event.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Contents that exercise every branch of the escaping: quotes, backslashes, the short
+// escapes, other control characters (NUL included) as \u00XX, DEL and non-ASCII UTF-8
+// (2, 3 and 4 bytes) left as they are, and invalid UTF-8 replaced.
+const std::vector<std::string>& awkward_contents() {
+  static const std::vector<std::string> contents = {
+      "plain",
+      "say \"hi\" to C:\\dir\\ and /slash/",
+      std::string("\b\f\n\r\t\x01\x1f\x7f", 8) + std::string(1, '\0') + "end",
+      "caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9f\x98\x80",
+      "bad \xff byte, cut \xe6\x97",
+      ""};
+  return contents;
+}
+
+TEST(EventText, DeltaTextIsTheDumpOfTheSameEvent) {
+  DeltaText delta_text;
+  int64_t seq = 1;
+  for (const std::string& content : awkward_contents()) {
+    json event = {{"type", "stream_delta"}, {"content", content}, {"seq", seq}};
+    EXPECT_EQ(delta_text(content, seq), dumped(event)) << json(content).dump();
+    seq = seq * 1000 + 7;
+  }
+  // Pinned, so that the comparison above cannot pass by both sides changing.
+  EXPECT_EQ(delta_text(std::string("q\"b\\c\x01\n\xc3\xa9", 9), 12),
+            "{\"content\":\"q\\\"b\\\\c\\u0001\\n\xc3\xa9\",\"seq\":12,\"type\":\"stream_delta\"}");
+}
+
+TEST(EventText, ALiveRunKeepsAndDeliversTheDumpOfEachEvent) {
+  LiveRuns registry;
+  auto run = registry.start("r1", "c", "s", "a");
+  std::vector<json> events = {{{"type", "run_start"}, {"run_id", "r1"}, {"model", "m\u00e9"}}};
+  std::vector<std::string> returned = {run->append(events[0])};
+  for (const std::string& content : awkward_contents()) {
+    returned.push_back(run->append_delta(content));
+    events.push_back({{"type", "stream_delta"}, {"content", content}});
+  }
+  events.push_back({{"type", "done"}, {"usage", {{"input_tokens", 3}, {"output_tokens", 4}}}});
+  returned.push_back(run->append(events.back()));
+  run->finish();
+
+  json array = json::array();
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < events.size(); ++i) {
+    events[i]["seq"] = static_cast<int64_t>(i + 1);
+    array.push_back(events[i]);
+    expected.push_back(dumped(events[i]));
+  }
+  EXPECT_EQ(returned, expected);
+  EXPECT_EQ(run->events_json(), dumped(array));
+
+  std::vector<std::string> followed;
+  auto collect = [&](const std::string& event) {
+    followed.push_back(event);
+    return true;
+  };
+  run->follow(
+      0, collect, [] { return true; }, std::chrono::milliseconds(10));
+  EXPECT_EQ(followed, expected);
+  followed.clear();
+  run->follow(
+      5, collect, [] { return true; }, std::chrono::milliseconds(10));
+  EXPECT_EQ(followed, std::vector<std::string>(expected.begin() + 5, expected.end()));
+}
+
+class RecordingSink : public RunSink {
+ public:
+  bool send(const std::string& event) override {
+    events.push_back(event);
+    return true;
+  }
+  std::vector<std::string> events;
+};
+
+class Runs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(host.load(std::string(AGENTRT_TEST_BUNDLED_DIR) + "/agentrt-echo.so").loaded);
+    providers = std::make_unique<ProviderRegistry>(store, host);
+    providers->add_configured("echo", std::make_shared<ProviderInstance>(host.find("echo"), "{}"));
+    runs = std::make_unique<RunService>(sessions, *providers, agents, RunSettings{});
+  }
+  static json body(const std::string& text) {
+    return {{"model", "echo"},
+            {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", text}}}}}}}};
+  }
+  // The stored events of a run, as a follower of the finished run receives them.
+  std::vector<std::string> replayed(const std::string& run_id) {
+    RecordingSink sink;
+    runs->follow("cell", admin, run_id, 0, sink, std::chrono::milliseconds(10));
+    return sink.events;
+  }
+
+  const std::string awkward = "say \"hi\" \\ caf\xc3\xa9 \x01\n \xf0\x9f\x98\x80 end";
+  Principal admin{"tok", "admin", std::nullopt, true};
+  test_util::TempDir dir;
+  StateStore store{dir.path()};
+  SessionStore sessions{store};
+  AgentService agents{store};
+  PluginHost host;
+  std::unique_ptr<ProviderRegistry> providers;
+  std::unique_ptr<RunService> runs;
+};
+
+TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {
+  PreparedRun run = runs->prepare("cell", admin, body(awkward));
+  RecordingSink sink;
+  RunSummary summary = runs->execute(run, sink);
+  ASSERT_GT(sink.events.size(), 4u) << "run_start, several deltas, done";
+  EXPECT_EQ(replayed(run.live->id), sink.events);
+  std::string text;
+  for (const std::string& event : sink.events) {
+    json parsed = json::parse(event);
+    EXPECT_EQ(dumped(parsed), event) << "every event is the dump of what it parses to";
+    if (parsed["type"] == "stream_delta") text += parsed["content"].get<std::string>();
+  }
+  EXPECT_EQ(text, awkward);
+  EXPECT_EQ(summary.text, awkward);
+}
+
+TEST_F(Runs, ChatAnswersWhatTheStoredEventsSay) {
+  json answer = runs->chat("cell", admin, body(awkward));
+  const std::string run_id = answer["run_id"];
+  std::string text;
+  json done;
+  for (const std::string& event : replayed(run_id)) {
+    json parsed = json::parse(event);
+    if (parsed["type"] == "stream_delta") text += parsed["content"].get<std::string>();
+    if (parsed["type"] == "done") done = parsed;
+  }
+  json expected = {{"response", text},
+                   {"run_id", run_id},
+                   {"model", "echo"},
+                   {"usage", done["usage"]},
+                   {"session_id", sessions.find_run("cell", run_id)->session_id},
+                   {"reason", done["reason"]}};
+  EXPECT_EQ(answer.dump(), expected.dump());
+  EXPECT_EQ(answer["response"], awkward);
+  EXPECT_EQ(answer["reason"], "end_turn");
+}
+
+}  // namespace
+}  // namespace agentrt::core

@@ -16,6 +16,8 @@ nlohmann::json AuthService::call(agentrt_json_call_fn fn, const nlohmann::json& 
 
 Principal AuthService::verify(const std::string& token) const {
   if (token.empty()) throw DomainError(ErrorKind::unauthorized, "missing bearer token");
+  if (auto known = verified_.find(token)) return *known;
+  const uint64_t epoch = verified_.epoch();
   nlohmann::json claims;
   try {
     claims = call(plugin_->plugin().auth_table().verify, {{"token", token}});
@@ -31,6 +33,9 @@ Principal AuthService::verify(const std::string& token) const {
   if (claims.contains("cell") && claims["cell"].is_string())
     who.cell = claims["cell"].get<std::string>();
   who.admin = claims.value("admin", false);
+  const auto reuse = claims.find("cache_s");
+  if (reuse != claims.end() && reuse->is_number_integer())
+    verified_.remember(token, who, std::chrono::seconds(reuse->get<int64_t>()), epoch);
   return who;
 }
 
@@ -63,7 +68,13 @@ nlohmann::json AuthService::list(const std::optional<std::string>& limit,
 }
 
 void AuthService::revoke(const std::string& id) const {
-  call(plugin_->plugin().auth_table().revoke, {{"id", id}});
+  try {
+    call(plugin_->plugin().auth_table().revoke, {{"id", id}});
+  } catch (...) {
+    verified_.forget_token_id(id);  // whatever the module says, stop vouching for it here
+    throw;
+  }
+  verified_.forget_token_id(id);
 }
 
 size_t AuthService::revoke_cell(const std::string& cell) const {
@@ -85,6 +96,7 @@ size_t AuthService::revoke_cell(const std::string& cell) const {
       if (e.kind() != ErrorKind::not_found) throw;  // revoked meanwhile: as good
     }
   }
+  verified_.forget_cell(cell);
   return ids.size();
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/auth/principal.h"
+#include "core/auth/verified_tokens.h"
 #include "core/domain/paging.h"
 #include "core/plugin_host/loaded_plugin.h"
 
@@ -24,7 +25,9 @@ class AuthService {
               std::function<bool(const std::string&)> cell_exists);
 
   // The bearer token's principal; unauthorized for a missing, malformed, unknown,
-  // expired or revoked token (the message says which, never the token).
+  // expired or revoked token (the message says which, never the token). Claims the
+  // module marks reusable are served from memory until they lapse or this service
+  // revokes the token (verified_tokens.h).
   Principal verify(const std::string& token) const;
 
   // POST /admin/tokens: {"ttl","actor","cell"?,"admin"?} -> record with the token.
@@ -46,6 +49,7 @@ class AuthService {
 
   std::shared_ptr<PluginInstance> plugin_;
   std::function<bool(const std::string&)> cell_exists_;
+  mutable VerifiedTokens verified_;
 };
 
 }  // namespace agentrt::core

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace agentrt::auth_token {
 namespace {
 
@@ -23,6 +25,16 @@ json optional_string(const std::optional<std::string>& value) {
 
 json optional_time(const std::optional<int64_t>& unix_seconds) {
   return unix_seconds ? json(iso8601_utc(*unix_seconds)) : json(nullptr);
+}
+
+// How long the host may reuse a verification. Tokens of this module change only through
+// the host (revoke), which forgets what it kept; the window ends a second early, so a
+// kept verification never outlives the token's expiry whatever the fraction of the
+// current second.
+int64_t reuse_seconds(const std::optional<int64_t>& expires_at, int64_t now) {
+  constexpr int64_t kReuse = 60;
+  if (!expires_at) return kReuse;
+  return std::clamp<int64_t>(*expires_at - now - 1, 0, kReuse);
 }
 
 // The public face of a token: everything but the secret.
@@ -62,12 +74,14 @@ class AuthTokenPlugin : public sdk::Auth {
     if (!constant_time_equal(presented, stored->secret_hash)) unauthenticated("unknown token");
     const TokenRecord& r = stored->record;
     if (r.revoked_at) unauthenticated("token revoked");
-    if (r.expires_at && now_unix_seconds() >= *r.expires_at) unauthenticated("token expired");
+    const int64_t now = now_unix_seconds();
+    if (r.expires_at && now >= *r.expires_at) unauthenticated("token expired");
     return json{{"token_id", r.id},
                 {"actor", r.actor},
                 {"cell", optional_string(r.cell)},
                 {"admin", r.admin},
-                {"expires_at", optional_time(r.expires_at)}}
+                {"expires_at", optional_time(r.expires_at)},
+                {"cache_s", reuse_seconds(r.expires_at, now)}}
         .dump();
   }
 

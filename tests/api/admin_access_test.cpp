@@ -136,6 +136,19 @@ TEST_F(AdminAccess, RevokedTokenStopsWorkingAtOnce) {
       404);
 }
 
+// agentd reuses a token's verification for a while; a used token still ends at its
+// expiry, not when that reuse would lapse.
+TEST_F(AdminAccess, AUsedTokenStillExpiresOnTime) {
+  const auto issued_at = std::chrono::steady_clock::now();
+  std::string token = issue_token(agentd, admin, {{"ttl", "2s"}, {"actor", "fay"}})["token"];
+  EXPECT_EQ(call(agentd, "GET", "/sessions", token).status, 200);
+  EXPECT_EQ(call(agentd, "GET", "/sessions", token).status, 200);
+  std::this_thread::sleep_until(issued_at + std::chrono::milliseconds(2200));
+  auto refused = call(agentd, "GET", "/sessions", token);
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_EQ(refused.json()["error"]["message"], "token expired");
+}
+
 TEST_F(AdminAccess, HealthNeedsNoToken) {
   EXPECT_EQ(agentd.request("GET", "/health").status, 200);
 }

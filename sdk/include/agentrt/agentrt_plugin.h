@@ -241,7 +241,11 @@ typedef struct agentrt_auth_vtable_t {
   agentrt_create_fn create;
   agentrt_destroy_fn destroy;
   /* {"token"} -> claims {"token_id","actor","cell"|null,"admin","expires_at"};
-   * AGENTRT_ERR_UNAUTHENTICATED for an unknown, expired or revoked token. */
+   * AGENTRT_ERR_UNAUTHENTICATED for an unknown, expired or revoked token. Optional
+   * claim "cache_s": the host may reuse the claims
+   * for that many seconds (at most 300) without calling verify, dropping them when it
+   * revokes the token or its cell; set it only if nothing but this host's revoke can
+   * end a token early, and never past its expiry. Absent or 0: verify every call. */
   agentrt_json_call_fn verify;
   /* {"ttl_s","actor","cell"?,"admin"} -> record including the secret "token". */
   agentrt_json_call_fn issue;

@@ -57,7 +57,18 @@ TEST_F(AuthTokenTest, VerifyReturnsTheClaimsOfTheIssuedToken) {
                           {"actor", "bob"},
                           {"cell", "lab"},
                           {"admin", true},
-                          {"expires_at", r["expires_at"]}}));
+                          {"expires_at", r["expires_at"]},
+                          {"cache_s", 60}}));
+}
+
+// The host may reuse a verification for cache_s seconds: never past the token's expiry
+// (a second early, whatever the fraction of the second), and 60 s at most.
+TEST_F(AuthTokenTest, VerifyLetsTheHostReuseClaimsUntilJustBeforeExpiry) {
+  EXPECT_EQ(verify(issue({{"ttl_s", nullptr}, {"actor", "a"}})["token"])["cache_s"], 60);
+  EXPECT_EQ(verify(issue({{"ttl_s", 3600}, {"actor", "a"}})["token"])["cache_s"], 60);
+  wait_for_start_of_second();
+  EXPECT_EQ(verify(issue({{"ttl_s", 30}, {"actor", "a"}})["token"])["cache_s"], 29);
+  EXPECT_EQ(verify(issue({{"ttl_s", 1}, {"actor", "a"}})["token"])["cache_s"], 0);
 }
 
 TEST_F(AuthTokenTest, CellAndAdminDefaultToNullAndFalse) {

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A/B of agentd builds or settings under the same /chat load, alternating, so that the
+# shared machine's drift falls on both sides alike. Each variant is a word of
+# space-separated settings: BIN=<dir with bin/ and lib/ of a build> picks the agentd
+# (default: BUILD_DIR, build-bench), anything else is put in agentd's environment
+# (e.g. MALLOC_CONF=tcache:false); "-" is the default build with nothing set.
+#
+#   bench/ab/ab.sh - "BIN=/tmp/before"                  this tree against a saved build
+#   C=1 ROUNDS=6 bench/ab/ab.sh - "MALLOC_CONF=tcache:false"
+#
+# Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4). Prints per run:
+# requests/s, p50 and p99 latency (µs) and agentd's CPU per request (µs, from /proc).
+# Needs the Release tree built (bench/run.sh builds it) and wrk.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+default_bin="${BUILD_DIR:-$root/build-bench}"
+D=${D:-4}
+C=${C:-64}
+ROUNDS=${ROUNDS:-4}
+work=$(mktemp -d)
+"$default_bin/bin/mock_upstream" --port 0 --mode instant --deltas 16 --threads 1 >"$work/mock.out" 2>&1 &
+mock_pid=$!
+trap 'kill $mock_pid 2>/dev/null; rm -rf "$work"' EXIT
+sleep 0.3
+mock_port=$(sed -n 's/^listening.*://p' "$work/mock.out")
+printf '{"server":{"threads":2500,"max_queued":8192}}\n' >"$work/agentd.json"
+echo '{"model":"mock-model","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/chat.json"
+lua="$root/bench/load/post.lua"
+threads=$([ "$C" -lt 2 ] && echo 1 || echo 2)
+
+# wrk against agentd's /chat with the user token; prints wrk's JSON line.
+load() { # address token seconds
+  BENCH_BODY_FILE="$work/chat.json" BENCH_HEADERS="Authorization: Bearer $2" \
+    wrk -t"$threads" -c"$C" -d"$3s" -s "$lua" "http://$1/chat" 2>&1 | grep '^{' || true
+}
+
+one() { # variant
+  local bin="$default_bin" settings=()
+  for word in $1; do
+    case "$word" in
+      -) ;;
+      BIN=*) bin="${word#BIN=}" ;;
+      *) settings+=("$word") ;;
+    esac
+  done
+  rm -rf "$work/data"
+  env "${settings[@]}" "$bin/bin/agentd" serve --config "$work/agentd.json" \
+    --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/agentd.err" &
+  local pid=$!
+  for _ in $(seq 100); do grep -q '"msg":"listening"' "$work/agentd.err" 2>/dev/null && break; sleep 0.05; done
+  local addr admin user
+  addr=$(grep '"msg":"listening"' "$work/agentd.err" | jq -r .address)
+  admin=$(cat "$work/data/admin.token")
+  curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d "{\"providers\":[{\"name\":\"mock\",\"type\":\"openai\",\"base_url\":\"http://127.0.0.1:$mock_port/v1\",\"api_key_ref\":{\"source\":\"inline\",\"value\":\"sk\"},\"models\":[{\"id\":\"mock-model\",\"context_window\":8192}]}]}" "http://$addr/admin/shared-providers" >/dev/null
+  user=$(curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d '{"ttl":"24h","actor":"bench"}' "http://$addr/admin/tokens" | jq -r .token)
+  load "$addr" "$user" 2 >/dev/null  # warm-up
+  local c0 c1 r
+  c0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  r=$(load "$addr" "$user" "$D")
+  c1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  echo "$1: rps=$(jq .rps <<<"$r") p50=$(jq .latency_us.p50 <<<"$r") p99=$(jq .latency_us.p99 <<<"$r") cpu_us=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)*10000/$(jq .requests <<<"$r")}")"
+}
+
+for _ in $(seq "$ROUNDS"); do
+  for variant in "$@"; do one "$variant"; done
+done

@@ -223,7 +223,9 @@ if [ "$with_gateway" = 1 ]; then
     if grep -q 'data: \[DONE\]' <<<"$gateway_stream"; then
       gateway_stream_note="streaming through the gateway works"
     else
-      gateway_stream_note="streaming through the gateway fails: it answers \`$(tr -d '\n' <<<"$gateway_stream")\`; its log: \`$(grep -m1 -o 'TypeError: [a-z]*' "$work/gateway.out" "$work/gateway.err" 2>/dev/null | head -1 | cut -d: -f2-)\`"
+      # A log without the error (a gateway that never came up) must not stop the run.
+      gateway_error="$({ grep -m1 -o 'TypeError: [a-z]*' "$work/gateway.out" "$work/gateway.err" 2>/dev/null || true; } | head -1 | cut -d: -f2-)"
+      gateway_stream_note="streaming through the gateway fails: it answers \`$(tr -d '\n' <<<"$gateway_stream")\`; its log: \`${gateway_error}\`"
     fi
   fi
 else

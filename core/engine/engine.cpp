@@ -115,12 +115,12 @@ std::vector<MemoryItem> Engine::run_memory(const MemoryScope& scope) {
   // Most runs have little or no memory: one count saves a list call per empty layer.
   // agent_memory is read per namespace, whoever wrote it, so the actor's count says
   // nothing about it.
-  const nlohmann::json totals = memory_->visible_totals(scope.cell, scope.actor);
+  const MemoryTotalsCache::Totals totals = memory_->visible_totals(scope.cell, scope.actor);
   for (const char* layer : kPriority) {
     if (std::find(scope.layers.begin(), scope.layers.end(), layer) == scope.layers.end()) continue;
     const bool agent_layer = std::string(layer) == "agent_memory";
     if (agent_layer && !scope.agent_namespace) continue;
-    if (!agent_layer && totals.value(layer, int64_t{1}) == 0) continue;
+    if (!agent_layer && totals->value(layer, int64_t{1}) == 0) continue;
     const bool session_layer = std::string(layer) == "session";
     auto entries = memory_->recent(
         scope.cell, layer, scope.actor, agent_layer ? scope.agent_namespace : std::nullopt,

@@ -43,6 +43,20 @@ nlohmann::json MemoryService::call(agentrt_json_call_fn fn, const nlohmann::json
   return call_plugin_json(*backend_, fn, request);
 }
 
+// Cached totals of the cell go whether the write worked or not: a failure can come
+// after the backend changed something.
+nlohmann::json MemoryService::write(const std::string& cell, agentrt_json_call_fn fn,
+                                    const nlohmann::json& request) {
+  try {
+    nlohmann::json answer = call(fn, request);
+    totals_.forget_cell(cell);
+    return answer;
+  } catch (...) {
+    totals_.forget_cell(cell);
+    throw;
+  }
+}
+
 // The one place that decides whose entries a read sees (the actor rule).
 nlohmann::json MemoryService::filter(const std::string& cell, const Principal& who,
                                      const MemoryQuery& query) const {
@@ -82,7 +96,7 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
     if (!session_visible_(cell, who, *session_id))
       throw invalid("field 'session_id' names no session of this actor");
   }
-  return call(table().save, request);
+  return write(cell, table().save, request);
 }
 
 nlohmann::json MemoryService::list(const std::string& cell, const Principal& who,
@@ -105,14 +119,14 @@ void MemoryService::remove(const std::string& cell, const Principal& who, const 
                            const MemoryQuery& query) {
   nlohmann::json request = filter(cell, who, query);
   request["id"] = id;
-  call(table().remove, request);
+  write(cell, table().remove, request);
 }
 
 nlohmann::json MemoryService::clear_layer(const std::string& cell, const Principal& who,
                                           const MemoryQuery& query) {
   nlohmann::json request = filter(cell, who, query);
   request["layer"] = checked_layer(query.layer);
-  return call(table().clear_layer, request);
+  return write(cell, table().clear_layer, request);
 }
 
 nlohmann::json MemoryService::search(const std::string& cell, const Principal& who,
@@ -167,33 +181,43 @@ std::vector<nlohmann::json> MemoryService::recent(const std::string& cell, const
   return answer.value("data", nlohmann::json::array()).get<std::vector<nlohmann::json>>();
 }
 
-nlohmann::json MemoryService::visible_totals(const std::string& cell, const std::string& actor) {
-  return call(table().count,
-              {{"cell", cell}, {"actor", actor}, {"namespace", nullptr}, {"session_id", nullptr}});
+MemoryTotalsCache::Totals MemoryService::visible_totals(const std::string& cell,
+                                                        const std::string& actor) {
+  if (auto cached = totals_.find(cell, actor)) return cached;
+  const uint64_t generation = totals_.generation();
+  nlohmann::json answer =
+      call(table().count,
+           {{"cell", cell}, {"actor", actor}, {"namespace", nullptr}, {"session_id", nullptr}});
+  const int64_t reuse_s = answer.is_object() ? answer.value("cache_s", int64_t{0}) : 0;
+  auto totals = std::make_shared<const nlohmann::json>(std::move(answer));
+  totals_.remember(cell, actor, totals, std::chrono::seconds(reuse_s), generation);
+  return totals;
 }
 
 int64_t MemoryService::delete_session(const std::string& cell, const std::string& session_id) {
-  return call(table().delete_by_session, {{"cell", cell}, {"session_id", session_id}})
+  return write(cell, table().delete_by_session, {{"cell", cell}, {"session_id", session_id}})
       .value("deleted", int64_t{0});
 }
 
 int64_t MemoryService::clear_namespace(const std::string& cell, const std::string& namespace_) {
-  return call(table().clear_layer, {{"cell", cell},
-                                    {"layer", "agent_memory"},
-                                    {"actor", nullptr},
-                                    {"namespace", namespace_},
-                                    {"session_id", nullptr}})
+  return write(cell, table().clear_layer,
+               {{"cell", cell},
+                {"layer", "agent_memory"},
+                {"actor", nullptr},
+                {"namespace", namespace_},
+                {"session_id", nullptr}})
       .value("deleted", int64_t{0});
 }
 
 int64_t MemoryService::clear_cell(const std::string& cell) {
   int64_t deleted = 0;
   for (const auto& layer : memory_layers())
-    deleted += call(table().clear_layer, {{"cell", cell},
-                                          {"layer", layer},
-                                          {"actor", nullptr},
-                                          {"namespace", nullptr},
-                                          {"session_id", nullptr}})
+    deleted += write(cell, table().clear_layer,
+                     {{"cell", cell},
+                      {"layer", layer},
+                      {"actor", nullptr},
+                      {"namespace", nullptr},
+                      {"session_id", nullptr}})
                    .value("deleted", int64_t{0});
   return deleted;
 }

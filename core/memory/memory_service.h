@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/auth/principal.h"
+#include "core/memory/memory_totals_cache.h"
 #include "core/plugin_host/loaded_plugin.h"
 
 #include <nlohmann/json.hpp>
@@ -54,7 +55,9 @@ class MemoryService {
   // How many entries of each layer `actor` sees in the cell (its own, and the shared
   // layers'), any namespace or session: one call that lets a run skip the layers it
   // would find empty.
-  nlohmann::json visible_totals(const std::string& cell, const std::string& actor);
+  // Reused while the backend allows ("cache_s" in its count answer) and this host sent
+  // the cell no write (memory_totals_cache.h).
+  MemoryTotalsCache::Totals visible_totals(const std::string& cell, const std::string& actor);
 
   // Housekeeping of other features: a deleted session's entries, a deleted cell's, a
   // deleted agent's namespace.
@@ -66,10 +69,13 @@ class MemoryService {
   nlohmann::json filter(const std::string& cell, const Principal& who,
                         const MemoryQuery& query) const;
   nlohmann::json call(agentrt_json_call_fn fn, const nlohmann::json& request) const;
+  nlohmann::json write(const std::string& cell, agentrt_json_call_fn fn,
+                       const nlohmann::json& request);
   const agentrt_memory_vtable_t& table() const { return backend_->plugin().memory_table(); }
 
   std::shared_ptr<PluginInstance> backend_;
   SessionCheck session_visible_;
+  MemoryTotalsCache totals_;
 };
 
 }  // namespace agentrt::core

@@ -17,6 +17,8 @@ namespace {
 using nlohmann::json;
 using sdk::Error;
 
+constexpr int kCountReuseSeconds = 60;
+
 [[noreturn]] void not_found() {
   throw Error(AGENTRT_ERR_NOT_FOUND, "memory entry not found");
 }
@@ -65,6 +67,9 @@ class MemorySqlitePlugin : public sdk::MemoryBackend {
     for (int layer = 0; layer < kLayerCount; ++layer)
       out[std::string(kLayerNames[static_cast<size_t>(layer)])] =
           counts[static_cast<size_t>(layer)];
+    // The store is a file of the host's data dir that only the host writes, so the
+    // host may reuse counts until it writes the cell (as auth-token does with claims).
+    out["cache_s"] = kCountReuseSeconds;
     return out.dump();
   }
 

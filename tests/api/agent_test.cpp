@@ -122,6 +122,24 @@ TEST_F(Agents, PromptAndVisibleMemoryReachTheProviderAndNothingElse) {
   EXPECT_EQ(plain.find("helper-knows-acme"), std::string::npos) << "but no agent_memory";
 }
 
+// Runs reuse the actor's memory totals (memory_totals_cache.h); any write to the cell
+// must end that, or a run would skip a layer it counted empty before.
+TEST_F(Agents, MemorySavedBetweenRunsReachesTheNextRun) {
+  const json plain = {{"model", vendor_model(Vendor::openai)}, {"messages", {user_text("hi")}}};
+  std::string sent = chat_and_capture(alice, plain);
+  EXPECT_EQ(sent.find("alice-likes-tea"), std::string::npos);
+  remember("acme", {{"layer", "about_me"}, {"content", "alice-likes-tea"}}, alice);
+  sent = chat_and_capture(alice, plain);
+  EXPECT_NE(sent.find("alice-likes-tea"), std::string::npos) << "her own write";
+  remember("acme", {{"layer", "consensus"}, {"content", "acme-ships-fridays"}});
+  sent = chat_and_capture(alice, plain);
+  EXPECT_NE(sent.find("acme-ships-fridays"), std::string::npos) << "the admin's shared write";
+  remember("other", {{"layer", "consensus"}, {"content", "other-cell-fact"}});
+  sent = chat_and_capture(alice, plain);
+  EXPECT_EQ(sent.find("other-cell-fact"), std::string::npos);
+  EXPECT_NE(sent.find("acme-ships-fridays"), std::string::npos);
+}
+
 TEST_F(Agents, UnknownAgentOrNoModelIsRefused) {
   EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/chat", alice,
                  {{"agent_id", "agt_nope"}, {"messages", {user_text("x")}}})

@@ -28,7 +28,7 @@ class CountCheckTest : public MemoryTest {
           for (const std::string& session : sessions) {
             json f = filter(cell, actor, ns, session);
             json counts = count(f);
-            EXPECT_EQ(counts.size(), 7u) << f;
+            EXPECT_EQ(counts.size(), 8u) << f;  // the seven layers and "cache_s"
             for (const std::string& layer : kLayers) {
               size_t listed = list_all(f, layer).size();
               EXPECT_EQ(counts[layer], listed) << f << " " << layer;

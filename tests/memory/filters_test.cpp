@@ -89,7 +89,8 @@ TEST_F(MemoryTest, CellsAreIsolatedInEveryOperation) {
                                             {"agent_memory", 0},
                                             {"session", 0},
                                             {"working", 0},
-                                            {"unknown", 0}}));
+                                            {"unknown", 0},
+                                            {"cache_s", 60}}));
 
   EXPECT_EQ(clear_layer(fb, "environment")["deleted"], 1);
   EXPECT_EQ(delete_by_session("b", "s")["deleted"], 1);

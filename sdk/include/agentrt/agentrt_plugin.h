@@ -227,7 +227,11 @@ typedef struct agentrt_memory_vtable_t {
   agentrt_json_call_fn list;              /* filters, limit, cursor -> {"data","next_cursor"} */
   agentrt_json_call_fn remove;            /* {"cell","id",filters} -> {"deleted":n} */
   agentrt_json_call_fn clear_layer;       /* {"cell","layer",filters} -> {"deleted":n} */
-  agentrt_json_call_fn count;             /* filters -> {"<layer>":n,...} */
+  /* filters -> {"<layer>":n,...}. Optional "cache_s": the host may reuse the counts
+   * of the same filters for that many seconds (at most 300) as long as it sends the
+   * cell no write (save, remove, clear_layer, delete_by_session) meanwhile; set it
+   * only if nothing but this host writes the store. Absent or 0: count every time. */
+  agentrt_json_call_fn count;
   agentrt_json_call_fn search;            /* {"cell","query",...} -> {"data":[...]} */
   agentrt_json_call_fn delete_by_session; /* {"cell","session_id"} -> {"deleted":n} */
 } agentrt_memory_vtable_t;

@@ -3,6 +3,7 @@
 #include "core/domain/errors.h"
 #include "core/domain/ids.h"
 #include "core/log/logger.h"
+#include "core/log/request_log.h"
 #include "core/runs/context_window.h"
 
 namespace agentrt::core {
@@ -215,11 +216,13 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
 
   sessions_.finish_run(outcome_of(live, run, summary),
                        run.unwritten_start ? &*run.unwritten_start : nullptr);
-  log_info("run finished", {{"run_id", live.id},
-                            {"reason", summary.reason},
-                            {"attempts", attempts},
-                            {"input_tokens", summary.input_tokens},
-                            {"output_tokens", summary.output_tokens}});
+  if (!Logger::enabled(LogLevel::info)) return summary;
+  const nlohmann::json finished = {{"run_id", live.id},
+                                   {"reason", summary.reason},
+                                   {"attempts", attempts},
+                                   {"input_tokens", summary.input_tokens},
+                                   {"output_tokens", summary.output_tokens}};
+  if (!RequestLogFields::add(finished)) log_info("run finished", finished);
   return summary;
 }
 

@@ -1,6 +1,7 @@
 #include "server/http/pipeline.h"
 
 #include "core/log/logger.h"
+#include "core/log/request_log.h"
 #include "server/http/api_error.h"
 #include "server/http/body_reader.h"
 #include "server/http/request_id.h"
@@ -87,16 +88,21 @@ nlohmann::json parse_json_body(const std::string& body) {
   }
 }
 
+// `extra`: what the request's work added (core/log/request_log.h), such as its run.
 void log_access(const RequestContext& ctx, int status,
-                std::chrono::steady_clock::time_point started) {
+                std::chrono::steady_clock::time_point started,
+                const nlohmann::json& extra = nlohmann::json::object()) {
+  if (!core::Logger::enabled(core::LogLevel::info)) return;
   const auto elapsed = std::chrono::steady_clock::now() - started;
   const double micros =
       static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
-  core::log_info("request", {{"request_id", ctx.request_id},
-                             {"method", ctx.method},
-                             {"path", ctx.path},
-                             {"status", status},
-                             {"duration_ms", std::round(micros) / 1000.0}});
+  nlohmann::json fields = extra;
+  fields["request_id"] = ctx.request_id;
+  fields["method"] = ctx.method;
+  fields["path"] = ctx.path;
+  fields["status"] = status;
+  fields["duration_ms"] = std::round(micros) / 1000.0;
+  core::log_info("request", fields);
 }
 
 // A peek that reads 0 bytes means the peer sent FIN; an error other than "nothing yet"
@@ -132,6 +138,7 @@ class RequestPipeline::Run {
   }
 
   void execute() {
+    core::RequestLogFields log_fields;
     try {
       take_body();
       route();
@@ -154,7 +161,7 @@ class RequestPipeline::Run {
     } catch (...) {
       fail_internal("non-standard exception");
     }
-    log_access(ctx_, response_.status(), started_);
+    log_access(ctx_, response_.status(), started_, log_fields.fields());
     if (unread_bytes_ && !response_.client_gone())
       discard_until_client_stops(request_, kLingerBudgetMs);
   }

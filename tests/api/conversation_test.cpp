@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <map>
+
 namespace agentrt::test {
 namespace {
 
@@ -55,6 +58,35 @@ TEST_F(Conversation, ChatAnswersAndStoresTheTurn) {
   EXPECT_EQ(messages[1]["role"], "assistant");
   EXPECT_EQ(messages[1]["content"][0]["text"], "hello agent");
   EXPECT_EQ(messages[1]["run_id"], answer["run_id"]);
+}
+
+// One line per request, the run it ran included (core/log/request_log.h), for the
+// synchronous and the streamed form alike.
+TEST_F(Conversation, TheRequestLogLineCarriesItsRun) {
+  auto chat = call(agentd, "POST", "/chat", admin, run_body("log me"));
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  auto stream = open_run(agentd, admin, run_body("stream me"));
+  ASSERT_EQ(stream->status(), 200);
+  auto events = stream->rest();
+  ASSERT_FALSE(events.empty());
+  ASSERT_EQ(agentd.stop(SIGTERM), 0);
+  std::map<std::string, json> runs;  // request lines by run id
+  for (const json& line : agentd.log_lines()) {
+    EXPECT_NE(line.value("msg", ""), "run finished") << line.dump();
+    if (line.value("msg", "") == "request" && line.contains("run_id")) runs[line["run_id"]] = line;
+  }
+  ASSERT_EQ(runs.size(), 2u) << agentd.stderr_text();
+  const json& chat_line = runs[chat.json()["run_id"]];
+  EXPECT_EQ(chat_line["path"], "/chat");
+  EXPECT_EQ(chat_line["status"], 200);
+  EXPECT_EQ(chat_line["reason"], "end_turn");
+  EXPECT_EQ(chat_line["attempts"], 1);
+  EXPECT_EQ(chat_line["input_tokens"], chat.json()["usage"]["input_tokens"]);
+  EXPECT_EQ(chat_line["output_tokens"], chat.json()["usage"]["output_tokens"]);
+  EXPECT_EQ(chat_line["request_id"], chat.header("X-Request-Id"));
+  const json& run_line = runs[events.back()["run_id"]];
+  EXPECT_EQ(run_line["path"], "/run");
+  EXPECT_EQ(run_line["output_tokens"], events.back()["usage"]["output_tokens"]);
 }
 
 TEST_F(Conversation, SecondTurnCarriesTheFirstUpstream) {

@@ -1,4 +1,5 @@
 #include "core/log/logger.h"
+#include "core/log/request_log.h"
 #include "tests/core/temp_dir.h"
 
 #include <fcntl.h>
@@ -177,6 +178,29 @@ TEST(LoggerStderrTest, ConcurrentWritersProduceWholeLines) {
     seen.emplace(parsed.at("thread").get<int>(), parsed.at("i").get<int>());
   }
   EXPECT_EQ(seen.size(), static_cast<size_t>(kThreads * kLines));
+}
+
+}  // namespace
+}  // namespace agentrt::core
+
+namespace agentrt::core {
+namespace {
+
+TEST(RequestLogFields, FieldsGoToTheInnermostRequestOfTheThreadAndNowhereElse) {
+  EXPECT_FALSE(RequestLogFields::add({{"run_id", "run_x"}})) << "no request on this thread";
+  RequestLogFields outer;
+  EXPECT_TRUE(RequestLogFields::add({{"run_id", "run_a"}, {"reason", "end_turn"}}));
+  {
+    RequestLogFields inner;
+    EXPECT_TRUE(RequestLogFields::add({{"run_id", "run_b"}}));
+    EXPECT_EQ(inner.fields(), json({{"run_id", "run_b"}}));
+  }
+  EXPECT_TRUE(RequestLogFields::add({{"attempts", 2}}));
+  EXPECT_FALSE(RequestLogFields::add(json::array({1, 2}))) << "only an object's fields";
+  EXPECT_EQ(outer.fields(), json({{"run_id", "run_a"}, {"reason", "end_turn"}, {"attempts", 2}}));
+  std::thread other([] { EXPECT_FALSE(RequestLogFields::add({{"run_id", "run_c"}})); });
+  other.join();
+  EXPECT_FALSE(outer.fields().contains("run_id") && outer.fields()["run_id"] == "run_c");
 }
 
 }  // namespace

@@ -1,0 +1,24 @@
+#include "core/log/request_log.h"
+
+namespace agentrt::core {
+namespace {
+
+thread_local RequestLogFields* t_current = nullptr;
+
+}  // namespace
+
+RequestLogFields::RequestLogFields() : previous_(t_current) {
+  t_current = this;
+}
+
+RequestLogFields::~RequestLogFields() {
+  t_current = previous_;
+}
+
+bool RequestLogFields::add(const nlohmann::json& fields) {
+  if (t_current == nullptr || !fields.is_object()) return false;
+  for (const auto& [key, value] : fields.items()) t_current->fields_[key] = value;
+  return true;
+}
+
+}  // namespace agentrt::core

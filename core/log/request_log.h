@@ -1,0 +1,30 @@
+// Fields that code deeper in a request adds to that request's one log line, the way a
+// logging framework's mapped diagnostic context works: the run a request ran shows on
+// its "request" line instead of a line of its own (one formatted line and one write()
+// per /chat instead of two, and the usage next to the status and duration).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+namespace agentrt::core {
+
+class RequestLogFields {
+ public:
+  // The calling thread's request line collects from now until destruction.
+  RequestLogFields();
+  ~RequestLogFields();
+  RequestLogFields(const RequestLogFields&) = delete;
+  RequestLogFields& operator=(const RequestLogFields&) = delete;
+
+  const nlohmann::json& fields() const { return fields_; }
+
+  // Adds an object's fields to the calling thread's request line; false when the
+  // thread serves no request, and the caller then logs a line of its own.
+  static bool add(const nlohmann::json& fields);
+
+ private:
+  nlohmann::json fields_ = nlohmann::json::object();
+  RequestLogFields* previous_;
+};
+
+}  // namespace agentrt::core

@@ -43,7 +43,7 @@ one() { # variant
       *) settings+=("$word") ;;
     esac
   done
-  rm -rf "$work/data"
+  rm -rf "$work/data" "$work/agentd.err"  # else the last run's "listening" line can answer the wait
   env "${settings[@]}" "$bin/bin/agentd" serve --config "$work/agentd.json" \
     --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/agentd.err" &
   local pid=$!

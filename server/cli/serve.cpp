@@ -46,11 +46,18 @@ void show_first_admin_token(const core::StartReport& report) {
   std::cerr.flush();
 }
 
-// Each connection thread may hold two descriptors (the client's and its upstream's).
-// Debian's default soft limit of 1024 descriptors would refuse streams long before the
-// pool is full, so the soft limit is raised towards the hard one, as much as needed.
+// A connection thread busy with a provider call holds four descriptors: the client's
+// socket, the upstream connection, and the wake-up socket pair of the thread's libcurl
+// multi handle (the pair and the warm connection stay for the thread's life). Each
+// queued connection holds one; 256 cover the stores, logs and listener. Debian's
+// default soft limit of 1024 would refuse calls long before the pool is full, so the
+// soft limit is raised towards the hard one, as much as needed.
+rlim_t open_files_needed(const core::ServerConfig& server) {
+  return 4 * static_cast<rlim_t>(server.threads) + server.max_queued + 256;
+}
+
 void raise_open_file_limit(const core::Config& config) {
-  const rlim_t needed = 2 * static_cast<rlim_t>(config.server.threads) + 256;
+  const rlim_t needed = open_files_needed(config.server);
   struct rlimit limit {};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
   const rlim_t before = limit.rlim_cur;

@@ -33,9 +33,7 @@ Principal AuthService::verify(const std::string& token) const {
   if (claims.contains("cell") && claims["cell"].is_string())
     who.cell = claims["cell"].get<std::string>();
   who.admin = claims.value("admin", false);
-  const auto reuse = claims.find("cache_s");
-  if (reuse != claims.end() && reuse->is_number_integer())
-    verified_.remember(token, who, std::chrono::seconds(reuse->get<int64_t>()), epoch);
+  verified_.remember(token, who, allowed_reuse(claims), epoch);
   return who;
 }
 

@@ -37,4 +37,11 @@ nlohmann::json call_plugin_json(const PluginInstance& plugin, agentrt_json_call_
   return parsed;
 }
 
+std::chrono::seconds allowed_reuse(const nlohmann::json& answer) {
+  if (!answer.is_object()) return std::chrono::seconds(0);
+  const auto reuse = answer.find("cache_s");
+  if (reuse == answer.end() || !reuse->is_number_integer()) return std::chrono::seconds(0);
+  return std::chrono::seconds(reuse->get<int64_t>());
+}
+
 }  // namespace agentrt::core

@@ -188,9 +188,9 @@ MemoryTotalsCache::Totals MemoryService::visible_totals(const std::string& cell,
   nlohmann::json answer =
       call(table().count,
            {{"cell", cell}, {"actor", actor}, {"namespace", nullptr}, {"session_id", nullptr}});
-  const int64_t reuse_s = answer.is_object() ? answer.value("cache_s", int64_t{0}) : 0;
+  const std::chrono::seconds reuse = allowed_reuse(answer);
   auto totals = std::make_shared<const nlohmann::json>(std::move(answer));
-  totals_.remember(cell, actor, totals, std::chrono::seconds(reuse_s), generation);
+  totals_.remember(cell, actor, totals, reuse, generation);
   return totals;
 }
 

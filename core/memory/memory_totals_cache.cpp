@@ -37,9 +37,8 @@ void MemoryTotalsCache::remember(const std::string& cell, const std::string& act
     cells_.clear();
     entries_ = 0;
   }
-  auto [it, inserted] = cells_[cell].insert_or_assign(actor, Entry{std::move(totals), now + reuse});
-  (void)it;
-  if (inserted) ++entries_;
+  if (cells_[cell].insert_or_assign(actor, Entry{std::move(totals), now + reuse}).second)
+    ++entries_;
 }
 
 void MemoryTotalsCache::forget_cell(const std::string& cell) {

@@ -2,6 +2,7 @@
 // the backend allowed, dropped for a cell by any write to it, and never kept when a
 // write raced the count.
 #include "core/memory/memory_totals_cache.h"
+#include "core/domain/plugin_call.h"
 
 #include <gtest/gtest.h>
 
@@ -83,6 +84,18 @@ TEST(MemoryTotalsCache, AFullCacheStartsOverInsteadOfGrowing) {
   cache.remember("acme", "one-more", totals(8), 60s, cache.generation(), t0);
   EXPECT_EQ(cache.size(), 1u) << "replacing an entry does not count it twice";
   EXPECT_EQ(about_me(cache.find("acme", "one-more", t0)), 8);
+}
+
+// A backend (or auth module) with a malformed "cache_s" gets no reuse, and its call
+// still works: reading the field with json::value threw for a string.
+TEST(AllowedReuse, OnlyAWholeNumberOfSecondsAllowsReuse) {
+  EXPECT_EQ(allowed_reuse(json{{"about_me", 1}, {"cache_s", 60}}), 60s);
+  EXPECT_EQ(allowed_reuse(json{{"about_me", 1}}), 0s);
+  EXPECT_EQ(allowed_reuse(json{{"cache_s", "60"}}), 0s);
+  EXPECT_EQ(allowed_reuse(json{{"cache_s", 1.5}}), 0s);
+  EXPECT_EQ(allowed_reuse(json{{"cache_s", nullptr}}), 0s);
+  EXPECT_EQ(allowed_reuse(json::array({60})), 0s);
+  EXPECT_EQ(allowed_reuse(json{{"cache_s", -5}}), -5s) << "the caches refuse what is not positive";
 }
 
 }  // namespace

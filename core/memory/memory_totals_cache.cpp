@@ -14,6 +14,7 @@ MemoryTotalsCache::Totals MemoryTotalsCache::find(const std::string& cell, const
   if (now >= it->second.until) {
     in_cell->second.erase(it);
     --entries_;
+    if (in_cell->second.empty()) cells_.erase(in_cell);  // no empty maps left behind
     return nullptr;
   }
   return it->second.totals;

@@ -177,6 +177,20 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
   return run;
 }
 
+namespace {
+
+// On the line of the request that ran it (request_log.h), else a line of its own.
+void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
+  const nlohmann::json finished = {{"run_id", run_id},
+                                   {"reason", summary.reason},
+                                   {"attempts", attempts},
+                                   {"input_tokens", summary.input_tokens},
+                                   {"output_tokens", summary.output_tokens}};
+  if (!RequestLogFields::add(finished)) log_info("run finished", finished);
+}
+
+}  // namespace
+
 RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
   LiveRun& live = *run.live;
   LiveGuard guard{live_, live};
@@ -216,13 +230,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
 
   sessions_.finish_run(outcome_of(live, run, summary),
                        run.unwritten_start ? &*run.unwritten_start : nullptr);
-  if (!Logger::enabled(LogLevel::info)) return summary;
-  const nlohmann::json finished = {{"run_id", live.id},
-                                   {"reason", summary.reason},
-                                   {"attempts", attempts},
-                                   {"input_tokens", summary.input_tokens},
-                                   {"output_tokens", summary.output_tokens}};
-  if (!RequestLogFields::add(finished)) log_info("run finished", finished);
+  if (Logger::enabled(LogLevel::info)) log_finished(live.id, summary, attempts);
   return summary;
 }
 

@@ -31,6 +31,8 @@ TEST(MemoryTotalsCache, TotalsAreReusedUntilTheirTimeEnds) {
   EXPECT_FALSE(cache.find("globex", "alice", t0)) << "and another cell's";
   EXPECT_FALSE(cache.find("acme", "alice", t0 + 60s)) << "kept past the time allowed";
   EXPECT_EQ(cache.size(), 0u) << "a lapsed entry is gone";
+  cache.remember("acme", "alice", totals(4), 60s, cache.generation(), t0 + 61s);
+  EXPECT_EQ(about_me(cache.find("acme", "alice", t0 + 61s)), 4) << "and its cell takes new ones";
 }
 
 TEST(MemoryTotalsCache, NothingIsKeptWithoutPermissionAndNothingBeyondTheCap) {

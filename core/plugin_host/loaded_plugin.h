@@ -5,6 +5,7 @@
 #include <agentrt/agentrt_plugin.h>
 #include "core/plugin_host/cancel_waker.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -103,15 +104,37 @@ struct ProviderDelta {
   uint32_t kind;
   std::string_view data;
 };
+// Which thread runs a completion when the plugin offers complete_async (ABI 1.2).
+enum class CallThread {
+  plugin,  // the plugin's own: one of its threads serves many streams
+  caller,  // the caller's, through the blocking complete: one hand-off fewer
+};
+
 class ProviderInstance : public PluginInstance {
  public:
   using PluginInstance::PluginInstance;
   std::string list_models() const;
   // Blocks; `on_delta` returns false to stop; `cancelled` is polled by the plugin, or,
   // when the plugin registers with `waker` (ABI 1.1), checked when woken through it.
+  // When the plugin offers complete_async (ABI 1.2), the call runs on the plugin's
+  // threads while this one waits for its end: `on_delta` and `cancelled` are then
+  // called from a plugin thread (one at a time), so they must not block.
   void complete(std::string_view request_json,
                 const std::function<bool(const ProviderDelta&)>& on_delta,
-                const std::function<bool()>& cancelled, CancelWaker* waker = nullptr) const;
+                const std::function<bool()>& cancelled, CancelWaker* waker = nullptr,
+                CallThread thread = CallThread::plugin) const;
+
+  // Every call through `complete` on the calling thread, even when the plugin could
+  // run it on its own: for tests of both paths and for A/B measurements.
+  void set_blocking_only(bool blocking_only) { blocking_only_ = blocking_only; }
+  bool runs_async() const;
+
+ private:
+  // False when the instance declined (AGENTRT_ERR_UNSUPPORTED): complete() then runs.
+  bool complete_async(std::string_view request_json, void* state) const;
+
+  bool blocking_only_ = false;
+  mutable std::atomic<bool> async_declined_{false};
 };
 
 }  // namespace agentrt::core

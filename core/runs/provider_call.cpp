@@ -58,7 +58,8 @@ std::string error_code_for(int32_t abi_code) {
 ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
                              const RetryPolicy& policy,
                              const std::function<bool(std::string_view)>& on_text,
-                             const std::function<bool()>& cancelled, CancelWaker* waker) {
+                             const std::function<bool()>& cancelled, CancelWaker* waker,
+                             CallThread thread) {
   ProviderResult result;
   bool stopped_by_us = false;
   for (unsigned attempt = 0;; ++attempt) {
@@ -76,7 +77,7 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
             if (!on_text(delta.data)) stopped_by_us = true;
             return !stopped_by_us;
           },
-          [&] { return stopped_by_us || cancelled(); }, waker);
+          [&] { return stopped_by_us || cancelled(); }, waker, thread);
       result.end = ProviderResult::End::completed;
       return result;
     } catch (const PluginError& e) {

@@ -36,7 +36,8 @@ struct ProviderResult {
 ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
                              const RetryPolicy& policy,
                              const std::function<bool(std::string_view)>& on_text,
-                             const std::function<bool()>& cancelled, CancelWaker* waker = nullptr);
+                             const std::function<bool()>& cancelled, CancelWaker* waker = nullptr,
+                             CallThread thread = CallThread::plugin);
 
 // The event/HTTP error code for an ABI status code.
 std::string error_code_for(int32_t abi_code);

@@ -214,7 +214,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
         if (!receiver_gone && !sink.idle()) receiver_gone = true;
         return receiver_gone || live.cancelled();
       },
-      &live.waker());
+      &live.waker(), run.provider_thread);
 
   const int attempts = result.attempts;
   RunSummary summary = summarise(std::move(result), run.context);
@@ -247,6 +247,7 @@ class NoSink : public RunSink {
 nlohmann::json RunService::chat(const std::string& cell, const Principal& who,
                                 const nlohmann::json& body) {
   PreparedRun run = prepare(cell, who, body, /*write_start_at_end=*/true);
+  run.provider_thread = CallThread::caller;
   NoSink sink;
   RunSummary summary = execute(run, sink);
   if (summary.failed)

@@ -41,6 +41,11 @@ struct PreparedRun {
   std::vector<StoredMessage> context;
   // Set when the run's start is written together with its end (see chat()).
   std::optional<RunRecord> unwritten_start;
+  // A stream's deltas are best sent from the provider's own thread, which serves many
+  // streams; /chat sends nothing until the end, and its thread, which waits anyway,
+  // runs the call itself (measured: 20 µs less per /chat at concurrency 1, no loss at
+  // 64).
+  CallThread provider_thread = CallThread::plugin;
 };
 
 // How a run ended: what its done (and error) event says, and what /chat answers.

@@ -1,37 +1,21 @@
 #include "common/chat_provider.h"
 
+#include "common/async_call.h"
 #include "common/curl_handles.h"
+#include "common/secret_wipe.h"
+#include "common/transfer_loop.h"
 
-#include <ctime>
+#include <algorithm>
+#include <thread>
 
 namespace agentrt::providers {
 namespace {
 
-// Overwrites a string that held the key before its memory goes back to the heap.
-void wipe(std::string& s) {
-  volatile char* p = s.data();
-  for (size_t i = 0; i < s.size(); ++i) p[i] = 0;
-  s.clear();
+// One loop a core, at most four: a loop keeps a core busy only at many thousand
+// deltas a second, and each loop keeps its own warm connections.
+size_t loop_count() {
+  return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
 }
-
-// Wipes what it watches when the scope ends, however it ends (the key, and the
-// request headers that carry it).
-class WipeOnExit {
- public:
-  explicit WipeOnExit(std::string& one) : one_(&one) {}
-  explicit WipeOnExit(std::vector<std::string>& many) : many_(&many) {}
-  ~WipeOnExit() {
-    if (one_) wipe(*one_);
-    if (many_)
-      for (std::string& s : *many_) wipe(s);
-  }
-  WipeOnExit(const WipeOnExit&) = delete;
-  WipeOnExit& operator=(const WipeOnExit&) = delete;
-
- private:
-  std::string* one_ = nullptr;
-  std::vector<std::string>* many_ = nullptr;
-};
 
 }  // namespace
 
@@ -43,6 +27,8 @@ ChatProvider::ChatProvider(const sdk::Host& host, std::string plugin, ProviderCo
       adapter_(std::move(adapter)) {
   ensure_curl_initialised();
 }
+
+ChatProvider::~ChatProvider() = default;
 
 std::string ChatProvider::list_models() {
   return nlohmann::json{{"models", config_.models}}.dump();
@@ -57,6 +43,14 @@ std::string ChatProvider::resolve_key() const {
   }
 }
 
+HttpRequest ChatProvider::prepare(const ChatRequest& chat, const std::string& key) const {
+  HttpRequest http = adapter_->build(chat, config_, key);
+  http.connect_timeout_ms = config_.connect_timeout_ms;
+  http.stall_timeout_ms = config_.stall_timeout_ms;
+  http.user_agent = "agentrt-" + plugin_ + "/1.0";
+  return http;
+}
+
 void ChatProvider::complete(const std::string& request_json, sdk::Sink& sink) {
   ChatRequest chat = parse_chat_request(request_json);
   std::string key = resolve_key();
@@ -64,19 +58,13 @@ void ChatProvider::complete(const std::string& request_json, sdk::Sink& sink) {
   try {
     stream(chat, key, sink);
   } catch (const sdk::Error& e) {
-    // Last line of defence: whatever any layer put in a message, the key leaves
-    // only as "[redacted]".
-    throw sdk::Error(e.code(), redact(e.what(), key), e.http_status(), e.retry_after_ms());
+    throw redact(e, key);
   }
 }
 
 void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::Sink& sink) const {
-  HttpRequest http = adapter_->build(chat, config_, key);
+  HttpRequest http = prepare(chat, key);
   WipeOnExit wipe_headers(http.headers);
-  http.connect_timeout_ms = config_.connect_timeout_ms;
-  http.stall_timeout_ms = config_.stall_timeout_ms;
-  http.user_agent = "agentrt-" + plugin_ + "/1.0";
-
   DeltaEmitter out(sink);
   std::unique_ptr<StreamDecoder> decoder = adapter_->decoder(out);
   StreamCallbacks callbacks;
@@ -85,9 +73,37 @@ void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::
   callbacks.set_waker = [&](void (*wake)(void*), void* ctx) { return sink.set_waker(wake, ctx); };
   callbacks.complete = [&] { return decoder->complete(); };
   HttpResponse response = post_streaming(http, callbacks);
-  if (response.status < 200 || response.status >= 300)
-    throw map_http_error(response, adapter_->parse_error(response.body), key, std::time(nullptr));
-  decoder->end_of_stream();
+  end_response(response, *adapter_, *decoder, key);
+}
+
+bool ChatProvider::start(const std::string& request_json, sdk::AsyncSink sink) {
+  ChatRequest chat = parse_chat_request(request_json);
+  std::string key = resolve_key();
+  WipeOnExit wipe_key(key);
+  try {
+    HttpRequest http = prepare(chat, key);
+    WipeOnExit wipe_headers(http.headers);
+    // Copies, so that the originals here can be wiped in place; the call wipes its
+    // own when it ends.
+    submit(std::make_unique<AsyncCall>(sink, key, http, *adapter_));
+  } catch (const sdk::Error& e) {
+    throw redact(e, key);
+  }
+  return true;
+}
+
+void ChatProvider::submit(std::unique_ptr<AsyncCall> call) {
+  std::lock_guard<std::mutex> lock(loops_mutex_);
+  if (loops_.empty())
+    for (size_t i = 0; i < loop_count(); ++i) loops_.push_back(std::make_unique<TransferLoop>());
+  // The least busy loop, the first of equals: calls one after another all land on one
+  // loop and reuse its warm connection, while concurrent calls spread evenly, so that
+  // no loop needs more connections than its share. Under the lock, two starts cannot
+  // both pick the same loop from one look at the loads.
+  TransferLoop* best = loops_.front().get();
+  for (const auto& loop : loops_)
+    if (loop->load() < best->load()) best = loop.get();
+  best->submit(std::move(call));
 }
 
 }  // namespace agentrt::providers

@@ -9,44 +9,49 @@
 #include "common/http_stream.h"
 #include "common/provider_config.h"
 #include "common/stream_decoder.h"
+#include "common/vendor_adapter.h"
 
 #include <agentrt/plugin.hpp>
 
 #include <memory>
+#include <mutex>
 #include <string>
-#include <string_view>
+#include <vector>
 
 namespace agentrt::providers {
 
-class VendorAdapter {
- public:
-  virtual ~VendorAdapter() = default;
-  // URL, headers (with `api_key` when non-empty) and body for `chat`. Throws
-  // Error(INVALID_ARGUMENT) for a request the vendor cannot express.
-  virtual HttpRequest build(const ChatRequest& chat, const ProviderConfig& config,
-                            const std::string& api_key) const = 0;
-  virtual std::unique_ptr<StreamDecoder> decoder(DeltaEmitter& out) const = 0;
-  // What a non-2xx body says; tolerant of bodies that are not the vendor's JSON.
-  virtual UpstreamErrorInfo parse_error(std::string_view body) const = 0;
-};
+class AsyncCall;
+class TransferLoop;
 
 class ChatProvider : public sdk::Provider {
  public:
   // `plugin` is the plugin's name, for messages.
   ChatProvider(const sdk::Host& host, std::string plugin, ProviderConfig config,
                std::unique_ptr<VendorAdapter> adapter);
+  // Ends every call started with start() and still running with CANCELLED.
+  ~ChatProvider() override;
 
   std::string list_models() override;
+  // Blocks the calling thread for the whole call (hosts before ABI 1.2).
   void complete(const std::string& request_json, sdk::Sink& sink) override;
+  // The same call driven by the instance's transfer loops: parses the request and
+  // resolves the key here (what fails there throws), then returns at once.
+  bool start(const std::string& request_json, sdk::AsyncSink sink) override;
 
  private:
   std::string resolve_key() const;
+  HttpRequest prepare(const ChatRequest& chat, const std::string& key) const;
   void stream(const ChatRequest& chat, const std::string& key, sdk::Sink& sink) const;
+  void submit(std::unique_ptr<AsyncCall> call);
 
   sdk::Host host_;
   std::string plugin_;
   ProviderConfig config_;
   std::unique_ptr<VendorAdapter> adapter_;
+  // Made on the first start(), so that hosts that only call complete() pay nothing.
+  // Declared last: destroyed first, while the adapter its calls use is still whole.
+  std::mutex loops_mutex_;  // choosing a loop and handing it the call are one step
+  std::vector<std::unique_ptr<TransferLoop>> loops_;
 };
 
 }  // namespace agentrt::providers

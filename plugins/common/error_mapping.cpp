@@ -41,6 +41,11 @@ std::string redact(std::string text, std::string_view secret) {
   return text;
 }
 
+sdk::Error redact(const sdk::Error& error, std::string_view secret) {
+  return sdk::Error(error.code(), redact(error.what(), secret), error.http_status(),
+                    error.retry_after_ms());
+}
+
 std::string clip_utf8(std::string text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
   size_t cut = max_bytes;

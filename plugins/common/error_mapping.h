@@ -28,6 +28,11 @@ sdk::Error map_http_error(const HttpResponse& response, const UpstreamErrorInfo&
 // `text` with every occurrence of `secret` replaced by "[redacted]".
 std::string redact(std::string text, std::string_view secret);
 
+// `error` with every occurrence of `secret` in its message replaced: the last line of
+// defence, so that whatever any layer put in a message, the key leaves only as
+// "[redacted]".
+sdk::Error redact(const sdk::Error& error, std::string_view secret);
+
 // `text` cut to at most `max_bytes` without splitting a UTF-8 character.
 std::string clip_utf8(std::string text, size_t max_bytes);
 

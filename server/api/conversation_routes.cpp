@@ -29,7 +29,8 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
               [&engine](RequestContext& ctx, Response& response) {
                 // Everything that can be refused is refused here, as plain JSON.
                 core::PreparedRun run = engine.runs().prepare(ctx.cell, *ctx.principal, ctx.json);
-                SseStream stream(response, ping_interval(engine), ctx.client_closed);
+                SseStream stream(response, ping_interval(engine), ctx.client_closed,
+                                 ctx.client_socket);
                 engine.runs().execute(run, stream);
               }});
   router.add({"POST", "/chat", RouteScope::cell, RouteAccess::token, true,
@@ -41,7 +42,8 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
                 const int64_t after = after_param(ctx);
                 // The run is looked up before the stream starts, so an unknown run is a 404.
                 engine.runs().check_run(ctx.cell, *ctx.principal, ctx.param("runID"));
-                SseStream stream(response, ping_interval(engine), ctx.client_closed);
+                SseStream stream(response, ping_interval(engine), ctx.client_closed,
+                                 ctx.client_socket);
                 engine.runs().follow(ctx.cell, *ctx.principal, ctx.param("runID"), after, stream,
                                      std::chrono::milliseconds(100));
               }});

@@ -108,11 +108,10 @@ void log_access(const RequestContext& ctx, int status,
 // A peek that reads 0 bytes means the peer sent FIN; an error other than "nothing yet"
 // means the socket failed. One syscall: Poco's Socket::poll makes and closes an epoll
 // instance per call, which with two thousand open streams was a sixth of the CPU.
-bool peer_closed(Poco::Net::HTTPServerRequest& request) {
-  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
-  if (impl == nullptr) return false;
+bool peer_closed(int fd) {
+  if (fd < 0) return false;
   char byte = 0;
-  ssize_t n = ::recv(impl->socket().impl()->sockfd(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   if (n > 0) return false;  // bytes waiting (a pipelined request): still there
   if (n == 0) return true;
   return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
@@ -134,7 +133,9 @@ class RequestPipeline::Run {
     const std::string& uri = request.getURI();
     ctx_.path = uri.substr(0, uri.find('?'));
     ctx_.headers = &request;
-    ctx_.client_closed = [&request] { return peer_closed(request); };
+    auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+    ctx_.client_socket = impl ? impl->socket().impl()->sockfd() : -1;
+    ctx_.client_closed = [fd = ctx_.client_socket] { return peer_closed(fd); };
   }
 
   void execute() {

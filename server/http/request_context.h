@@ -38,6 +38,9 @@ struct RequestContext {
   // True once the client has closed its side of the connection; cheap, for streams to
   // notice a departed client while they have nothing to write.
   std::function<bool()> client_closed;
+  // The connection's socket, for a stream written from another thread (sse_stream.h);
+  // -1 when there is none to hand.
+  int client_socket = -1;
   // Who is calling, set by the auth middleware on every route that is not open.
   std::optional<core::Principal> principal;
 

@@ -1,29 +1,35 @@
 #include "server/http/sse_stream.h"
 
-#include <ostream>
+#include <stdexcept>
 
 namespace agentrt::server {
+namespace {
+
+int checked(int fd) {
+  if (fd < 0) throw std::logic_error("an SSE stream needs the connection's socket");
+  return fd;
+}
+
+}  // namespace
 
 SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval,
-                     std::function<bool()> client_closed)
-    : out_(response.begin_stream(200, "text/event-stream")),
+                     std::function<bool()> client_closed, int client_fd)
+    : writer_(checked(client_fd)),
       ping_interval_(ping_interval),
       last_write_(std::chrono::steady_clock::now()),
       client_closed_(std::move(client_closed)),
       last_probe_(last_write_),
-      gone_(response.client_gone()) {}
+      gone_(false) {
+  // begin_stream flushes the headers, so Poco's stream holds nothing that the
+  // writer's chunks could overtake; it writes the last chunk when the response ends.
+  response.begin_stream(200, "text/event-stream");
+  gone_ = response.client_gone();
+}
 
 bool SseStream::write(const std::string& text) {
   if (gone_) return false;
-  try {
-    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out_.flush();
-  } catch (...) {  // a socket error may surface as an exception from the buffer
-    gone_ = true;
-    return false;
-  }
-  gone_ = !out_.good();
   last_write_ = std::chrono::steady_clock::now();
+  gone_ = !writer_.write(text);
   return !gone_;
 }
 
@@ -35,6 +41,8 @@ bool SseStream::send(const std::string& event) {
 }
 
 bool SseStream::idle() {
+  if (gone_) return false;
+  if (!writer_.flush()) gone_ = true;
   if (gone_) return false;
   const auto now = std::chrono::steady_clock::now();
   if (client_closed_ && now - last_probe_ >= std::chrono::milliseconds(250)) {

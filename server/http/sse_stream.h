@@ -1,16 +1,19 @@
 // Server-sent events over a chunked response: one "data: {json}" line and a blank line
-// per event, flushed as it happens; a ": ping" comment when the stream has been silent
-// for the ping interval. Poco's stream goes bad rather than throwing when the client
-// disconnects, so every write checks good() and reports the client gone, which stops
-// the run.
+// per event, sent as it happens; a ": ping" comment when the stream has been silent
+// for the ping interval. A client that disconnects, or stops reading for the send
+// timeout, reports the stream gone, which stops the run.
+//
+// Events go straight to the connection's socket through a ChunkWriter, so a run whose
+// deltas arrive on a provider's own thread sends them from there without blocking it
+// (chunk_writer.h).
 #pragma once
 
 #include "core/runs/run_service.h"
+#include "server/http/chunk_writer.h"
 #include "server/http/response.h"
 
 #include <chrono>
 #include <functional>
-#include <iosfwd>
 
 namespace agentrt::server {
 
@@ -18,18 +21,19 @@ class SseStream : public core::RunSink {
  public:
   // `client_closed` may be empty; when set, idle() asks it, at most every 250 ms: a
   // stream of deltas already learns of a closed client from its writes, and probing
-  // at every delta was one recv per delta at 2,000 streams.
+  // at every delta was one recv per delta at 2,000 streams. `client_fd` is the
+  // connection's socket (RequestContext::client_socket).
   SseStream(Response& response, std::chrono::milliseconds ping_interval,
-            std::function<bool()> client_closed = {});
+            std::function<bool()> client_closed, int client_fd);
 
   bool send(const std::string& event) override;
-  bool idle() override;  // sends ": ping" when due
+  bool idle() override;  // sends ": ping" when due, and what a slow client left queued
   bool gone() const { return gone_; }
 
  private:
   bool write(const std::string& text);
 
-  std::ostream& out_;
+  ChunkWriter writer_;
   std::chrono::milliseconds ping_interval_;
   std::chrono::steady_clock::time_point last_write_;
   std::function<bool()> client_closed_;

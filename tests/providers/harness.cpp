@@ -1,5 +1,6 @@
 #include "tests/providers/harness.h"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -37,7 +38,13 @@ json config_for(const FakeUpstream& fake, const std::string& key) {
 }
 
 std::unique_ptr<ProviderInstance> make_provider(Vendor vendor, const json& config) {
-  return std::make_unique<ProviderInstance>(provider_plugin(vendor), config.dump());
+  auto provider = std::make_unique<ProviderInstance>(provider_plugin(vendor), config.dump());
+  // The suite runs twice (CMakeLists.txt): through the plugins' own threads (ABI 1.2
+  // complete_async), as agentd calls them, and through the blocking complete that
+  // older hosts call.
+  const char* blocking = std::getenv("AGENTRT_TEST_BLOCKING_PROVIDERS");
+  provider->set_blocking_only(blocking != nullptr && std::string(blocking) == "1");
+  return provider;
 }
 
 json text_message(const std::string& role, const std::string& text) {

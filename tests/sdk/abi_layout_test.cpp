@@ -64,7 +64,8 @@ TEST(AbiLayout, Sink) {
   EXPECT_EQ(offsetof(T, emit), 16u);
   EXPECT_EQ(offsetof(T, is_cancelled), 24u);
   EXPECT_EQ(offsetof(T, set_waker), 32u);  // 1.1, appended
-  EXPECT_GE(sizeof(T), 40u);
+  EXPECT_EQ(offsetof(T, done), 40u);       // 1.2, appended
+  EXPECT_GE(sizeof(T), 48u);
 }
 
 TEST(AbiLayout, ProviderTable) {
@@ -74,7 +75,8 @@ TEST(AbiLayout, ProviderTable) {
   EXPECT_EQ(offsetof(T, destroy), 16u);
   EXPECT_EQ(offsetof(T, complete), 24u);
   EXPECT_EQ(offsetof(T, list_models), 32u);
-  EXPECT_GE(sizeof(T), 40u);
+  EXPECT_EQ(offsetof(T, complete_async), 40u);  // 1.2, appended
+  EXPECT_GE(sizeof(T), 48u);
 }
 
 TEST(AbiLayout, MemoryTable) {

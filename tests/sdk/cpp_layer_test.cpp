@@ -100,7 +100,8 @@ struct Fixture : ::testing::Test {
   agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
   void* instance = nullptr;
   Recorder recorder;
-  agentrt_sink_t sink{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled, nullptr};
+  agentrt_sink_t sink{sizeof(agentrt_sink_t), 0,       &recorder, &record,
+                      &never_cancelled,       nullptr, nullptr};
 
   void TearDown() override {
     if (instance) table->destroy(instance);
@@ -170,7 +171,8 @@ TEST_F(Fixture, OutputsAndSecretsGoThroughTheHost) {
 
 TEST(CppLayer, FinishReasonsAreEscapedIntoValidJson) {
   Recorder recorder;
-  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0, &recorder, &record, &never_cancelled, nullptr};
+  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0,       &recorder, &record,
+                     &never_cancelled,       nullptr, nullptr};
   agentrt::sdk::Sink sink(&raw);
   sink.finish("odd\"word\\with\ncontrol");
   ASSERT_EQ(recorder.deltas.size(), 1u);
@@ -205,7 +207,8 @@ void some_wake(void*) {}
 TEST(CppLayer, SetWakerReachesA11HostAndNotA10One) {
   std::pair<void (*)(void*), void*> seen{nullptr, nullptr};
   int target = 0;
-  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0, &seen, &record, &never_cancelled, &host_set_waker};
+  agentrt_sink_t raw{sizeof(agentrt_sink_t), 0,      &seen, &record, &never_cancelled,
+                     &host_set_waker,        nullptr};
   agentrt::sdk::Sink sink(&raw);
   EXPECT_TRUE(sink.set_waker(&some_wake, &target));
   EXPECT_EQ(seen.first, &some_wake);
@@ -214,6 +217,93 @@ TEST(CppLayer, SetWakerReachesA11HostAndNotA10One) {
   seen = {nullptr, nullptr};
   EXPECT_FALSE(sink.set_waker(&some_wake, &target));
   EXPECT_EQ(seen.first, nullptr) << "read past the end of a 1.0 sink";
+}
+
+}  // namespace
+
+// ABI 1.2: a provider that does not override start() declines complete_async, so the
+// host falls back to complete(); one that does ends the call through done() exactly
+// once, with the error's code, status and retry delay intact.
+namespace {
+
+struct Ended {
+  int calls = 0;
+  int32_t status = -1;
+  agentrt_error_t error{};
+};
+
+void record_done(agentrt_sink_t* sink, int32_t status, const agentrt_error_t* error) {
+  auto* ended = static_cast<Ended*>(sink->ctx);
+  ++ended->calls;
+  ended->status = status;
+  if (error) ended->error = *error;
+}
+
+int32_t ignore_delta(agentrt_sink_t*, uint32_t, const char*, size_t) {
+  return 0;
+}
+
+// Ends every call at once, on the starting thread: enough to test the layer.
+class Immediate : public agentrt::sdk::Provider {
+ public:
+  Immediate(const agentrt::sdk::Host&, const std::string&) {}
+  void complete(const std::string&, agentrt::sdk::Sink&) override {}
+  std::string list_models() override { return "{}"; }
+  bool start(const std::string& request, agentrt::sdk::AsyncSink sink) override {
+    if (request == "refuse") throw Error(AGENTRT_ERR_INVALID_ARGUMENT, "bad request");
+    if (request == "fail")
+      sink.fail(Error(AGENTRT_ERR_UNAVAILABLE, "overloaded", 503, 2000));
+    else
+      sink.succeed();
+    return true;
+  }
+};
+
+TEST(CppLayerAsync, ProviderWithoutStartDeclines) {
+  agentrt_host_api_t host = make_host();
+  auto* table = static_cast<const agentrt_provider_vtable_t*>(
+      agentrt::sdk::detail::descriptor<Scripted>("scripted", "1", "", 0)->vtable);
+  ASSERT_NE(table->complete_async, nullptr);
+  agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
+  void* instance = nullptr;
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  Ended ended;
+  agentrt_sink_t sink{sizeof sink,      0,       &ended,      &ignore_delta,
+                      &never_cancelled, nullptr, &record_done};
+  EXPECT_EQ(table->complete_async(instance, "hi", 2, &sink, &error), AGENTRT_ERR_UNSUPPORTED);
+  EXPECT_EQ(ended.calls, 0) << "a declined call is never ended";
+  table->destroy(instance);
+}
+
+TEST(CppLayerAsync, StartEndsThroughDoneOnce) {
+  agentrt_host_api_t host = make_host();
+  auto* table = static_cast<const agentrt_provider_vtable_t*>(
+      agentrt::sdk::detail::descriptor<Immediate>("immediate", "1", "", 0)->vtable);
+  agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
+  void* instance = nullptr;
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  auto start = [&](const std::string& request, Ended& ended) {
+    agentrt_sink_t sink{sizeof sink,      0,       &ended,      &ignore_delta,
+                        &never_cancelled, nullptr, &record_done};
+    return table->complete_async(instance, request.data(), request.size(), &sink, &error);
+  };
+  Ended ok, failed, refused;
+  EXPECT_EQ(start("hi", ok), AGENTRT_OK);
+  EXPECT_EQ(ok.calls, 1);
+  EXPECT_EQ(ok.status, AGENTRT_OK);
+
+  EXPECT_EQ(start("fail", failed), AGENTRT_OK) << "it started; the failure comes through done";
+  EXPECT_EQ(failed.calls, 1);
+  EXPECT_EQ(failed.status, AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_EQ(failed.error.code, AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_EQ(failed.error.http_status, 503);
+  EXPECT_EQ(failed.error.retry_after_ms, 2000u);
+  EXPECT_STREQ(failed.error.message, "overloaded");
+
+  EXPECT_EQ(start("refuse", refused), AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.calls, 0) << "a call that did not start is never ended";
+  EXPECT_STREQ(error.message, "bad request");
+  table->destroy(instance);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.0.
+ * agentrt plugin ABI, version 1.2 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 1
-#define AGENTRT_ABI_VERSION_STRING "1.1"
+#define AGENTRT_ABI_MINOR 2
+#define AGENTRT_ABI_VERSION_STRING "1.2"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -149,8 +149,10 @@ typedef struct agentrt_host_api_t {
 #define AGENTRT_DELTA_USAGE 2  /* data: {"input_tokens":n,"output_tokens":n} */
 #define AGENTRT_DELTA_FINISH 3 /* data: {"reason":"end_turn|max_tokens|..."} */
 
-/* Host-owned; handed to `complete` and valid only during that call, on the thread
- * that made the call. */
+/* Host-owned. Handed to `complete`, it is valid only during that call, on the thread
+ * that made the call. Handed to `complete_async` (since 1.2), it is valid until the
+ * plugin's call of `done` returns, and the plugin calls its members from threads of
+ * its own, never two at once for one sink. */
 typedef struct agentrt_sink_t {
   uint32_t struct_size;
   uint32_t reserved;
@@ -175,6 +177,13 @@ typedef struct agentrt_sink_t {
    * polled every 25 ms cost a core in thread switches alone. */
   int32_t (*set_waker)(struct agentrt_sink_t* sink, void (*wake)(void* wake_ctx),
                        void* wake_ctx);
+
+  /* Since 1.2, set only on a sink handed to `complete_async`: ends that call. The
+   * plugin calls it exactly once, after the call's last emit and after unregistering
+   * its waker, with what `complete` would have returned: AGENTRT_OK, or an error code
+   * and `error` filled as `complete` fills it (borrowed for the call). The sink may
+   * be gone as soon as `done` returns. */
+  void (*done)(struct agentrt_sink_t* sink, int32_t status, const agentrt_error_t* error);
 } agentrt_sink_t;
 
 /* ---- Common shape of every kind's function table ------------------------ */
@@ -210,6 +219,18 @@ typedef struct agentrt_provider_vtable_t {
   /* Writes {"models":[{"id","context_window","supports_vision"}]}: what the
    * instance serves. Required. */
   int32_t (*list_models)(void* instance, agentrt_output_t* out, agentrt_error_t* error);
+
+  /* Since 1.2, optional (NULL, or AGENTRT_ERR_UNSUPPORTED: the host calls `complete`
+   * instead). Starts the same completion as `complete` and returns without waiting
+   * for it. AGENTRT_OK means it started: the plugin then drives it from threads of
+   * its own, reports deltas through `sink` exactly as `complete` would, and ends it
+   * with one `sink->done`. Any other status means nothing started: `error` is filled
+   * and `done` is never called. The host passes only sinks whose `done` is set.
+   * Why: a blocked thread per call costs a sleep and a wake-up per streamed delta;
+   * one plugin thread waiting on many upstream sockets at once pays that once for
+   * all the deltas that arrived together. */
+  int32_t (*complete_async)(void* instance, const char* request_json, size_t request_json_len,
+                            agentrt_sink_t* sink, agentrt_error_t* error);
 } agentrt_provider_vtable_t;
 
 /* ---- Memory backend ----------------------------------------------------- */

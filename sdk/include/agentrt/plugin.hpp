@@ -118,12 +118,43 @@ class Sink {
   agentrt_sink_t* sink_;
 };
 
+// The sink of a completion started through Provider::start (ABI 1.2 complete_async):
+// it stays valid until the call ends with succeed() or fail(), exactly one of them,
+// called once, after the last delta and after any waker is unregistered. Copyable;
+// every copy is the same sink.
+class AsyncSink : public Sink {
+ public:
+  explicit AsyncSink(agentrt_sink_t* sink) : Sink(sink), raw_(sink) {}
+  void succeed() { raw_->done(raw_, AGENTRT_OK, nullptr); }
+  void fail(const Error& e) {
+    agentrt_error_t error{};
+    error.struct_size = sizeof error;
+    error.code = e.code() == AGENTRT_OK ? AGENTRT_ERR_INTERNAL : e.code();
+    error.http_status = e.http_status();
+    error.retry_after_ms = e.retry_after_ms();
+    std::snprintf(error.message, sizeof error.message, "%s", e.what());
+    raw_->done(raw_, error.code, &error);
+  }
+
+ private:
+  agentrt_sink_t* raw_;
+};
+
 // Base classes: one per plugin kind. JSON shapes are in docs/plugin-author-guide.md.
 class Provider {
  public:
   virtual ~Provider() = default;
   virtual void complete(const std::string& request_json, Sink& sink) = 0;
   virtual std::string list_models() = 0;
+  // Optional (ABI 1.2): starts the completion complete() would run and returns at
+  // once; the provider's own threads then report into `sink` and end it. Returns
+  // false when this instance cannot, and the host calls complete() instead. Throws
+  // only before anything started (the call then failed and `sink` is never ended).
+  virtual bool start(const std::string& request_json, AsyncSink sink) {
+    (void)request_json;
+    (void)sink;
+    return false;
+  }
 };
 
 class MemoryBackend {
@@ -237,6 +268,15 @@ const void* vtable_for() noexcept {
             auto* self = static_cast<Instance<T>*>(instance);
             self->host.write(out, self->impl.list_models());
           });
+        },
+        [](void* instance, const char* request, size_t len, agentrt_sink_t* sink,
+           agentrt_error_t* error) noexcept {
+          bool started = false;
+          int32_t rc = guarded(error, [&] {
+            started = impl<T>(instance).start(std::string(request, len), AsyncSink(sink));
+          });
+          if (rc != AGENTRT_OK || started) return rc;
+          return fail(error, AGENTRT_ERR_UNSUPPORTED, "this provider completes synchronously");
         }};
     return &table;
   } else if constexpr (std::is_base_of_v<MemoryBackend, T>) {

@@ -1,0 +1,154 @@
+// A provider instance's calls: the model list, and completions through the plugin's
+// blocking `complete` or, when it offers one (ABI 1.2), its `complete_async`, which
+// runs the call on the plugin's own threads while the caller waits for its end.
+#include "core/plugin_host/host_api.h"
+#include "core/plugin_host/loaded_plugin.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+
+namespace agentrt::core {
+
+std::string ProviderInstance::list_models() const {
+  agentrt_output_t out;
+  invoke([&](void* instance, agentrt_error_t* error) {
+    return plugin().provider_table().list_models(instance, &out, error);
+  });
+  return std::move(out.data);
+}
+
+namespace {
+
+struct SinkState {
+  const std::function<bool(const ProviderDelta&)>* on_delta;
+  const std::function<bool()>* cancelled;
+  CancelWaker* waker;
+};
+
+// An asynchronous call's end, handed over from the plugin's thread by `done`.
+struct AsyncEnd {
+  std::mutex mutex;
+  std::condition_variable ended;
+  bool done = false;
+  int32_t status = AGENTRT_OK;
+  agentrt_error_t error = make_error_struct();
+};
+
+struct AsyncSinkState : SinkState {
+  AsyncEnd end;
+};
+
+int32_t sink_emit(agentrt_sink_t* sink, uint32_t kind, const char* data, size_t len) noexcept {
+  auto* state = static_cast<SinkState*>(sink->ctx);
+  try {
+    return (*state->on_delta)(ProviderDelta{kind, std::string_view(data ? data : "", len)}) ? 0 : 1;
+  } catch (...) {
+    return 1;  // the host side failed: stop the call rather than lose deltas silently
+  }
+}
+
+int32_t sink_is_cancelled(const agentrt_sink_t* sink) noexcept {
+  auto* state = static_cast<const SinkState*>(sink->ctx);
+  try {
+    return (*state->cancelled)() ? 1 : 0;
+  } catch (...) {
+    return 1;
+  }
+}
+
+int32_t sink_set_waker(agentrt_sink_t* sink, void (*wake)(void*), void* wake_ctx) noexcept {
+  auto* state = static_cast<SinkState*>(sink->ctx);
+  if (state->waker == nullptr) return AGENTRT_ERR_UNSUPPORTED;
+  state->waker->set(wake, wake_ctx);
+  return AGENTRT_OK;
+}
+
+// The waiting thread may free the sink as soon as `done` is set: everything here is
+// finished under the lock, and nothing of the sink is touched after it.
+void sink_done(agentrt_sink_t* sink, int32_t status, const agentrt_error_t* error) noexcept {
+  AsyncEnd& end = static_cast<AsyncSinkState*>(sink->ctx)->end;
+  std::lock_guard<std::mutex> lock(end.mutex);
+  end.status = status;
+  if (status != AGENTRT_OK && error != nullptr) {
+    // Only what the plugin's struct covers; the message always ends in a NUL.
+    const size_t n = std::min<size_t>(error->struct_size, sizeof end.error);
+    std::memcpy(&end.error, error, n);
+    end.error.struct_size = sizeof end.error;
+    end.error.message[sizeof end.error.message - 1] = '\0';
+  }
+  end.done = true;
+  end.ended.notify_one();
+}
+
+agentrt_sink_t make_sink(SinkState& state) {
+  agentrt_sink_t sink{};
+  sink.struct_size = sizeof sink;
+  sink.ctx = &state;
+  sink.emit = &sink_emit;
+  sink.is_cancelled = &sink_is_cancelled;
+  sink.set_waker = &sink_set_waker;
+  return sink;
+}
+
+// Unregisters whatever the plugin left registered, so the waker never calls into a
+// call that has returned.
+struct WakerReset {
+  CancelWaker* waker;
+  ~WakerReset() {
+    if (waker) waker->set(nullptr, nullptr);
+  }
+};
+
+}  // namespace
+
+bool ProviderInstance::runs_async() const {
+  return !blocking_only_ && plugin().provider_table().complete_async != nullptr &&
+         !async_declined_.load(std::memory_order_relaxed);
+}
+
+bool ProviderInstance::complete_async(std::string_view request_json, void* state_ptr) const {
+  auto& state = *static_cast<AsyncSinkState*>(state_ptr);
+  agentrt_sink_t sink = make_sink(state);
+  sink.done = &sink_done;
+  bool declined = false;
+  invoke([&](void* instance, agentrt_error_t* error) {
+    int32_t rc = plugin().provider_table().complete_async(instance, request_json.data(),
+                                                          request_json.size(), &sink, error);
+    if (rc == AGENTRT_ERR_UNSUPPORTED) {
+      declined = true;
+      return AGENTRT_OK;
+    }
+    if (rc != AGENTRT_OK) return rc;
+    // Started: the sink lives in this frame, so this thread waits for `done` however
+    // long the call takes. A plugin that is not thread-safe keeps its lock meanwhile.
+    std::unique_lock<std::mutex> lock(state.end.mutex);
+    state.end.ended.wait(lock, [&] { return state.end.done; });
+    *error = state.end.error;
+    return state.end.status;
+  });
+  if (declined) async_declined_.store(true, std::memory_order_relaxed);
+  return !declined;
+}
+
+void ProviderInstance::complete(std::string_view request_json,
+                                const std::function<bool(const ProviderDelta&)>& on_delta,
+                                const std::function<bool()>& cancelled, CancelWaker* waker,
+                                CallThread thread) const {
+  WakerReset reset{waker};
+  if (thread == CallThread::plugin && runs_async()) {
+    AsyncSinkState state;
+    state.on_delta = &on_delta;
+    state.cancelled = &cancelled;
+    state.waker = waker;
+    if (complete_async(request_json, &state)) return;
+  }
+  SinkState state{&on_delta, &cancelled, waker};
+  agentrt_sink_t sink = make_sink(state);
+  invoke([&](void* instance, agentrt_error_t* error) {
+    return plugin().provider_table().complete(instance, request_json.data(), request_json.size(),
+                                              &sink, error);
+  });
+}
+
+}  // namespace agentrt::core

@@ -1,0 +1,132 @@
+#include "common/async_call.h"
+
+#include "common/error_mapping.h"
+#include "common/secret_wipe.h"
+
+namespace agentrt::providers {
+namespace {
+
+// What `failure` says, as the blocking path's trampoline would report it.
+sdk::Error as_error(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const sdk::Error& e) {
+    return e;
+  } catch (const std::exception& e) {
+    return sdk::Error(AGENTRT_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return sdk::Error(AGENTRT_ERR_INTERNAL, "unknown exception");
+  }
+}
+
+std::exception_ptr cancelled() {
+  return std::make_exception_ptr(sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled"));
+}
+
+}  // namespace
+
+AsyncCall::AsyncCall(sdk::AsyncSink sink, std::string key, HttpRequest request,
+                     const VendorAdapter& adapter)
+    : sink_(sink),
+      key_(std::move(key)),
+      request_(std::move(request)),
+      adapter_(adapter),
+      headers_(request_.headers),
+      emitter_(sink_),
+      decoder_(adapter_.decoder(emitter_)) {
+  transfer_.on_body = [this](std::string_view bytes) { on_body(bytes); };
+}
+
+AsyncCall::~AsyncCall() {
+  // A call that never got to report (start() failed after building it) still must
+  // not leave the key behind.
+  wipe(key_);
+  wipe(request_.headers);
+}
+
+void AsyncCall::begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule) {
+  transfer_.easy = easy;
+  configure(request_, headers_, transfer_);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, this);
+  transfer_.last_activity = Clock::now();
+  wake_target_ = target;
+  schedule_ = std::move(schedule);
+  waker_registered_ = sink_.set_waker(wake, &wake_target_);
+  next_check_ =
+      Clock::now() + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
+  // A cancel that landed before the waker was registered woke nobody.
+  if (sink_.cancelled()) end(cancelled());
+}
+
+void AsyncCall::on_body(std::string_view bytes) {
+  decoder_->feed(bytes);
+  if (!complete_at_ && decoder_->complete()) {
+    // From the end marker on, the upstream has the end grace to close the response.
+    complete_at_ = Clock::now();
+    next_check_ = *complete_at_ + kEndGrace;
+    schedule_(next_check_);
+  }
+}
+
+void AsyncCall::transfer_done(CURLcode code) {
+  if (ended_) return;
+  try {
+    // Text that arrived before a failure already went out from inside libcurl.
+    if (transfer_.failure) std::rethrow_exception(transfer_.failure);
+    if (code != CURLE_OK && !decoder_->complete()) throw transport_error(code, transfer_, request_);
+    curl_easy_getinfo(transfer_.easy, CURLINFO_RESPONSE_CODE, &transfer_.response.status);
+    end_response(transfer_.response, adapter_, *decoder_, key_);
+    end(nullptr);
+  } catch (...) {
+    end(std::current_exception());
+  }
+}
+
+void AsyncCall::woken() {
+  if (!ended_ && !complete_at_ && sink_.cancelled()) end(cancelled());
+}
+
+void AsyncCall::check(Clock::time_point now) {
+  if (ended_) return;
+  try {
+    if (complete_at_) {
+      next_check_ = *complete_at_ + kEndGrace;
+      if (now < next_check_) return;
+      // The answer is whole; an upstream that keeps the response open no longer matters.
+      end_response(transfer_.response, adapter_, *decoder_, key_);
+      end(nullptr);
+      return;
+    }
+    if (sink_.cancelled()) throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
+    check_stall(transfer_, request_);
+    next_check_ = now + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
+  } catch (...) {
+    end(std::current_exception());
+  }
+}
+
+void AsyncCall::end(std::exception_ptr failure) {
+  if (ended_) return;
+  ended_ = true;
+  failure_ = std::move(failure);
+}
+
+void AsyncCall::report() {
+  if (waker_registered_) sink_.set_waker(nullptr, nullptr);
+  waker_registered_ = false;
+  std::optional<sdk::Error> error;
+  if (failure_)
+    error = redact(as_error(failure_), key_);
+  else if (!ended_)
+    error = sdk::Error(AGENTRT_ERR_INTERNAL, "the call ended without a result");
+  failure_ = nullptr;
+  headers_.clear();
+  wipe(request_.headers);
+  wipe(key_);
+  if (error)
+    sink_.fail(*error);
+  else
+    sink_.succeed();
+}
+
+}  // namespace agentrt::providers

@@ -1,0 +1,83 @@
+// What one libcurl transfer of a streaming POST needs, whoever drives it: the blocking
+// path (post_streaming, a multi handle per thread) and the transfer loops of
+// ChatProvider::start (one multi handle for many calls). Both must fail the same way
+// with the same words, so the options, the callbacks, the stall rule and the mapping
+// of libcurl's errors live here once.
+#pragma once
+
+#include "common/http_response.h"
+#include "common/http_stream.h"
+
+#include <curl/curl.h>
+#include <agentrt/plugin.hpp>
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentrt::providers {
+
+using Clock = std::chrono::steady_clock;
+
+// How often cancellation and stall are checked while only polling can see a cancel.
+constexpr long kPollMs = 25;
+// With a host that wakes the call on cancellation, checks happen at least this often
+// for the host's idle work (keep-alives, client checks) and for the stall limit.
+constexpr long kWokenPollMs = 1000;
+// After the end marker, how long the upstream may take to end the response before
+// we stop waiting for a formality.
+constexpr auto kEndGrace = std::chrono::milliseconds(200);
+
+// The time between two checks of cancellation and stall: short while only polling
+// can see a cancel, otherwise a quarter of the stall limit, within bounds.
+long check_interval_ms(bool woken, const HttpRequest& request);
+
+// The state libcurl's callbacks write into. Its address is handed to libcurl, so it
+// never moves.
+struct Transfer {
+  Transfer() = default;
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+
+  HttpResponse response;
+  CURL* easy = nullptr;
+  // 2xx body bytes; may throw to end the transfer.
+  std::function<void(std::string_view)> on_body;
+  std::exception_ptr failure;  // what on_body threw, rethrown once libcurl returns
+  bool got_headers = false;    // the upstream started answering
+  bool connected = false;      // the request is on its way (connect phase over)
+  curl_off_t uploaded = 0;
+  Clock::time_point last_activity = Clock::now();
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+};
+
+// Owns the request's header list for the life of the transfer.
+class HeaderList {
+ public:
+  explicit HeaderList(const std::vector<std::string>& lines);
+  ~HeaderList() { clear(); }
+  HeaderList(const HeaderList&) = delete;
+  HeaderList& operator=(const HeaderList&) = delete;
+  curl_slist* get() const { return list_; }
+  // Wipes and frees the lines now; no transfer may use them any more.
+  void clear();
+
+ private:
+  void append(const std::string& line);
+  curl_slist* list_ = nullptr;
+};
+
+// Sets every option of `request` on `t.easy`, with `t` receiving the callbacks.
+// `request` and `headers` must outlive the transfer.
+void configure(const HttpRequest& request, const HeaderList& headers, Transfer& t);
+
+// Throws Error(TIMEOUT) when the upstream has been silent for longer than allowed.
+void check_stall(Transfer& t, const HttpRequest& request);
+
+// The error for a transfer libcurl ended with `code`.
+sdk::Error transport_error(CURLcode code, const Transfer& t, const HttpRequest& request);
+
+}  // namespace agentrt::providers

@@ -1,0 +1,145 @@
+// The host's side of ABI 1.2 complete_async: the call runs on the plugin's thread
+// while the caller waits for its end; errors, cancellation through the waker, a
+// declining instance and the blocking-only switch all behave as the blocking path.
+#include "core/plugin_host/plugin_host.h"
+#include "tests/plugin_host/test_paths.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <sstream>
+#include <thread>
+
+namespace agentrt::core {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+struct Result {
+  std::string text;
+  std::vector<uint32_t> kinds;
+  std::optional<PluginError> error;
+};
+
+std::string request(const std::string& what) {
+  return nlohmann::json{
+      {"model", "async"},
+      {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", what}}}}}}}}
+      .dump();
+}
+
+class AsyncProvider : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PluginStatus status = host.load(test::fixture("async-fixture"));
+    ASSERT_TRUE(status.loaded) << status.error;
+    EXPECT_EQ(status.abi, "1.2");
+    provider = std::make_unique<ProviderInstance>(host.find("async-fixture"), "{}");
+  }
+
+  Result run(
+      const std::string& what, const std::function<bool()>& cancelled = [] { return false; },
+      CancelWaker* waker = nullptr, size_t stop_after = 1000) {
+    Result r;
+    try {
+      provider->complete(
+          request(what),
+          [&](const ProviderDelta& d) {
+            r.kinds.push_back(d.kind);
+            if (d.kind == AGENTRT_DELTA_TEXT) r.text.append(d.data);
+            return r.kinds.size() < stop_after;
+          },
+          cancelled, waker);
+    } catch (const PluginError& e) {
+      r.error = e;
+    }
+    return r;
+  }
+
+  PluginHost host;
+  std::unique_ptr<ProviderInstance> provider;
+};
+
+std::string this_thread_id() {
+  std::ostringstream id;
+  id << std::this_thread::get_id();
+  return id.str();
+}
+
+TEST_F(AsyncProvider, RunsOnThePluginsThreadAndReturnsAfterItsEnd) {
+  EXPECT_TRUE(provider->runs_async());
+  Result r = run("hello");
+  ASSERT_FALSE(r.error) << r.error->what();
+  ASSERT_EQ(r.text.rfind("async ", 0), 0u) << r.text;
+  EXPECT_NE(r.text.substr(6), this_thread_id()) << "the deltas came from the caller's thread";
+  EXPECT_EQ(r.kinds, (std::vector<uint32_t>{AGENTRT_DELTA_TEXT, AGENTRT_DELTA_TEXT,
+                                            AGENTRT_DELTA_USAGE, AGENTRT_DELTA_FINISH}));
+}
+
+TEST_F(AsyncProvider, AFailureKeepsCodeStatusAndRetryDelay) {
+  Result r = run("fail");
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->code, AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_EQ(r.error->http_status, 503);
+  EXPECT_EQ(r.error->retry_after_ms, 1500u);
+  EXPECT_STREQ(r.error->what(), "overloaded");
+}
+
+TEST_F(AsyncProvider, ARefusedDeltaEndsTheCallCancelled) {
+  Result r = run(
+      "stop", [] { return false; }, nullptr, 3);
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->code, AGENTRT_ERR_CANCELLED);
+  EXPECT_EQ(r.kinds.size(), 3u);
+}
+
+TEST_F(AsyncProvider, TheWakerEndsAWaitingCallAtOnce) {
+  CancelWaker waker;
+  std::atomic<bool> cancel{false};
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(100ms);
+    cancel = true;
+    waker.wake();
+  });
+  const auto started = Clock::now();
+  Result r = run(
+      "wait", [&] { return cancel.load(); }, &waker);
+  const auto took = Clock::now() - started;
+  canceller.join();
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->code, AGENTRT_ERR_CANCELLED);
+  EXPECT_LT(took, 600ms) << "ended by the plugin's once-a-second check, not by the wake";
+  waker.wake();  // unregistered when the call ended: nothing may be called now
+}
+
+TEST_F(AsyncProvider, ADecliningInstanceRunsTheBlockingCall) {
+  Result r = run("decline");
+  ASSERT_FALSE(r.error) << r.error->what();
+  EXPECT_EQ(r.text, "sync");
+  EXPECT_FALSE(provider->runs_async()) << "asked once, not at every call";
+  EXPECT_EQ(run("hello").text, "sync");
+}
+
+TEST_F(AsyncProvider, BlockingOnlyNeverStartsAnAsyncCall) {
+  provider->set_blocking_only(true);
+  EXPECT_FALSE(provider->runs_async());
+  EXPECT_EQ(run("hello").text, "sync");
+}
+
+TEST_F(AsyncProvider, ManyCallersAtOnceEachGetTheirOwnEnd) {
+  std::vector<std::thread> callers;
+  std::atomic<int> ok{0}, failed{0};
+  for (int i = 0; i < 32; ++i)
+    callers.emplace_back([&, i] {
+      Result r = run(i % 2 ? "fail" : "hello");
+      (r.error ? failed : ok)++;
+    });
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(ok, 16);
+  EXPECT_EQ(failed, 16);
+}
+
+}  // namespace
+}  // namespace agentrt::core

@@ -240,6 +240,13 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # user + system, in cl
 status_field() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 # calc EXPR: awk arithmetic, "n/a" when it fails.
 calc() { awk "BEGIN { $1 }" 2>/dev/null || echo n/a; }
+# per_delta_us NAME: the server's CPU (NAME.proc) over the deltas of the streams done.
+per_delta_us() {
+  local cpu done
+  cpu="$(jq -r '.cpu_pct // empty' "$work/r/$1.proc" 2>/dev/null)"
+  done="$(jq -r '.completed // empty' "$work/r/$1" 2>/dev/null)"
+  calc "if (\"$cpu\" == \"\" || \"$done\" == \"\" || $done + 0 == 0) print \"n/a\"; else printf \"%.1f\", $cpu / 100 * $duration * 1e6 / ($done * $paced_deltas)"
+}
 # wrk_run NAME URL CONNECTIONS BODY_FILE [HEADERS [PID]]: wrk's JSON line (post.lua) to
 # $work/r/NAME; with PID, the CPU seconds that process used meanwhile to $work/r/NAME.cpu.
 wrk_run() {
@@ -460,14 +467,15 @@ mkdir -p "$(dirname "$report")"
   echo "upstream connection); flowing: live streams that received bytes within the last ${active_ms} ms;"
   echo "both sampled every 100 ms. Start: request to response head, p50. Length: request to end"
   echo "of stream, p50 ($(calc "printf \"%.2f\", ($paced_deltas - 1) * $paced_delay_ms / 1000") s when nothing lags). Gap: time between successive reads of a"
-  echo "stream. CPU: of the server process, % of one core over the window."
+  echo "stream. CPU: of the server process, % of one core over the window; per delta: that CPU"
+  echo "over the deltas of the streams done in the window (streams done x $paced_deltas), in µs."
   echo
-  echo "| server | live min | live p50 | flowing min | flowing p50 | start ms | length s | streams done | errors | gap p50 ms | gap p99 ms | CPU % | RSS MB | threads |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| server | live min | live p50 | flowing min | flowing p50 | start ms | length s | streams done | errors | gap p50 ms | gap p99 ms | CPU % | CPU µs per delta | RSS MB | threads |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for row in "paced mock, direct|streams-direct" "agentd /run|streams-agentd"; do
     f="${row##*|}"
     p="$work/r/$f.proc"
-    echo "| ${row%%|*} | $(j "$f" .live.min) | $(j "$f" .live.p50) | $(j "$f" .active.min) | $(j "$f" .active.p50) | $(ms "$(j "$f" .ttfb_us.p50)") | $(calc "v = \"$(j "$f" .total_us.p50)\"; if (v !~ /^[0-9.]+\$/) print \"n/a\"; else printf \"%.2f\", v / 1e6") | $(j "$f" .completed) | $(errors "$f") | $(ms "$(j "$f" .gap_us.p50)") | $(ms "$(j "$f" .gap_us.p99)") | $(jq -r .cpu_pct "$p" 2>/dev/null) | $(calc "printf \"%.0f\", $(jq -r .rss_kb "$p" 2>/dev/null || echo 0) / 1024") | $(jq -r .threads "$p" 2>/dev/null) |"
+    echo "| ${row%%|*} | $(j "$f" .live.min) | $(j "$f" .live.p50) | $(j "$f" .active.min) | $(j "$f" .active.p50) | $(ms "$(j "$f" .ttfb_us.p50)") | $(calc "v = \"$(j "$f" .total_us.p50)\"; if (v !~ /^[0-9.]+\$/) print \"n/a\"; else printf \"%.2f\", v / 1e6") | $(j "$f" .completed) | $(errors "$f") | $(ms "$(j "$f" .gap_us.p50)") | $(ms "$(j "$f" .gap_us.p99)") | $(jq -r .cpu_pct "$p" 2>/dev/null) | $(per_delta_us "$f") | $(calc "printf \"%.0f\", $(jq -r .rss_kb "$p" 2>/dev/null || echo 0) / 1024") | $(jq -r .threads "$p" 2>/dev/null) |"
   done
   echo
   echo "- **agentd held $held of $streams streams live at the least, $flowing flowing** (target $streams: $(verdict "$held" '>=' "$streams"), $(verdict "$flowing" '>=' "$streams"))."

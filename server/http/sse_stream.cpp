@@ -1,5 +1,7 @@
 #include "server/http/sse_stream.h"
 
+#include <sys/socket.h>
+
 #include <stdexcept>
 
 namespace agentrt::server {
@@ -14,7 +16,9 @@ int checked(int fd) {
 
 SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval,
                      std::function<bool()> client_closed, int client_fd)
-    : writer_(checked(client_fd)),
+    : response_(response),
+      fd_(checked(client_fd)),
+      writer_(fd_),
       ping_interval_(ping_interval),
       last_write_(std::chrono::steady_clock::now()),
       client_closed_(std::move(client_closed)),
@@ -24,6 +28,14 @@ SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval
   // writer's chunks could overtake; it writes the last chunk when the response ends.
   response.begin_stream(200, "text/event-stream");
   gone_ = response.client_gone();
+}
+
+SseStream::~SseStream() {
+  if (!gone_ && !writer_.flush()) gone_ = true;
+  if (!gone_) return;
+  response_.close_connection();
+  // Unblocks at once the last chunk Poco writes after this: nobody reads it.
+  ::shutdown(fd_, SHUT_RDWR);
 }
 
 bool SseStream::write(const std::string& text) {

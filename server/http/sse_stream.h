@@ -25,6 +25,11 @@ class SseStream : public core::RunSink {
   // connection's socket (RequestContext::client_socket).
   SseStream(Response& response, std::chrono::milliseconds ping_interval,
             std::function<bool()> client_closed, int client_fd);
+  // Sends what is still queued; a stream that lost its client also ends its connection
+  // (a response cut mid-chunk cannot be followed by another on that connection).
+  ~SseStream() override;
+  SseStream(const SseStream&) = delete;
+  SseStream& operator=(const SseStream&) = delete;
 
   bool send(const std::string& event) override;
   bool idle() override;  // sends ": ping" when due, and what a slow client left queued
@@ -33,6 +38,8 @@ class SseStream : public core::RunSink {
  private:
   bool write(const std::string& text);
 
+  Response& response_;
+  int fd_;
   ChunkWriter writer_;
   std::chrono::milliseconds ping_interval_;
   std::chrono::steady_clock::time_point last_write_;

@@ -11,7 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <future>
+#include <optional>
 #include <thread>
 
 namespace agentrt::test {
@@ -48,6 +50,25 @@ class UnreadConnection {
         "\r\n\r\n" + payload;
     ASSERT_EQ(::send(fd_, request.data(), request.size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(request.size()));
+  }
+  // Reads what was sent until the server ends the connection, keeping the last bytes;
+  // nullopt when it is still open after `wait`.
+  std::optional<std::string> read_until_closed(std::chrono::milliseconds wait) {
+    const auto until = Clock::now() + wait;
+    std::string tail;
+    char buffer[65536];
+    while (Clock::now() < until) {
+      ssize_t n = ::recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        return tail;
+      if (n < 0) {
+        std::this_thread::sleep_for(1ms);
+        continue;
+      }
+      tail.append(buffer, static_cast<size_t>(n));
+      if (tail.size() > 64) tail.erase(0, tail.size() - 64);
+    }
+    return std::nullopt;
   }
 
  private:
@@ -96,6 +117,13 @@ TEST(SlowClient, AStalledStreamNeitherHoldsUpOthersNorStaysForever) {
   }
   ASSERT_EQ(stored["data"].size(), 2u) << stored.dump().substr(0, 300);
   EXPECT_EQ(stored["data"][1]["role"], "assistant");
+  // Its response was cut mid-stream: the connection ends without the last chunk, so
+  // the client cannot take the cut stream for a whole one, nor send another request on
+  // it, even though it reads again at once.
+  auto tail = stalled.read_until_closed(5s);
+  ASSERT_TRUE(tail) << "the connection stayed open";
+  EXPECT_FALSE(tail->size() >= 5 && tail->compare(tail->size() - 5, 5, "0\r\n\r\n") == 0)
+      << "a cut stream ended like a whole one";
   auto again =
       call(s.agentd, "POST", "/chat", s.admin, s.body("still there?", {{"session_id", "stalled"}}));
   EXPECT_EQ(again.status, 200) << "the session stayed busy: " << again.body.substr(0, 200);

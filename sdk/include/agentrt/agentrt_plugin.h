@@ -225,7 +225,9 @@ typedef struct agentrt_provider_vtable_t {
    * for it. AGENTRT_OK means it started: the plugin then drives it from threads of
    * its own, reports deltas through `sink` exactly as `complete` would, and ends it
    * with one `sink->done`. Any other status means nothing started: `error` is filled
-   * and `done` is never called. The host passes only sinks whose `done` is set.
+   * and `done` is never called. The host passes only sinks whose `done` is set, and
+   * never destroys the instance from inside one of the call's sink callbacks (they
+   * run on the plugin's thread, which `destroy` may have to wait for).
    * Why: a blocked thread per call costs a sleep and a wake-up per streamed delta;
    * one plugin thread waiting on many upstream sockets at once pays that once for
    * all the deltas that arrived together. */

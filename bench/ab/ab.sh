@@ -8,17 +8,30 @@
 #   bench/ab/ab.sh - "BIN=/tmp/before"                  this tree against a saved build
 #   C=1 ROUNDS=6 bench/ab/ab.sh - "MALLOC_CONF=tcache:false"
 #
+#   STREAMS=2000 D=8 ROUNDS=2 bench/ab/ab.sh - "BIN=/tmp/before"    scenario 3's streams
+#
 # Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4). Prints per run:
 # requests/s, p50 and p99 latency (µs) and agentd's CPU per request (µs, from /proc).
-# Needs the Release tree built (bench/run.sh builds it) and wrk.
+# With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
+# opened over 5 s, 2 s of warm-up), and each run prints the streams finished in the D
+# seconds measured, the fewest live, agentd's CPU (% of a core) and its CPU per delta
+# (µs). Needs the Release tree built (bench/run.sh builds it) and wrk.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 default_bin="${BUILD_DIR:-$root/build-bench}"
 D=${D:-4}
 C=${C:-64}
 ROUNDS=${ROUNDS:-4}
+STREAMS=${STREAMS:-}
 work=$(mktemp -d)
-"$default_bin/bin/mock_upstream" --port 0 --mode instant --deltas 16 --threads 1 >"$work/mock.out" 2>&1 &
+if [ -n "$STREAMS" ]; then
+  ulimit -n "$(ulimit -Hn)"
+  "$default_bin/bin/mock_upstream" --port 0 --mode paced --deltas 64 --delay-ms 20 --threads 1 \
+    >"$work/mock.out" 2>&1 &
+else
+  "$default_bin/bin/mock_upstream" --port 0 --mode instant --deltas 16 --threads 1 \
+    >"$work/mock.out" 2>&1 &
+fi
 mock_pid=$!
 trap 'kill $mock_pid 2>/dev/null; rm -rf "$work"' EXIT
 sleep 0.3
@@ -32,6 +45,25 @@ threads=$([ "$C" -lt 2 ] && echo 1 || echo 2)
 load() { # address token seconds
   BENCH_BODY_FILE="$work/chat.json" BENCH_HEADERS="Authorization: Bearer $2" \
     wrk -t"$threads" -c"$C" -d"$3s" -s "$lua" "http://$1/chat" 2>&1 | grep '^{' || true
+}
+
+# STREAMS concurrent /run streams; prints one line for variant $1 of agentd $2.
+streams() { # variant pid address token
+  echo '{"model":"mock-model","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/run.json"
+  "$default_bin/bin/sse_load" --target "$3" --path /run --body-file "$work/run.json" \
+    --header "Authorization: Bearer $4" --connections "$STREAMS" --ramp-s 5 --warmup-s 2 \
+    --duration-s "$D" --drain-s 10 --first '"type":"stream_delta"' --expect '"reason":"end_turn"' \
+    --active-ms 250 >"$work/streams.json" 2>/dev/null &
+  local load=$! c0 c1
+  sleep 7
+  c0=$(awk '{print $14+$15}' "/proc/$2/stat")
+  sleep "$D"
+  c1=$(awk '{print $14+$15}' "/proc/$2/stat")
+  wait "$load" || true
+  local done live
+  done=$(jq .completed "$work/streams.json")
+  live=$(jq .live.min "$work/streams.json")
+  echo "$1: streams_done=$done live_min=$live cpu_pct=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)/$D}") cpu_us_per_delta=$(awk "BEGIN{printf \"%.1f\", ($c1-$c0)*10000/($done*64)}")"
 }
 
 one() { # variant
@@ -53,6 +85,12 @@ one() { # variant
   admin=$(cat "$work/data/admin.token")
   curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d "{\"providers\":[{\"name\":\"mock\",\"type\":\"openai\",\"base_url\":\"http://127.0.0.1:$mock_port/v1\",\"api_key_ref\":{\"source\":\"inline\",\"value\":\"sk\"},\"models\":[{\"id\":\"mock-model\",\"context_window\":8192}]}]}" "http://$addr/admin/shared-providers" >/dev/null
   user=$(curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d '{"ttl":"24h","actor":"bench"}' "http://$addr/admin/tokens" | jq -r .token)
+  if [ -n "$STREAMS" ]; then
+    streams "$1" "$pid" "$addr" "$user"
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    return
+  fi
   load "$addr" "$user" 2 >/dev/null  # warm-up
   local c0 c1 r
   c0=$(awk '{print $14+$15}' "/proc/$pid/stat")

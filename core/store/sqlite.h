@@ -27,6 +27,12 @@ class Connection {
   // and maps the file so reads after another connection's commit are memory reads,
   // not pread calls.
   explicit Connection(const std::string& path, bool read_only = false);
+  // Bytes of a statement or savepoint journal kept in memory before SQLite moves it
+  // to a temporary file (process-wide; set before SQLite's first use). SQLite also
+  // allocates the in-memory journal in pieces of this size: at 16 MiB each commit's
+  // allocation cost more than the file it saved (jemalloc maps and unmaps blocks that
+  // big every time), 4 MiB holds a 256-writer commit's journal.
+  static constexpr int kStatementJournalInMemory = 4 << 20;
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;

@@ -32,6 +32,7 @@ constexpr size_t kInitialCapacity = 48 * 1024;
 
 std::atomic<uint64_t> requested_writes{0};
 std::atomic<uint64_t> underlying_writes{0};
+std::atomic<uint64_t> subjournal_files{0};
 
 // What SQLite allocates for a file opened through the shim (szOsFile): this, then the
 // underlying VFS's file object at kRealOffset.
@@ -235,6 +236,36 @@ const MethodTables db_methods = {make_methods(1, false), make_methods(2, false),
 const MethodTables wal_methods = {make_methods(1, true), make_methods(2, true),
                                   make_methods(3, true)};
 
+// Sub-journals (a savepoint's or statement's page copies) stay in memory up to
+// Connection::kStatementJournalInMemory. One that outgrows it is copied to a temporary
+// file in chunks of that size, but the unix VFS masks a write's length with 0x1ffff
+// (seekAndWriteFd), so a 16 MiB chunk would write nothing and fail with SQLITE_FULL.
+// Here a write goes down in pieces the unix VFS takes whole.
+constexpr int kJournalPiece = 64 * 1024;
+
+int journal_write(sqlite3_file* file, const void* data, int amount, sqlite3_int64 offset) {
+  sqlite3_file* real = as_shim(file)->real;
+  const char* bytes = static_cast<const char*>(data);
+  while (amount > 0) {
+    const int piece = std::min(amount, kJournalPiece);
+    if (const int rc = real->pMethods->xWrite(real, bytes, piece, offset); rc != SQLITE_OK)
+      return rc;
+    bytes += piece;
+    offset += piece;
+    amount -= piece;
+  }
+  return SQLITE_OK;
+}
+
+sqlite3_io_methods make_journal_methods(int version) {
+  sqlite3_io_methods m = make_methods(version, false);
+  m.xWrite = journal_write;
+  return m;
+}
+
+const MethodTables journal_methods = {make_journal_methods(1), make_journal_methods(2),
+                                      make_journal_methods(3)};
+
 bool is_shim_database(const sqlite3_file* file) {
   return std::any_of(db_methods.begin(), db_methods.end(),
                      [&](const sqlite3_io_methods& m) { return file->pMethods == &m; });
@@ -248,9 +279,11 @@ int shim_open(sqlite3_vfs* vfs, sqlite3_filename name, sqlite3_file* file, int f
               int* out_flags) {
   sqlite3_vfs* real = real_vfs(vfs);
   const bool wal = (flags & SQLITE_OPEN_WAL) != 0;
-  // Journals and temporary files: the underlying VFS's own object, at no cost.
-  if (!wal && (flags & SQLITE_OPEN_MAIN_DB) == 0)
+  const bool subjournal = (flags & SQLITE_OPEN_SUBJOURNAL) != 0;
+  // Other journals and temporary files: the underlying VFS's own object, at no cost.
+  if (!wal && !subjournal && (flags & SQLITE_OPEN_MAIN_DB) == 0)
     return real->xOpen(real, name, file, flags, out_flags);
+  if (subjournal) subjournal_files.fetch_add(1, std::memory_order_relaxed);
   ShimFile* f = new (file) ShimFile{};
   f->real = reinterpret_cast<sqlite3_file*>(reinterpret_cast<char*>(file) + kRealOffset);
   const int rc = real->xOpen(real, name, f->real, flags, out_flags);
@@ -260,7 +293,8 @@ int shim_open(sqlite3_vfs* vfs, sqlite3_filename name, sqlite3_file* file, int f
     return rc;
   }
   const int version = std::clamp(f->real->pMethods->iVersion, 1, 3);
-  f->base.pMethods = &(wal ? wal_methods : db_methods)[static_cast<size_t>(version - 1)];
+  const MethodTables& methods = wal ? wal_methods : subjournal ? journal_methods : db_methods;
+  f->base.pMethods = &methods[static_cast<size_t>(version - 1)];
   if (wal) {
     sqlite3_file* db = sqlite3_database_file_object(name);
     if (db != nullptr && is_shim_database(db)) {
@@ -334,6 +368,10 @@ const char* wal_buffer_vfs() {
 WalWriteCounts wal_write_counts() {
   return {requested_writes.load(std::memory_order_relaxed),
           underlying_writes.load(std::memory_order_relaxed)};
+}
+
+uint64_t subjournal_files_opened() {
+  return subjournal_files.load(std::memory_order_relaxed);
 }
 
 }  // namespace agentrt::core

@@ -21,8 +21,9 @@
 // A failed write keeps the bytes buffered and returns the error from the call that
 // triggered it; only in xShmBarrier, which cannot fail, does it abort the process.
 // The WAL file finds its database file with sqlite3_database_file_object(). Database
-// files are forwarded as they are but for those two hooks; journals and temporary
-// files are the default VFS's own file objects.
+// files are forwarded as they are but for those two hooks. Sub-journals are forwarded
+// with their writes cut into pieces the unix VFS takes whole (wal_buffer_vfs.cpp,
+// journal_write); other journals and temporary files are the default VFS's own objects.
 #pragma once
 
 #include <cstdint>
@@ -40,5 +41,10 @@ struct WalWriteCounts {
   uint64_t written = 0;
 };
 WalWriteCounts wal_write_counts();
+
+// Process-wide count for tests: sub-journals (a savepoint's or statement's page copies)
+// that outgrew memory and were opened as temporary files by connections through the
+// shim.
+uint64_t subjournal_files_opened();
 
 }  // namespace agentrt::core

@@ -1,4 +1,5 @@
 #include "core/store/sqlite.h"
+#include "core/store/wal_buffer_vfs.h"
 #include "tests/core/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -152,6 +153,64 @@ TEST(SqliteTest, CachedStatementsFollowSchemaChanges) {
   Statement query = db.prepare("SELECT * FROM t");
   ASSERT_TRUE(query.step());
   EXPECT_EQ(query.column_int(1), 7) << "the cached statement still saw one column";
+}
+
+}  // namespace
+}  // namespace agentrt::core
+
+namespace agentrt::core {
+namespace {
+
+// Rows of 1 KB: `bytes` of table pages to rewrite in one savepoint.
+void fill(Connection& db, int64_t bytes) {
+  db.exec("CREATE TABLE pages(k INTEGER PRIMARY KEY, b BLOB NOT NULL)");
+  db.exec("BEGIN");
+  for (int64_t k = 0; k < bytes / 1024; ++k)
+    db.prepare("INSERT INTO pages(k, b) VALUES(?, zeroblob(1000))").bind(1, k).run();
+  db.exec("COMMIT");
+}
+
+// Rewrites every page in a savepoint inside a transaction, as a group commit's writer
+// does: SQLite copies each page it changes into the savepoint's sub-journal.
+void rewrite_in_savepoint(Connection& db) {
+  db.exec(
+      "BEGIN IMMEDIATE; SAVEPOINT job; UPDATE pages SET b = zeroblob(1001);"
+      " RELEASE job; COMMIT");
+}
+
+// A group commit of 30 writers journals a few hundred KB; with SQLite's default
+// threshold (64 KiB) that went to a temporary file created and deleted per commit.
+TEST(SqliteTest, ASavepointJournalOfSomeMegabytesStaysInMemory) {
+  test_util::TempDir dir;
+  Connection db(dir.file("a.db"));
+  fill(db, Connection::kStatementJournalInMemory / 2);
+  const uint64_t before = subjournal_files_opened();
+  rewrite_in_savepoint(db);
+  EXPECT_EQ(subjournal_files_opened(), before);
+  Statement changed = db.prepare("SELECT count(*) FROM pages WHERE length(b) = 1001");
+  ASSERT_TRUE(changed.step());
+  EXPECT_EQ(changed.column_int(0), Connection::kStatementJournalInMemory / 2 / 1024);
+}
+
+// ...but not without bound: a statement that rewrites much of the database (a cell's
+// delete) moves its journal to a file instead of holding it all in memory. The move
+// copies the journal in chunks of the bound's size, which the unix VFS alone would
+// fail with SQLITE_FULL; a rollback to the savepoint reads the file back.
+TEST(SqliteTest, ASavepointJournalPastItsBoundGoesToAFileAndRollsBack) {
+  test_util::TempDir dir;
+  Connection db(dir.file("a.db"));
+  fill(db, Connection::kStatementJournalInMemory + (4 << 20));
+  const uint64_t before = subjournal_files_opened();
+  db.exec("BEGIN IMMEDIATE; SAVEPOINT job; UPDATE pages SET b = zeroblob(1001);");
+  EXPECT_EQ(subjournal_files_opened(), before + 1);
+  db.exec("ROLLBACK TO job; RELEASE job; COMMIT");
+  Statement changed = db.prepare("SELECT count(*) FROM pages WHERE length(b) <> 1000");
+  ASSERT_TRUE(changed.step());
+  EXPECT_EQ(changed.column_int(0), 0);
+  rewrite_in_savepoint(db);
+  Statement rewritten = db.prepare("SELECT count(*) FROM pages WHERE length(b) = 1001");
+  ASSERT_TRUE(rewritten.step());
+  EXPECT_EQ(rewritten.column_int(0), (Connection::kStatementJournalInMemory + (4 << 20)) / 1024);
 }
 
 }  // namespace

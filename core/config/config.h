@@ -24,6 +24,9 @@ struct ServerConfig {
   unsigned receive_timeout_s = 30;
   unsigned send_timeout_s = 30;    // a client that stops reading frees its thread
   unsigned shutdown_grace_s = 10;  // running requests may finish for this long
+  // Linux SCHED_BATCH for every agentd thread: a woken thread waits for the running
+  // one's slice instead of preempting it (see docs/operator-guide.md).
+  bool batch_scheduling = true;
 };
 
 struct LimitsConfig {

@@ -74,6 +74,10 @@ void apply_server(ServerConfig& server, const json& section) {
       if (name == candidate.name) field = &candidate;
     }
     const std::string key = "server." + name;
+    if (name == "batch_scheduling") {
+      server.batch_scheduling = expect_bool(value, key);
+      continue;
+    }
     if (field == nullptr) unknown_key(key);
     server.*(field->member) =
         static_cast<unsigned>(expect_uint(value, key, field->min, field->max));

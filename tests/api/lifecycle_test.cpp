@@ -5,10 +5,13 @@
 #include <Poco/Net/ServerSocket.h>
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 
 namespace agentrt::test {
@@ -59,6 +62,34 @@ TEST(Lifecycle, RaisesItsOpenFileLimitForItsThreads) {
   const uint64_t expected = std::min<uint64_t>(4 * 3000 + 4096 + 256, mine.rlim_max);
   EXPECT_EQ(soft_open_file_limit(agentd.pid()), expected);
   EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
+}
+
+// Each thread's scheduling policy, by thread id.
+std::map<pid_t, int> thread_policies(pid_t pid) {
+  std::map<pid_t, int> policies;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& entry : std::filesystem::directory_iterator(tasks)) {
+    const pid_t tid = static_cast<pid_t>(std::stol(entry.path().filename().string()));
+    policies[tid] = ::sched_getscheduler(tid);
+  }
+  return policies;
+}
+
+// Every thread, the connection threads and the store's included, runs under
+// SCHED_BATCH unless server.batch_scheduling is false (serve.cpp, apply_scheduling).
+TEST(Lifecycle, ItsThreadsUseBatchSchedulingUnlessSwitchedOff) {
+  TempDir dir;
+  for (const bool batch : {true, false}) {
+    AgentdProcess agentd(with_args(
+        {"--config",
+         dir.write("c.json", batch ? "{}" : R"({"server":{"batch_scheduling":false}})")}));
+    ASSERT_EQ(agentd.request("GET", "/health").status, 200);
+    const std::map<pid_t, int> policies = thread_policies(agentd.pid());
+    EXPECT_GT(policies.size(), 3u);  // main, acceptor, a connection, the checkpointer...
+    for (const auto& [tid, policy] : policies)
+      EXPECT_EQ(policy, batch ? SCHED_BATCH : SCHED_OTHER) << "thread " << tid;
+    EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
+  }
 }
 
 bool maps_library(pid_t pid, const std::string& name) {

@@ -52,6 +52,7 @@ TEST(ConfigTest, DefaultsWithoutFileEnvOrFlags) {
   EXPECT_EQ(config.server.max_queued, 4096u);
   EXPECT_EQ(config.server.thread_stack_kb, 256u);
   EXPECT_EQ(config.server.shutdown_grace_s, 10u);
+  EXPECT_TRUE(config.server.batch_scheduling);
   EXPECT_EQ(config.limits.max_body_bytes, 1024u * 1024u);
 }
 
@@ -67,7 +68,7 @@ TEST(ConfigTest, EveryKeyIsParsed) {
                 "echo": {"config": {"model": "echo"}}},
     "server": {"threads": 64, "max_queued": 128, "thread_stack_kb": 512,
                "keep_alive_timeout_s": 7, "receive_timeout_s": 8, "send_timeout_s": 9,
-               "shutdown_grace_s": 0},
+               "shutdown_grace_s": 0, "batch_scheduling": false},
     "limits": {"max_body_bytes": 2048}
   })");
   EXPECT_EQ(config.mode, CellMode::multi);
@@ -87,6 +88,7 @@ TEST(ConfigTest, EveryKeyIsParsed) {
   EXPECT_EQ(config.server.receive_timeout_s, 8u);
   EXPECT_EQ(config.server.send_timeout_s, 9u);
   EXPECT_EQ(config.server.shutdown_grace_s, 0u);
+  EXPECT_FALSE(config.server.batch_scheduling);
   EXPECT_EQ(config.limits.max_body_bytes, 2048u);
 }
 

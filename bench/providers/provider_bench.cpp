@@ -38,7 +38,10 @@ void decode(Vendor vendor, const std::vector<std::string>& pieces, CountingSink&
   sdk::Sink wrapped(&sink.c);
   providers::DeltaEmitter out(wrapped);
   std::unique_ptr<providers::StreamDecoder> decoder = make_decoder(vendor, out);
-  for (const std::string& piece : pieces) decoder->feed(piece);
+  for (const std::string& piece : pieces) {  // a piece a read, as the transports flush
+    decoder->feed(piece);
+    out.flush();
+  }
   decoder->end_of_stream();
 }
 

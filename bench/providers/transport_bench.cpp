@@ -37,6 +37,7 @@ bool one_request(const providers::HttpRequest& request, CountingSink& sink) {
   callbacks.on_body = [&](std::string_view bytes) { decoder.feed(bytes); };
   callbacks.cancelled = [&] { return wrapped.cancelled(); };
   callbacks.complete = [&] { return decoder.complete(); };
+  callbacks.flush = [&] { out.flush(); };
   providers::HttpResponse response = providers::post_streaming(request, callbacks);
   if (response.status != 200) return false;
   decoder.end_of_stream();

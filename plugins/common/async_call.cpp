@@ -44,13 +44,15 @@ AsyncCall::~AsyncCall() {
   wipe(request_.headers);
 }
 
-void AsyncCall::begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule) {
+void AsyncCall::begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule,
+                      Notify unflushed) {
   transfer_.easy = easy;
   configure(request_, headers_, transfer_);
   curl_easy_setopt(easy, CURLOPT_PRIVATE, this);
   transfer_.last_activity = Clock::now();
   wake_target_ = target;
   schedule_ = std::move(schedule);
+  unflushed_ = std::move(unflushed);
   waker_registered_ = sink_.set_waker(wake, &wake_target_);
   next_check_ =
       Clock::now() + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
@@ -60,6 +62,10 @@ void AsyncCall::begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedu
 
 void AsyncCall::on_body(std::string_view bytes) {
   decoder_->feed(bytes);
+  if (!text_held_ && emitter_.has_pending()) {
+    text_held_ = true;
+    unflushed_();
+  }
   if (!complete_at_ && decoder_->complete()) {
     // From the end marker on, the upstream has the end grace to close the response.
     complete_at_ = Clock::now();
@@ -71,12 +77,23 @@ void AsyncCall::on_body(std::string_view bytes) {
 void AsyncCall::transfer_done(CURLcode code) {
   if (ended_) return;
   try {
-    // Text that arrived before a failure already went out from inside libcurl.
+    // Text that arrived before a failure already went out: the loop flushes its pass
+    // (TransferLoop::flush_texts) before it reaps finished transfers.
     if (transfer_.failure) std::rethrow_exception(transfer_.failure);
     if (code != CURLE_OK && !decoder_->complete()) throw transport_error(code, transfer_, request_);
     curl_easy_getinfo(transfer_.easy, CURLINFO_RESPONSE_CODE, &transfer_.response.status);
     end_response(transfer_.response, adapter_, *decoder_, key_);
     end(nullptr);
+  } catch (...) {
+    end(std::current_exception());
+  }
+}
+
+void AsyncCall::flush_text() {
+  text_held_ = false;
+  if (ended_) return;
+  try {
+    emitter_.flush();
   } catch (...) {
     end(std::current_exception());
   }

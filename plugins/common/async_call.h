@@ -31,6 +31,7 @@ struct WakeTarget {
 class AsyncCall {
  public:
   using Schedule = std::function<void(Clock::time_point)>;
+  using Notify = std::function<void()>;
 
   // Runs on the starting thread; throws only what start() may throw. `key` and the
   // request's headers are wiped when the call ends.
@@ -47,8 +48,13 @@ class AsyncCall {
 
   // Takes `easy`, configured here for this call, registers `wake` (called with a
   // WakeTarget*) with the sink, and looks once for a cancel that came before.
-  // `schedule` asks the loop for a check() at a given time.
-  void begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule);
+  // `schedule` asks the loop for a check() at a given time; `unflushed` tells it, once
+  // per pass, that the call holds text for flush_text().
+  void begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule,
+             Notify unflushed);
+  // Sends the text of the loop's last pass over the sockets as one fragment
+  // (delta_emitter.h); a sink that says stop ends the call.
+  void flush_text();
   // libcurl finished the transfer with `code`.
   void transfer_done(CURLcode code);
   // The host said cancelled() may have changed.
@@ -76,6 +82,8 @@ class AsyncCall {
   Transfer transfer_;
   WakeTarget wake_target_;
   Schedule schedule_;
+  Notify unflushed_;
+  bool text_held_ = false;  // unflushed_ was called since the last flush_text()
   bool waker_registered_ = false;
   std::optional<Clock::time_point> complete_at_;
   Clock::time_point next_check_;

@@ -72,6 +72,7 @@ void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::
   callbacks.cancelled = [&] { return sink.cancelled(); };
   callbacks.set_waker = [&](void (*wake)(void*), void* ctx) { return sink.set_waker(wake, ctx); };
   callbacks.complete = [&] { return decoder->complete(); };
+  callbacks.flush = [&] { out.flush(); };
   HttpResponse response = post_streaming(http, callbacks);
   end_response(response, *adapter_, *decoder, key);
 }

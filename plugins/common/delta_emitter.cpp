@@ -23,11 +23,29 @@ std::string plain_word(const std::string& word) {
 
 void DeltaEmitter::text(std::string_view fragment) {
   if (finished_ || fragment.empty()) return;
-  if (!sink_.text(fragment)) cancelled();
+  pending_.append(fragment);
+}
+
+void DeltaEmitter::flush() {
+  if (pending_.empty()) return;
+  const bool more = sink_.text(pending_);
+  pending_.clear();
+  if (!more) cancelled();
+}
+
+void DeltaEmitter::flush_before_failure() noexcept {
+  if (pending_.empty()) return;
+  try {
+    (void)sink_.text(pending_);
+  } catch (...) {
+    // A sink that throws already failed the call; the original failure still goes up.
+  }
+  pending_.clear();
 }
 
 void DeltaEmitter::finish(const std::optional<Usage>& usage, const std::string& reason) {
   if (finished_) return;
+  flush();
   finished_ = true;
   if (usage && !sink_.usage(usage->input_tokens, usage->output_tokens)) cancelled();
   if (!sink_.finish(plain_word(reason))) cancelled();

@@ -62,10 +62,11 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
   std::optional<Clock::time_point> complete_at;
   for (;;) {
     int running = 0;
-    // Body bytes reach the decoder (and text the sink) from inside this call, so text
-    // that arrived before a failure is already out when the failure is reported.
+    // Body bytes reach the decoder from inside this call, and its text the sink right
+    // after, before a failure is reported.
     CURLMcode rc = curl_multi_perform(lease.multi(), &running);
     if (t.failure) std::rethrow_exception(t.failure);
+    if (callbacks.flush) callbacks.flush();
     if (rc != CURLM_OK)
       throw sdk::Error(AGENTRT_ERR_INTERNAL, std::string("libcurl: ") + curl_multi_strerror(rc));
     const bool complete = callbacks.complete && callbacks.complete();

@@ -41,6 +41,9 @@ struct StreamCallbacks {
   // True once the body carried its end marker: from then on the answer is complete,
   // so an upstream that keeps the response open, or breaks it, no longer matters.
   std::function<bool()> complete;
+  // Called after each pass of libcurl over the transfer: sends on what on_body held
+  // back (the text of that pass as one fragment; delta_emitter.h). May throw.
+  std::function<void()> flush;
 };
 
 // Sends `request` and waits for the answer. While the status is 2xx, body bytes go

@@ -13,16 +13,37 @@ void malformed(const std::string& what) {
   throw sdk::Error(AGENTRT_ERR_UPSTREAM, "upstream sent a malformed event: " + what);
 }
 
+namespace {
+
+// Text decoded before a failure still reaches the sink, ahead of the failure; text of
+// a piece that decoded cleanly waits for the transport's flush (delta_emitter.h).
+template <typename Decode>
+void decode_piece(DeltaEmitter& out, Decode&& decode) {
+  try {
+    decode();
+  } catch (...) {
+    out.flush_before_failure();
+    throw;
+  }
+}
+
+}  // namespace
+
 void SseDecoder::feed(std::string_view bytes) {
-  parser_.feed(bytes, [this](const SseEvent& event) {
-    if (!out_.finished()) on_event(event);
+  decode_piece(out_, [&] {
+    parser_.feed(bytes, [this](const SseEvent& event) {
+      if (!out_.finished()) on_event(event);
+    });
   });
 }
 
 void SseDecoder::end_of_stream() {
-  parser_.finish([this](const SseEvent& event) {
-    if (!out_.finished()) on_event(event);
+  decode_piece(out_, [&] {
+    parser_.finish([this](const SseEvent& event) {
+      if (!out_.finished()) on_event(event);
+    });
   });
+  out_.flush();
   if (!out_.finished()) truncated();
 }
 
@@ -33,12 +54,15 @@ void NdjsonDecoder::take(std::string_view line) {
 }
 
 void NdjsonDecoder::feed(std::string_view bytes) {
-  lines_.feed(bytes, [this](std::string_view line) { take(line); });
+  decode_piece(out_, [&] { lines_.feed(bytes, [this](std::string_view line) { take(line); }); });
 }
 
 void NdjsonDecoder::end_of_stream() {
   // A last line without its newline is still a whole JSON object if the body ended.
-  if (lines_.has_partial_line()) lines_.feed("\n", [this](std::string_view line) { take(line); });
+  decode_piece(out_, [&] {
+    if (lines_.has_partial_line()) lines_.feed("\n", [this](std::string_view line) { take(line); });
+  });
+  out_.flush();
   if (!out_.finished()) truncated();
 }
 

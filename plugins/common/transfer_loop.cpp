@@ -149,6 +149,7 @@ void TransferLoop::iterate() {
     curl_deadline_.reset();
     socket_action(CURL_SOCKET_TIMEOUT, 0);
   }
+  flush_texts();
   reap_finished();
   run_checks();
 }
@@ -200,8 +201,10 @@ void TransferLoop::adopt(uint64_t id, std::unique_ptr<AsyncCall> call) {
   calls_.emplace(id, std::move(call));
   try {
     CURL* easy = acquire_easy();
-    ref.begin(easy, WakeTarget{this, id}, &wake_call,
-              [this, id](Clock::time_point when) { schedule(id, when); });
+    ref.begin(
+        easy, WakeTarget{this, id}, &wake_call,
+        [this, id](Clock::time_point when) { schedule(id, when); },
+        [this, id] { unflushed_.push_back(id); });
     if (!ref.ended()) {
       CURLMcode rc = curl_multi_add_handle(multi_, easy);
       if (rc != CURLM_OK)
@@ -221,6 +224,19 @@ void TransferLoop::socket_action(curl_socket_t s, int flags) {
   int running = 0;
   // Body bytes reach the decoders, and deltas the sinks, from inside this call.
   curl_multi_socket_action(multi_, s, flags, &running);
+}
+
+// After every socket of the pass was read: a stream whose upstream got ahead of it
+// sends what several reads brought as one fragment, one event and one write to its
+// client (delta_emitter.h).
+void TransferLoop::flush_texts() {
+  for (uint64_t id : unflushed_) {
+    auto it = calls_.find(id);
+    if (it == calls_.end()) continue;
+    it->second->flush_text();
+    if (it->second->ended()) finish(id);
+  }
+  unflushed_.clear();
 }
 
 void TransferLoop::reap_finished() {

@@ -69,6 +69,7 @@ class TransferLoop {
   bool take_inbox();
   void adopt(uint64_t id, std::unique_ptr<AsyncCall> call);
   void socket_action(curl_socket_t s, int flags);
+  void flush_texts();
   void reap_finished();
   void run_checks();
   void schedule(uint64_t id, Clock::time_point when);
@@ -85,6 +86,7 @@ class TransferLoop {
   // Loop thread only.
   std::unordered_map<uint64_t, std::unique_ptr<AsyncCall>> calls_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
+  std::vector<uint64_t> unflushed_;  // calls whose text of this pass waits for flush_texts
   std::optional<Clock::time_point> curl_deadline_;
   std::vector<CURL*> spare_easy_;  // reset handles, reused to spare allocations
   bool stopping_ = false;

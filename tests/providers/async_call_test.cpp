@@ -28,6 +28,16 @@ void expect_well_ordered(const TestSink& sink) {
   EXPECT_FALSE(sink.touched_after_done());
 }
 
+// Every delta but text, as "kind:data", in order.
+std::vector<std::string> non_text(const TestSink& sink) {
+  std::vector<std::string> out;
+  const std::vector<uint32_t> kinds = sink.kinds();
+  const std::vector<std::string> datas = sink.datas();
+  for (size_t i = 0; i < kinds.size(); ++i)
+    if (kinds[i] != AGENTRT_DELTA_TEXT) out.push_back(std::to_string(kinds[i]) + ":" + datas[i]);
+  return out;
+}
+
 TEST_P(AsyncCall, AStreamGivesTheSameDeltasAsTheBlockingCall) {
   Reply reply = Reply::answer("alpha beta gamma délta", 4);
   reply.split_at = {7, 40};
@@ -48,9 +58,11 @@ TEST_P(AsyncCall, AStreamGivesTheSameDeltasAsTheBlockingCall) {
   run_async(*p, request, async);
 
   expect_well_ordered(async);
+  // The text may come in other fragments (those of one read go as one:
+  // delta_emitter.h); the answer, its usage and its finish may not differ.
   EXPECT_EQ(async.text(), "alpha beta gamma délta");
-  EXPECT_EQ(async.kinds(), blocking.kinds());
-  EXPECT_EQ(async.datas(), blocking.datas());
+  EXPECT_EQ(blocking.text(), async.text());
+  EXPECT_EQ(non_text(async), non_text(blocking));
   ASSERT_EQ(fake.request_count(), 2u);
   EXPECT_EQ(fake.requests()[0].body, fake.requests()[1].body);
   EXPECT_EQ(sent_key(vendor(), fake.requests()[1]), kTestKey);
@@ -137,7 +149,8 @@ TEST_P(AsyncCall, AStreamWithoutItsEndMarkerIsTruncated) {
   EXPECT_EQ(sink.status(), AGENTRT_ERR_UPSTREAM);
   EXPECT_NE(std::string(sink.error().message).find("end marker"), std::string::npos)
       << sink.error().message;
-  EXPECT_EQ(sink.texts().size(), 2u);
+  const std::vector<std::string> fragments = delta_fragments(reply.text, reply.deltas);
+  EXPECT_EQ(sink.text(), fragments.at(0) + fragments.at(1));
 }
 
 TEST_P(AsyncCall, ASinkThatSaysStopEndsTheCallAndTheConnection) {

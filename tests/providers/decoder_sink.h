@@ -32,7 +32,9 @@ using DecoderFactory =
 // Feeds `pieces` in order, then ends the stream.
 Decoded decode_pieces(const DecoderFactory& make, const std::vector<std::string>& pieces);
 
-// `body` cut once at every offset, then byte by byte: each must give `expected`.
+// `expected` lists a fragment per upstream event, as a read per byte gives them. The
+// fragments of one read reach the sink as one (delta_emitter.h): the body in one piece
+// gives them joined, and cut once at every offset, the same text, however joined.
 void expect_every_cut_decodes_as(const DecoderFactory& make, const std::string& body,
                                  const Decoded& expected);
 

@@ -71,10 +71,12 @@ TEST_F(Ollama, AMissingCountIsAZeroCount) {
 }
 
 TEST_F(Ollama, AnErrorLineAfterOutputIsUpstream) {
-  fake.enqueue(Reply::error_event_after(2, "", "llama runner process has terminated"));
+  Reply reply = Reply::error_event_after(2, "", "llama runner process has terminated");
+  fake.enqueue(reply);
   Outcome out = run(*provider, user_request("hi"));
   EXPECT_EQ(out.code(), AGENTRT_ERR_UPSTREAM);
-  EXPECT_EQ(out.texts.size(), 2u);
+  const std::vector<std::string> fragments = delta_fragments(reply.text, reply.deltas);
+  EXPECT_EQ(out.text(), fragments.at(0) + fragments.at(1));
   EXPECT_NE(out.message().find("llama runner process has terminated"), std::string::npos);
 }
 

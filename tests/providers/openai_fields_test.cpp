@@ -180,6 +180,22 @@ TEST(OpenAiDecoder, AChunkOnlyNlohmannReadsStillCounts) {
   EXPECT_FALSE(out.error);
 }
 
+// Under load several events wait in the socket and arrive in one read: their fragments
+// reach the sink as one delta, and an error among them still lets the text before it
+// through.
+TEST(OpenAiDecoder, TheFragmentsOfOneReadReachTheSinkAsOne) {
+  const std::string a = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n";
+  const std::string b = "data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n";
+  const std::string end = "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+  EXPECT_EQ(decode_pieces(make, {a + b, a, end + "data: [DONE]\n\n"}).deltas,
+            (std::vector<std::string>{"1:ab", "1:a", R"(3:{"reason":"end_turn"})"}));
+  Decoded failed =
+      decode_pieces(make, {a + b + "data: {\"error\":{\"message\":\"crash\"}}\n\n" + a});
+  EXPECT_EQ(failed.deltas, std::vector<std::string>{"1:ab"});
+  ASSERT_TRUE(failed.error);
+  EXPECT_NE(failed.error->find("crash"), std::string::npos) << *failed.error;
+}
+
 TEST(OpenAiDecoder, AnErrorChunkEndsTheCallAfterTheTextBeforeIt) {
   Decoded out = decode_pieces(make, {"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n",
                                      "data: {\"error\":{\"message\":\"model crashed\"}}\n\n"});

@@ -21,7 +21,7 @@ TEST_P(Streaming, DeliversTextUsageAndFinishExactly) {
   Outcome out = run(*provider, user_request("hi"));
 
   expect_well_ordered(out, /*with_usage=*/true);
-  EXPECT_EQ(out.texts, delta_fragments(text, 5));
+  EXPECT_EQ(out.text(), text);  // in as many fragments as the reads brought it
   EXPECT_EQ(out.usage, (json{{"input_tokens", 21}, {"output_tokens", 9}}));
   EXPECT_EQ(out.finish, (json{{"reason", "end_turn"}}));
   ASSERT_EQ(fake.request_count(), 1u);
@@ -66,7 +66,18 @@ TEST_P(Streaming, AnEmptyAnswerStillFinishes) {
 }
 
 // The same stream cut once at every byte offset (inside lines, CRLF pairs and UTF-8
-// characters) must give the very same deltas; so must a stream sent byte by byte.
+// characters) must give the very same answer; so must a stream sent byte by byte. The
+// fragments of one read reach the sink as one (delta_emitter.h), so a cut may change
+// how the text is split, never what it is or where usage and finish come.
+// The kinds in order, a run of text deltas counted as one.
+std::vector<uint32_t> joined_kinds(const Outcome& out) {
+  std::vector<uint32_t> kinds;
+  for (uint32_t kind : out.kinds)
+    if (kinds.empty() || kind != AGENTRT_DELTA_TEXT || kinds.back() != AGENTRT_DELTA_TEXT)
+      kinds.push_back(kind);
+  return kinds;
+}
+
 void check_every_cut(FakeUpstream& fake, const ProviderInstance& provider, bool crlf) {
   Reply reply = Reply::answer("Aé€😀 ok", 3);
   reply.crlf = crlf;
@@ -81,8 +92,9 @@ void check_every_cut(FakeUpstream& fake, const ProviderInstance& provider, bool 
     split.split_at = {cut};
     fake.enqueue(split);
     Outcome out = run(provider, user_request("hi"));
-    ASSERT_EQ(out.kinds, whole.kinds) << "cut at byte " << cut << ": " << out.message();
-    ASSERT_EQ(out.texts, whole.texts) << "cut at byte " << cut;
+    ASSERT_EQ(joined_kinds(out), joined_kinds(whole))
+        << "cut at byte " << cut << ": " << out.message();
+    ASSERT_EQ(out.text(), whole.text()) << "cut at byte " << cut;
     ASSERT_EQ(out.usage, whole.usage) << "cut at byte " << cut;
     ASSERT_EQ(out.finish, whole.finish) << "cut at byte " << cut;
   }
@@ -90,8 +102,8 @@ void check_every_cut(FakeUpstream& fake, const ProviderInstance& provider, bool 
   for (size_t cut = 1; cut < size; ++cut) bytewise.split_at.push_back(cut);
   fake.enqueue(bytewise);
   Outcome out = run(provider, user_request("hi"));
-  EXPECT_EQ(out.kinds, whole.kinds) << out.message();
-  EXPECT_EQ(out.texts, whole.texts);
+  EXPECT_EQ(joined_kinds(out), joined_kinds(whole)) << out.message();
+  EXPECT_EQ(out.text(), whole.text());
 }
 
 TEST_P(Streaming, CutAtEveryByteOffsetGivesIdenticalDeltas) {

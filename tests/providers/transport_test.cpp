@@ -23,10 +23,15 @@ class Transport : public VendorTest {
   }
 };
 
-void expect_partial(const Outcome& out, size_t texts, int32_t code) {
+// The text of the reply's first `deltas` events arrived, as text only (in as many
+// fragments as the reads brought it: delta_emitter.h), then the call failed with `code`.
+void expect_partial(const Outcome& out, const Reply& reply, int deltas, int32_t code) {
   EXPECT_EQ(out.code(), code) << out.message();
-  EXPECT_EQ(out.texts.size(), texts) << out.message();
-  EXPECT_EQ(out.kinds, std::vector<uint32_t>(texts, AGENTRT_DELTA_TEXT));
+  std::string expected;
+  const std::vector<std::string> fragments = delta_fragments(reply.text, reply.deltas);
+  for (int i = 0; i < deltas; ++i) expected += fragments.at(static_cast<size_t>(i));
+  EXPECT_EQ(out.text(), expected) << out.message();
+  EXPECT_EQ(out.kinds, std::vector<uint32_t>(out.texts.size(), AGENTRT_DELTA_TEXT));
 }
 
 TEST_P(Transport, HangAfterHeadersTimesOutAfterTheStallTimeout) {
@@ -47,7 +52,7 @@ TEST_P(Transport, SilenceAfterSomeTextKeepsTheTextThenTimesOut) {
   fake.enqueue(reply);
   auto provider = impatient();
   Outcome out = run(*provider, user_request("hi"));
-  expect_partial(out, 2, AGENTRT_ERR_TIMEOUT);
+  expect_partial(out, reply, 2, AGENTRT_ERR_TIMEOUT);
 }
 
 TEST_P(Transport, NoHeadersAtAllTimesOut) {
@@ -89,7 +94,7 @@ TEST_P(Transport, ResetMidStreamKeepsThePartialTextThenFails) {
   reply.deltas = 4;
   fake.enqueue(reply);
   Outcome out = run(*provider, user_request("hi"));
-  expect_partial(out, 2, AGENTRT_ERR_UPSTREAM);
+  expect_partial(out, reply, 2, AGENTRT_ERR_UPSTREAM);
   EXPECT_EQ(out.text(), "one two ");
 }
 
@@ -98,7 +103,7 @@ TEST_P(Transport, MalformedEventKeepsThePartialTextThenFails) {
   reply.text = "one two three";
   fake.enqueue(reply);
   Outcome out = run(*provider, user_request("hi"));
-  expect_partial(out, 1, AGENTRT_ERR_UPSTREAM);
+  expect_partial(out, reply, 1, AGENTRT_ERR_UPSTREAM);
   EXPECT_NE(out.message().find("malformed"), std::string::npos) << out.message();
 }
 
@@ -107,7 +112,7 @@ TEST_P(Transport, StreamWithoutItsEndMarkerIsTruncatedNotFinished) {
   reply.text = "one two three";
   fake.enqueue(reply);
   Outcome out = run(*provider, user_request("hi"));
-  expect_partial(out, 3, AGENTRT_ERR_UPSTREAM);
+  expect_partial(out, reply, 3, AGENTRT_ERR_UPSTREAM);
   EXPECT_NE(out.message().find("end marker"), std::string::npos) << out.message();
 }
 
@@ -115,9 +120,10 @@ TEST_P(Transport, MidStreamErrorEventKeepsThePartialTextThenFails) {
   // Anthropic's usual mid-stream error is overloaded_error (tested on its own);
   // here a plain server fault.
   std::string type = vendor() == Vendor::anthropic ? "api_error" : "";
-  fake.enqueue(Reply::error_event_after(1, type, "the model crashed"));
+  Reply reply = Reply::error_event_after(1, type, "the model crashed");
+  fake.enqueue(reply);
   Outcome out = run(*provider, user_request("hi"));
-  expect_partial(out, 1, AGENTRT_ERR_UPSTREAM);
+  expect_partial(out, reply, 1, AGENTRT_ERR_UPSTREAM);
   EXPECT_NE(out.message().find("the model crashed"), std::string::npos) << out.message();
 }
 
@@ -125,7 +131,7 @@ TEST_P(Transport, AnErrorAfterTheLastDeltaStillFails) {
   Reply reply = Reply::error_event_after(99, vendor() == Vendor::anthropic ? "api_error" : "");
   fake.enqueue(reply);
   Outcome out = run(*provider, user_request("hi"));
-  expect_partial(out, 3, AGENTRT_ERR_UPSTREAM);
+  expect_partial(out, reply, 3, AGENTRT_ERR_UPSTREAM);
 }
 
 TEST_P(Transport, AnUpstreamThatLingersAfterItsEndMarkerStillFinishes) {

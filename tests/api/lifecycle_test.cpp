@@ -64,19 +64,28 @@ TEST(Lifecycle, RaisesItsOpenFileLimitForItsThreads) {
   EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
 }
 
-// Each thread's scheduling policy, by thread id.
-std::map<pid_t, int> thread_policies(pid_t pid) {
-  std::map<pid_t, int> policies;
+struct ThreadPolicy {
+  std::string name;
+  int policy;
+};
+
+// Each thread's name and scheduling policy, by thread id.
+std::map<pid_t, ThreadPolicy> thread_policies(pid_t pid) {
+  std::map<pid_t, ThreadPolicy> policies;
   const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
   for (const auto& entry : std::filesystem::directory_iterator(tasks)) {
     const pid_t tid = static_cast<pid_t>(std::stol(entry.path().filename().string()));
-    policies[tid] = ::sched_getscheduler(tid);
+    std::ifstream comm(entry.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    policies[tid] = {name, ::sched_getscheduler(tid)};
   }
   return policies;
 }
 
-// Every thread, the connection threads and the store's included, runs under
-// SCHED_BATCH unless server.batch_scheduling is false (serve.cpp, apply_scheduling).
+// Every thread, the connection threads included, runs under SCHED_BATCH unless
+// server.batch_scheduling is false (serve.cpp, apply_scheduling); the state store's
+// WAL checkpoint thread takes only idle CPU either way (wal_checkpointer.h).
 TEST(Lifecycle, ItsThreadsUseBatchSchedulingUnlessSwitchedOff) {
   TempDir dir;
   for (const bool batch : {true, false}) {
@@ -84,10 +93,19 @@ TEST(Lifecycle, ItsThreadsUseBatchSchedulingUnlessSwitchedOff) {
         {"--config",
          dir.write("c.json", batch ? "{}" : R"({"server":{"batch_scheduling":false}})")}));
     ASSERT_EQ(agentd.request("GET", "/health").status, 200);
-    const std::map<pid_t, int> policies = thread_policies(agentd.pid());
+    const std::map<pid_t, ThreadPolicy> policies = thread_policies(agentd.pid());
     EXPECT_GT(policies.size(), 3u);  // main, acceptor, a connection, the checkpointer...
-    for (const auto& [tid, policy] : policies)
-      EXPECT_EQ(policy, batch ? SCHED_BATCH : SCHED_OTHER) << "thread " << tid;
+    size_t checkpointers = 0;
+    for (const auto& [tid, thread] : policies) {
+      if (thread.name == "agentrt-ckpt") {
+        ++checkpointers;
+        EXPECT_EQ(thread.policy, SCHED_IDLE) << "thread " << tid;
+      } else {
+        EXPECT_EQ(thread.policy, batch ? SCHED_BATCH : SCHED_OTHER)
+            << "thread " << tid << " " << thread.name;
+      }
+    }
+    EXPECT_EQ(checkpointers, 1u);  // the state store's
     EXPECT_EQ(agentd.stop(SIGTERM), 0) << agentd.stderr_text();
   }
 }

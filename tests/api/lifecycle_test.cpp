@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <thread>
 
 namespace agentrt::test {
 namespace {
@@ -86,7 +87,19 @@ std::map<pid_t, ThreadPolicy> thread_policies(pid_t pid) {
 // Every thread, the connection threads included, runs under SCHED_BATCH unless
 // server.batch_scheduling is false (serve.cpp, apply_scheduling); the state store's
 // WAL checkpoint thread takes only idle CPU either way (wal_checkpointer.h).
+// Whether this machine lets a thread take `policy` (a container's seccomp rules may not).
+bool policy_allowed(int policy) {
+  bool allowed = false;
+  std::thread([&] {
+    const sched_param param{};
+    allowed = ::sched_setscheduler(0, policy, &param) == 0;
+  }).join();
+  return allowed;
+}
+
 TEST(Lifecycle, ItsThreadsUseBatchSchedulingUnlessSwitchedOff) {
+  if (!policy_allowed(SCHED_BATCH) || !policy_allowed(SCHED_IDLE))
+    GTEST_SKIP() << "this machine does not let a thread change its scheduling policy";
   TempDir dir;
   for (const bool batch : {true, false}) {
     AgentdProcess agentd(with_args(

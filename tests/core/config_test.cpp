@@ -147,6 +147,8 @@ TEST(ConfigTest, WrongTypesNameKeyAndExpectation) {
       {R"({"server": {"threads": "10"}})", "server.threads"},
       {R"({"server": {"threads": 1.5}})", "server.threads"},
       {R"({"server": {"threads": true}})", "server.threads"},
+      {R"({"server": {"batch_scheduling": "yes"}})", "server.batch_scheduling"},
+      {R"({"server": {"batch_scheduling": 1}})", "server.batch_scheduling"},
       {R"({"limits": []})", "limits"},
   };
   for (const auto& [document, key] : cases) {

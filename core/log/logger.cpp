@@ -1,5 +1,7 @@
 #include "core/log/logger.h"
 
+#include "core/domain/json_text.h"
+
 #include <unistd.h>
 #include <cerrno>
 #include <ctime>
@@ -37,17 +39,12 @@ void write_to_stderr(std::string_view line) {
   }
 }
 
-std::string dump(const nlohmann::json& value) {
-  // Replace invalid UTF-8 rather than throw: a log call must never fail its caller.
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 bool is_reserved(const std::string& key) {
   return key == "time" || key == "level" || key == "msg";
 }
 
 // Built by hand rather than through a json object so the line starts with time, level
-// and msg (nlohmann::json sorts keys) and costs one allocation pass.
+// and msg (nlohmann::json sorts keys) and costs one allocation pass (json_text.h).
 std::string format_line(LogLevel level, std::string_view message, const nlohmann::json& fields) {
   std::string line;
   line.reserve(96 + message.size());
@@ -56,19 +53,19 @@ std::string format_line(LogLevel level, std::string_view message, const nlohmann
   line += "\",\"level\":\"";
   line += log_level_name(level);
   line += "\",\"msg\":";
-  line += dump(nlohmann::json(std::string(message)));
+  // Invalid UTF-8 is replaced rather than thrown on: a log call must never fail its caller.
+  append_json_string(line, message);
   if (fields.is_object()) {
     for (const auto& [key, value] : fields.items()) {
-      // A field named like a fixed key would make a duplicate key; keep it, renamed.
-      std::string name = is_reserved(key) ? "fields." + key : key;
       line += ',';
-      line += dump(nlohmann::json(name));
+      // A field named like a fixed key would make a duplicate key; keep it, renamed.
+      append_json_string(line, is_reserved(key) ? "fields." + key : key);
       line += ':';
-      line += dump(value);
+      append_json_value(line, value);
     }
   } else if (!fields.is_null()) {
     line += ",\"fields\":";
-    line += dump(fields);
+    append_json_value(line, fields);
   }
   line += "}\n";
   return line;
@@ -133,18 +130,30 @@ void Logger::write(LogLevel level, std::string_view message, const nlohmann::jso
   }
 }
 
+// Called several times a request (log lines, run records), so each thread keeps the
+// date and time of the current second and formats only the milliseconds.
 std::string utc_timestamp_now() {
   using namespace std::chrono;
-  const auto now = system_clock::now();
-  const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count();
+  const auto ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
   const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms % 1000));
-  return buf;
+  thread_local std::time_t cached_second = -1;
+  thread_local char prefix[40];
+  thread_local int prefix_size = 0;
+  if (seconds != cached_second) {
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    prefix_size =
+        std::snprintf(prefix, sizeof prefix, "%04d-%02d-%02dT%02d:%02d:%02d.", tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    cached_second = seconds;
+  }
+  const int millis = static_cast<int>(ms % 1000);
+  std::string out(prefix, static_cast<size_t>(prefix_size));
+  out += static_cast<char>('0' + millis / 100);
+  out += static_cast<char>('0' + millis / 10 % 10);
+  out += static_cast<char>('0' + millis % 10);
+  out += 'Z';
+  return out;
 }
 
 }  // namespace agentrt::core

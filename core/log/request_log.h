@@ -16,7 +16,11 @@ class RequestLogFields {
   RequestLogFields(const RequestLogFields&) = delete;
   RequestLogFields& operator=(const RequestLogFields&) = delete;
 
-  const nlohmann::json& fields() const { return fields_; }
+  nlohmann::json& fields() { return fields_; }
+
+  // The calling thread's request line, to set fields on directly; null when the thread
+  // serves no request.
+  static nlohmann::json* current();
 
   // Adds an object's fields to the calling thread's request line; false when the
   // thread serves no request, and the caller then logs a line of its own.

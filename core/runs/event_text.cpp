@@ -1,5 +1,7 @@
 #include "core/runs/event_text.h"
 
+#include "core/domain/json_text.h"
+
 #include <charconv>
 
 namespace agentrt::core {
@@ -9,6 +11,43 @@ constexpr auto kInvalidUtf8 = nlohmann::json::error_handler_t::replace;
 
 std::string event_text(const nlohmann::json& event) {
   return event.dump(-1, ' ', /*ensure_ascii=*/false, kInvalidUtf8);
+}
+
+// Keys in sorted order, as nlohmann's dump writes them.
+std::string run_start_text(std::string_view run_id, std::string_view session_id,
+                           std::string_view model, std::string_view timestamp, int64_t seq) {
+  std::string text;
+  text.reserve(160);
+  JsonObjectText event(text);
+  event.string("model", model)
+      .string("run_id", run_id)
+      .integer("seq", seq)
+      .string("session_id", session_id)
+      .string("timestamp", timestamp)
+      .string("type", "run_start")
+      .close();
+  return text;
+}
+
+std::string error_event_text(std::string_view code, std::string_view message, int64_t seq) {
+  std::string text;
+  JsonObjectText event(text);
+  event.string("code", code).string("message", message).integer("seq", seq);
+  event.string("type", "error").close();
+  return text;
+}
+
+std::string done_text(std::string_view reason, std::string_view run_id, int64_t input_tokens,
+                      int64_t output_tokens, int64_t seq) {
+  std::string text;
+  text.reserve(128);
+  JsonObjectText event(text);
+  event.string("reason", reason).string("run_id", run_id).integer("seq", seq);
+  event.string("type", "done");
+  JsonObjectText usage(event.member("usage"));
+  usage.integer("input_tokens", input_tokens).integer("output_tokens", output_tokens).close();
+  event.close();
+  return text;
 }
 
 DeltaText::DeltaText()

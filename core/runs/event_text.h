@@ -15,6 +15,14 @@ namespace agentrt::core {
 // `event` as one line of JSON text.
 std::string event_text(const nlohmann::json& event);
 
+// The texts of the events every run has, written without building a JSON object
+// (json_text.h); the same text event_text gives for the same event.
+std::string run_start_text(std::string_view run_id, std::string_view session_id,
+                           std::string_view model, std::string_view timestamp, int64_t seq);
+std::string error_event_text(std::string_view code, std::string_view message, int64_t seq);
+std::string done_text(std::string_view reason, std::string_view run_id, int64_t input_tokens,
+                      int64_t output_tokens, int64_t seq);
+
 // Text of stream_delta events, one per upstream text delta: the hot event, so no JSON
 // object is built for it. Only the content needs escaping, and nlohmann's own
 // serializer does it; the rest is fixed text in the order nlohmann's sorted keys give.

@@ -34,6 +34,14 @@ class LiveRun {
   const std::string& append(nlohmann::json event);
   // The same for a stream_delta event carrying `content`.
   const std::string& append_delta(std::string_view content);
+  // The same for an event whose text `text_for(seq)` writes (event_text.h).
+  template <class TextForSeq>
+  const std::string& append_text(TextForSeq&& text_for) {
+    std::lock_guard lock(mutex_);
+    events_.push_back(text_for(static_cast<int64_t>(events_.size() + 1)));
+    changed_.notify_all();
+    return events_.back();
+  }
   // The events so far as one JSON array, as the store keeps them.
   std::string events_json() const;
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -27,16 +28,24 @@ std::chrono::milliseconds backoff(const RetryPolicy& policy, int attempt, uint32
   return base + std::chrono::milliseconds(jitter() % (base.count() / 2 + 1));
 }
 
+// The integer member `key` of `doc`, if it has one. Looked up with find(): operator[]
+// on a non-const document would insert a null for every absent key.
+std::optional<int64_t> integer_member(const nlohmann::json& doc, const char* key) {
+  auto it = doc.find(key);
+  if (it == doc.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
 void take_delta(const ProviderDelta& delta, ProviderResult& result) {
-  auto doc = nlohmann::json::parse(delta.data, nullptr, false);
+  const auto doc = nlohmann::json::parse(delta.data, nullptr, false);
   if (!doc.is_object()) return;
   if (delta.kind == AGENTRT_DELTA_USAGE) {
-    if (doc["input_tokens"].is_number_integer())
-      result.input_tokens = doc["input_tokens"].get<int64_t>();
-    if (doc["output_tokens"].is_number_integer())
-      result.output_tokens = doc["output_tokens"].get<int64_t>();
-  } else if (delta.kind == AGENTRT_DELTA_FINISH && doc["reason"].is_string()) {
-    result.finish_reason = doc["reason"].get<std::string>();
+    if (auto tokens = integer_member(doc, "input_tokens")) result.input_tokens = tokens;
+    if (auto tokens = integer_member(doc, "output_tokens")) result.output_tokens = tokens;
+  } else if (delta.kind == AGENTRT_DELTA_FINISH) {
+    auto reason = doc.find("reason");
+    if (reason != doc.end() && reason->is_string())
+      result.finish_reason = reason->get<std::string>();
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/domain/errors.h"
 #include "core/domain/ids.h"
+#include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
 #include "core/runs/context_window.h"
@@ -11,13 +12,24 @@ namespace {
 
 constexpr auto kBusyWait = std::chrono::seconds(10);
 
-nlohmann::json provider_request(const PreparedRun& run) {
-  nlohmann::json messages = nlohmann::json::array();
-  for (const auto& m : run.context) messages.push_back({{"role", m.role}, {"content", m.content}});
-  nlohmann::json request = {{"model", run.model.model.id}, {"messages", messages}};
-  if (run.request.max_tokens) request["max_tokens"] = *run.request.max_tokens;
-  if (run.request.temperature) request["temperature"] = *run.request.temperature;
-  return request;
+// The provider's request as JSON text (json_text.h), keys in sorted order: the context
+// is written where it is instead of copied into a JSON document first.
+std::string provider_request(const PreparedRun& run) {
+  std::string text;
+  JsonObjectText request(text);
+  if (run.request.max_tokens) request.integer("max_tokens", *run.request.max_tokens);
+  std::string& messages = request.member("messages");
+  messages += '[';
+  for (const auto& m : run.context) {
+    if (messages.back() != '[') messages += ',';
+    JsonObjectText message(messages);
+    message.value("content", m.content).string("role", m.role).close();
+  }
+  messages += ']';
+  request.string("model", run.model.model.id);
+  if (run.request.temperature) request.value("temperature", *run.request.temperature);
+  request.close();
+  return text;
 }
 
 // The reason `done` carries for how the provider call ended.
@@ -43,8 +55,9 @@ RunSummary summarise(ProviderResult result, const std::vector<StoredMessage>& co
   return summary;
 }
 
-// What a run stores when it ends: its events, the request's messages and the answer.
-RunOutcome outcome_of(const LiveRun& live, const PreparedRun& run, const RunSummary& summary) {
+// What a run stores when it ends: its events, the request's messages (moved: the run
+// has no use for them any more) and the answer.
+RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& summary) {
   RunOutcome outcome{live.id,
                      live.cell,
                      live.session_id,
@@ -52,10 +65,14 @@ RunOutcome outcome_of(const LiveRun& live, const PreparedRun& run, const RunSumm
                      summary.input_tokens,
                      summary.output_tokens,
                      live.events_json(),
-                     run.request.messages};
-  if (!summary.text.empty())
-    outcome.new_messages.push_back(
-        {"assistant", nlohmann::json::array({{{"type", "text"}, {"text", summary.text}}})});
+                     std::move(run.request.messages)};
+  if (!summary.text.empty()) {
+    StoredMessage& answer = outcome.new_messages.emplace_back();
+    answer.role = "assistant";
+    nlohmann::json& part = answer.content.emplace_back(nlohmann::json::object());
+    part["text"] = summary.text;
+    part["type"] = "text";
+  }
   return outcome;
 }
 
@@ -181,12 +198,15 @@ namespace {
 
 // On the line of the request that ran it (request_log.h), else a line of its own.
 void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
-  const nlohmann::json finished = {{"run_id", run_id},
-                                   {"reason", summary.reason},
-                                   {"attempts", attempts},
-                                   {"input_tokens", summary.input_tokens},
-                                   {"output_tokens", summary.output_tokens}};
-  if (!RequestLogFields::add(finished)) log_info("run finished", finished);
+  nlohmann::json own = nlohmann::json::object();
+  nlohmann::json* request_line = RequestLogFields::current();
+  nlohmann::json& fields = request_line ? *request_line : own;
+  fields["run_id"] = run_id;
+  fields["reason"] = summary.reason;
+  fields["attempts"] = attempts;
+  fields["input_tokens"] = summary.input_tokens;
+  fields["output_tokens"] = summary.output_tokens;
+  if (!request_line) log_info("run finished", own);
 }
 
 }  // namespace
@@ -198,14 +218,13 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
   auto deliver = [&](const std::string& event) {
     if (!receiver_gone && !sink.send(event)) receiver_gone = true;
   };
-  deliver(live.append({{"type", "run_start"},
-                       {"run_id", live.id},
-                       {"session_id", live.session_id},
-                       {"model", run.model.model.id},
-                       {"timestamp", utc_timestamp_now()}}));
+  const std::string started_at = utc_timestamp_now();
+  deliver(live.append_text([&](int64_t seq) {
+    return run_start_text(live.id, live.session_id, run.model.model.id, started_at, seq);
+  }));
 
   ProviderResult result = call_provider(
-      *run.model.instance, provider_request(run).dump(), settings_.retry,
+      *run.model.instance, provider_request(run), settings_.retry,
       [&](std::string_view text) {
         deliver(live.append_delta(text));
         return !receiver_gone && !live.cancelled();
@@ -219,14 +238,12 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
   const int attempts = result.attempts;
   RunSummary summary = summarise(std::move(result), run.context);
   if (summary.failed)
-    deliver(live.append(
-        {{"type", "error"}, {"code", summary.error_code}, {"message", summary.error_message}}));
-  deliver(live.append(
-      {{"type", "done"},
-       {"reason", summary.reason},
-       {"run_id", live.id},
-       {"usage",
-        {{"input_tokens", summary.input_tokens}, {"output_tokens", summary.output_tokens}}}}));
+    deliver(live.append_text([&](int64_t seq) {
+      return error_event_text(summary.error_code, summary.error_message, seq);
+    }));
+  deliver(live.append_text([&](int64_t seq) {
+    return done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens, seq);
+  }));
 
   sessions_.finish_run(outcome_of(live, run, summary),
                        run.unwritten_start ? &*run.unwritten_start : nullptr);
@@ -244,8 +261,8 @@ class NoSink : public RunSink {
 
 }  // namespace
 
-nlohmann::json RunService::chat(const std::string& cell, const Principal& who,
-                                const nlohmann::json& body) {
+std::string RunService::chat(const std::string& cell, const Principal& who,
+                             const nlohmann::json& body) {
   PreparedRun run = prepare(cell, who, body, /*write_start_at_end=*/true);
   run.provider_thread = CallThread::caller;
   NoSink sink;
@@ -253,13 +270,20 @@ nlohmann::json RunService::chat(const std::string& cell, const Principal& who,
   if (summary.failed)
     throw DomainError(kind_for(summary.error_code),
                       summary.error_message + " (run " + run.live->id + ")");
-  return {
-      {"response", std::move(summary.text)},
-      {"run_id", run.live->id},
-      {"model", run.model.model.id},
-      {"usage", {{"input_tokens", summary.input_tokens}, {"output_tokens", summary.output_tokens}}},
-      {"session_id", run.live->session_id},
-      {"reason", std::move(summary.reason)}};
+  std::string text;
+  text.reserve(summary.text.size() + 192);
+  JsonObjectText answer(text);
+  answer.string("model", run.model.model.id)
+      .string("reason", summary.reason)
+      .string("response", summary.text)
+      .string("run_id", run.live->id)
+      .string("session_id", run.live->session_id);
+  JsonObjectText usage(answer.member("usage"));
+  usage.integer("input_tokens", summary.input_tokens)
+      .integer("output_tokens", summary.output_tokens)
+      .close();
+  answer.close();
+  return text;
 }
 
 void RunService::interrupt_all() {

@@ -87,10 +87,11 @@ class RunService {
   // result: for /chat, whose run id nobody knows before the answer.
   PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body,
                       bool write_start_at_end = false);
-  // Streams run_start, stream_delta..., [error], done into `sink` and stores the run.
+  // Streams run_start, stream_delta..., [error], done into `sink` and stores the run;
+  // the request's messages move into the store.
   RunSummary execute(PreparedRun& run, RunSink& sink);
-  // prepare + execute, answering the chat response, or a provider error.
-  nlohmann::json chat(const std::string& cell, const Principal& who, const nlohmann::json& body);
+  // prepare + execute, answering the chat response as JSON text, or a provider error.
+  std::string chat(const std::string& cell, const Principal& who, const nlohmann::json& body);
 
   // POST /sessions/{sid}/interrupt: {"interrupted","run_id"}.
   nlohmann::json interrupt(const std::string& cell, const Principal& who,

@@ -13,41 +13,64 @@ using nlohmann::json;
   throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "request: " + what);
 }
 
-ContentPart parse_part(const json& part, const std::string& where) {
-  if (!part.is_object() || !part.contains("type") || !part["type"].is_string())
-    invalid(where + " must be an object with a string 'type'");
-  const std::string type = part["type"].get<std::string>();
+// A member of `object`, or null when it has none. json::value() would return a copy:
+// for "messages" a copy of the whole conversation on every call.
+const json* member(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+bool is_string(const json* value) {
+  return value != nullptr && value->is_string();
+}
+
+// Where an error is, built only when there is one.
+std::string message_at(size_t index) {
+  return "messages[" + std::to_string(index) + "]";
+}
+
+std::string part_at(size_t message, size_t part) {
+  return message_at(message) + ".content[" + std::to_string(part) + "]";
+}
+
+ContentPart parse_part(const json& part, size_t message, size_t index) {
+  const json* type = part.is_object() ? member(part, "type") : nullptr;
+  if (!is_string(type))
+    invalid(part_at(message, index) + " must be an object with a string 'type'");
+  const std::string& kind = type->get_ref<const std::string&>();
   ContentPart out;
-  if (type == "text") {
-    if (!part.contains("text") || !part["text"].is_string())
-      invalid(where + ".text must be a string");
-    out.text = part["text"].get<std::string>();
-  } else if (type == "image_url") {
-    if (!part.contains("url") || !part["url"].is_string()) invalid(where + ".url must be a string");
+  if (kind == "text") {
+    const json* text = member(part, "text");
+    if (!is_string(text)) invalid(part_at(message, index) + ".text must be a string");
+    out.text = text->get<std::string>();
+  } else if (kind == "image_url") {
+    const json* url = member(part, "url");
+    if (!is_string(url)) invalid(part_at(message, index) + ".url must be a string");
     out.kind = ContentPart::Kind::image;
-    out.url = part["url"].get<std::string>();
+    out.url = url->get<std::string>();
   } else {
-    invalid(where + ".type '" + type + "' is not text or image_url");
+    invalid(part_at(message, index) + ".type '" + kind + "' is not text or image_url");
   }
   return out;
 }
 
-ChatMessage parse_message(const json& message, const std::string& where) {
-  if (!message.is_object()) invalid(where + " must be an object");
+ChatMessage parse_message(const json& message, size_t index) {
+  if (!message.is_object()) invalid(message_at(index) + " must be an object");
   ChatMessage out;
-  const json& role = message.value("role", json());
-  if (!role.is_string()) invalid(where + ".role must be a string");
-  out.role = role.get<std::string>();
+  const json* role = member(message, "role");
+  if (!is_string(role)) invalid(message_at(index) + ".role must be a string");
+  out.role = role->get<std::string>();
   if (out.role != "system" && out.role != "user" && out.role != "assistant")
-    invalid(where + ".role '" + out.role + "' is not system, user or assistant");
-  const json& content = message.value("content", json());
-  if (content.is_string()) {
-    out.parts.push_back(ContentPart{ContentPart::Kind::text, content.get<std::string>(), ""});
-  } else if (content.is_array()) {
-    for (size_t i = 0; i < content.size(); ++i)
-      out.parts.push_back(parse_part(content[i], where + ".content[" + std::to_string(i) + "]"));
+    invalid(message_at(index) + ".role '" + out.role + "' is not system, user or assistant");
+  const json* content = member(message, "content");
+  if (is_string(content)) {
+    out.parts.push_back(ContentPart{ContentPart::Kind::text, content->get<std::string>(), ""});
+  } else if (content != nullptr && content->is_array()) {
+    out.parts.reserve(content->size());
+    for (size_t i = 0; i < content->size(); ++i)
+      out.parts.push_back(parse_part((*content)[i], index, i));
   } else {
-    invalid(where + ".content must be an array of parts");
+    invalid(message_at(index) + ".content must be an array of parts");
   }
   return out;
 }
@@ -55,26 +78,29 @@ ChatMessage parse_message(const json& message, const std::string& where) {
 }  // namespace
 
 ChatRequest parse_chat_request(const std::string& request_json) {
-  json request = json::parse(request_json, nullptr, /*allow_exceptions=*/false);
+  const json request = json::parse(request_json, nullptr, /*allow_exceptions=*/false);
   if (!request.is_object()) invalid("not a JSON object");
   ChatRequest out;
-  const json& model = request.value("model", json());
-  if (!model.is_string() || model.get<std::string>().empty())
+  const json* model = member(request, "model");
+  if (!is_string(model) || model->get_ref<const std::string&>().empty())
     invalid("'model' must be a non-empty string");
-  out.model = model.get<std::string>();
-  const json& messages = request.value("messages", json());
-  if (!messages.is_array() || messages.empty()) invalid("'messages' must be a non-empty array");
-  for (size_t i = 0; i < messages.size(); ++i)
-    out.messages.push_back(parse_message(messages[i], "messages[" + std::to_string(i) + "]"));
-  if (request.contains("max_tokens") && !request["max_tokens"].is_null()) {
-    const json& max = request["max_tokens"];
-    if (!max.is_number_integer() || max.get<int64_t>() <= 0)
+  out.model = model->get<std::string>();
+  const json* messages = member(request, "messages");
+  if (messages == nullptr || !messages->is_array() || messages->empty())
+    invalid("'messages' must be a non-empty array");
+  out.messages.reserve(messages->size());
+  for (size_t i = 0; i < messages->size(); ++i)
+    out.messages.push_back(parse_message((*messages)[i], i));
+  const json* max = member(request, "max_tokens");
+  if (max != nullptr && !max->is_null()) {
+    if (!max->is_number_integer() || max->get<int64_t>() <= 0)
       invalid("'max_tokens' must be a positive integer");
-    out.max_tokens = max.get<int64_t>();
+    out.max_tokens = max->get<int64_t>();
   }
-  if (request.contains("temperature") && !request["temperature"].is_null()) {
-    if (!request["temperature"].is_number()) invalid("'temperature' must be a number");
-    out.temperature = request["temperature"].get<double>();
+  const json* temperature = member(request, "temperature");
+  if (temperature != nullptr && !temperature->is_null()) {
+    if (!temperature->is_number()) invalid("'temperature' must be a number");
+    out.temperature = temperature->get<double>();
   }
   return out;
 }

@@ -17,10 +17,14 @@ json content(const ChatMessage& message) {
   if (text_only(message)) return joined_text(message, "");
   json parts = json::array();
   for (const ContentPart& part : message.parts) {
-    if (part.kind == ContentPart::Kind::text)
-      parts.push_back({{"type", "text"}, {"text", part.text}});
-    else
-      parts.push_back({{"type", "image_url"}, {"image_url", {{"url", part.url}}}});
+    json& entry = parts.emplace_back(json::object());
+    if (part.kind == ContentPart::Kind::text) {
+      entry["type"] = "text";
+      entry["text"] = part.text;
+    } else {
+      entry["type"] = "image_url";
+      entry["image_url"]["url"] = part.url;
+    }
   }
   return parts;
 }
@@ -28,13 +32,18 @@ json content(const ChatMessage& message) {
 }  // namespace
 
 json request_body(const ChatRequest& chat) {
-  json messages = json::array();
-  for (const ChatMessage& message : chat.messages)
-    messages.push_back({{"role", message.role}, {"content", content(message)}});
-  json body = {{"model", chat.model},
-               {"messages", std::move(messages)},
-               {"stream", true},
-               {"stream_options", {{"include_usage", true}}}};
+  // Built member by member: an initializer list copies every value it is given, and
+  // the conversation is most of the request.
+  json body = json::object();
+  json& messages = body["messages"] = json::array();
+  for (const ChatMessage& message : chat.messages) {
+    json& entry = messages.emplace_back(json::object());
+    entry["role"] = message.role;
+    entry["content"] = content(message);
+  }
+  body["model"] = chat.model;
+  body["stream"] = true;
+  body["stream_options"]["include_usage"] = true;
   // max_tokens is deprecated and refused by the reasoning models.
   if (chat.max_tokens) body["max_completion_tokens"] = *chat.max_tokens;
   if (chat.temperature) body["temperature"] = *chat.temperature;

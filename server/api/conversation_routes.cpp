@@ -35,7 +35,8 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
               }});
   router.add({"POST", "/chat", RouteScope::cell, RouteAccess::token, true,
               [&engine](RequestContext& ctx, Response& response) {
-                response.send_json(200, engine.runs().chat(ctx.cell, *ctx.principal, ctx.json));
+                response.send_json_text(200,
+                                        engine.runs().chat(ctx.cell, *ctx.principal, ctx.json));
               }});
   router.add({"GET", "/runs/{runID}/events", RouteScope::cell, RouteAccess::token, false,
               [&engine](RequestContext& ctx, Response& response) {

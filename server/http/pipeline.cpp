@@ -89,14 +89,13 @@ nlohmann::json parse_json_body(const std::string& body) {
 }
 
 // `extra`: what the request's work added (core/log/request_log.h), such as its run.
+// `fields`: what the request's code added to its line; the request's own are added to it.
 void log_access(const RequestContext& ctx, int status,
-                std::chrono::steady_clock::time_point started,
-                const nlohmann::json& extra = nlohmann::json::object()) {
+                std::chrono::steady_clock::time_point started, nlohmann::json& fields) {
   if (!core::Logger::enabled(core::LogLevel::info)) return;
   const auto elapsed = std::chrono::steady_clock::now() - started;
   const double micros =
       static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
-  nlohmann::json fields = extra;
   fields["request_id"] = ctx.request_id;
   fields["method"] = ctx.method;
   fields["path"] = ctx.path;
@@ -244,7 +243,8 @@ void RequestPipeline::reject_malformed(Poco::Net::HTTPServerResponse& raw,
   response.close_connection();
   core::log_debug("malformed request", {{"request_id", ctx.request_id}, {"error", detail}});
   response.send_error(ApiError(ErrorCode::invalid_request, "malformed HTTP request"));
-  log_access(ctx, response.status(), started);
+  nlohmann::json fields = nlohmann::json::object();
+  log_access(ctx, response.status(), started, fields);
 }
 
 void RequestPipeline::handle(Poco::Net::HTTPServerRequest& request,

@@ -42,6 +42,10 @@ void Response::send_json(int status, const nlohmann::json& body) {
             body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+void Response::send_json_text(int status, const std::string& json) {
+  send_body(status, "application/json", json);
+}
+
 void Response::send_no_content() {
   send_body(204, nullptr, std::string());
 }

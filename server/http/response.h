@@ -37,6 +37,8 @@ class Response {
   void close_connection();
 
   void send_json(int status, const nlohmann::json& body);
+  // `json` is JSON text already (core/domain/json_text.h).
+  void send_json_text(int status, const std::string& json);
   void send_no_content();  // 204
   // The documented error body; adds the error's headers.
   void send_error(const ApiError& error);

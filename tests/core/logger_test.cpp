@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <ctime>
+
 #include <fstream>
 #include <mutex>
 #include <regex>
@@ -141,6 +144,25 @@ TEST(LogTimestampTest, IsIso8601UtcWithMilliseconds) {
   EXPECT_TRUE(is_timestamp(utc_timestamp_now())) << utc_timestamp_now();
 }
 
+// Each thread caches the formatted second: across a change of second the text must
+// follow the clock, never repeat a stale second or go backwards.
+TEST(LogTimestampTest, FollowsTheClockAcrossSeconds) {
+  std::string first = utc_timestamp_now();
+  std::string last = first;
+  while (last.substr(0, 19) == first.substr(0, 19)) {
+    std::string next = utc_timestamp_now();
+    ASSERT_TRUE(is_timestamp(next)) << next;
+    ASSERT_GE(next, last);
+    last = next;
+  }
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char expected[32];
+  std::strftime(expected, sizeof expected, "%Y-%m-%dT%H:%M:%S", &tm);
+  EXPECT_EQ(utc_timestamp_now().substr(0, 19), std::string(expected)) << "a new second, formatted";
+}
+
 // Through the real stderr path: many threads writing long lines at once must still
 // produce whole lines, which only holds if each line goes out in one write().
 TEST(LoggerStderrTest, ConcurrentWritersProduceWholeLines) {
@@ -198,7 +220,13 @@ TEST(RequestLogFields, FieldsGoToTheInnermostRequestOfTheThreadAndNowhereElse) {
   EXPECT_TRUE(RequestLogFields::add({{"attempts", 2}}));
   EXPECT_FALSE(RequestLogFields::add(json::array({1, 2}))) << "only an object's fields";
   EXPECT_EQ(outer.fields(), json({{"run_id", "run_a"}, {"reason", "end_turn"}, {"attempts", 2}}));
-  std::thread other([] { EXPECT_FALSE(RequestLogFields::add({{"run_id", "run_c"}})); });
+  ASSERT_EQ(RequestLogFields::current(), &outer.fields()) << "the innermost again";
+  (*RequestLogFields::current())["status_note"] = "set in place";
+  EXPECT_EQ(outer.fields()["status_note"], "set in place");
+  std::thread other([] {
+    EXPECT_FALSE(RequestLogFields::add({{"run_id", "run_c"}}));
+    EXPECT_EQ(RequestLogFields::current(), nullptr);
+  });
   other.join();
   EXPECT_FALSE(outer.fields().contains("run_id") && outer.fields()["run_id"] == "run_c");
 }

@@ -3,6 +3,7 @@
 // clients, followers and the store all see it; and /chat, which answers from the run's
 // summary rather than from its events, must still agree with them.
 #include "core/agents/agent_service.h"
+#include "core/domain/json_text.h"
 #include "core/runs/event_text.h"
 #include "core/runs/live_runs.h"
 #include "core/runs/run_service.h"
@@ -45,6 +46,52 @@ TEST(EventText, DeltaTextIsTheDumpOfTheSameEvent) {
   // Pinned, so that the comparison above cannot pass by both sides changing.
   EXPECT_EQ(delta_text(std::string("q\"b\\c\x01\n\xc3\xa9", 9), 12),
             "{\"content\":\"q\\\"b\\\\c\\u0001\\n\xc3\xa9\",\"seq\":12,\"type\":\"stream_delta\"}");
+}
+
+// The events every run has are written without a JSON object (json_text.h); their
+// text must still be the dump of the object they stand for.
+TEST(EventText, RunStartErrorAndDoneAreTheDumpOfTheSameEvents) {
+  for (const std::string& text : awkward_contents()) {
+    json start = {{"type", "run_start"}, {"run_id", "run_" + text}, {"session_id", text},
+                  {"model", text},       {"timestamp", text},       {"seq", 1}};
+    EXPECT_EQ(run_start_text("run_" + text, text, text, text, 1), dumped(start));
+    json error = {{"type", "error"}, {"code", text}, {"message", text}, {"seq", 22}};
+    EXPECT_EQ(error_event_text(text, text, 22), dumped(error));
+    json done = {{"type", "done"},
+                 {"reason", text},
+                 {"run_id", text},
+                 {"seq", 333},
+                 {"usage", {{"input_tokens", -1}, {"output_tokens", int64_t{1} << 40}}}};
+    EXPECT_EQ(done_text(text, text, -1, int64_t{1} << 40, 333), dumped(done));
+  }
+  EXPECT_EQ(done_text("end_turn", "r", 3, 4, 5),
+            R"({"reason":"end_turn","run_id":"r","seq":5,"type":"done",)"
+            R"("usage":{"input_tokens":3,"output_tokens":4}})");
+}
+
+TEST(JsonText, WritesWhatNlohmannDumps) {
+  for (const std::string& text : awkward_contents()) {
+    std::string out;
+    append_json_string(out, text);
+    EXPECT_EQ(out, dumped(json(text))) << json(text).dump();
+  }
+  const json values = {nullptr,
+                       true,
+                       1.5,
+                       -7,
+                       uint64_t{1} << 63,
+                       "x\xff",
+                       json::array({1, "a"}),
+                       json::object({{"b", 1}, {"a", 2}})};
+  for (const json& value : values) {
+    std::string out;
+    append_json_value(out, value);
+    EXPECT_EQ(out, dumped(value));
+  }
+  std::string out;
+  JsonObjectText object(out);
+  object.integer("a", 1).string("b", "\"").value("c", json::array()).raw("d", "{}").close();
+  EXPECT_EQ(out, R"({"a":1,"b":"\"","c":[],"d":{}})");
 }
 
 TEST(EventText, ALiveRunKeepsAndDeliversTheDumpOfEachEvent) {
@@ -140,7 +187,9 @@ TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {
 }
 
 TEST_F(Runs, ChatAnswersWhatTheStoredEventsSay) {
-  json answer = runs->chat("cell", admin, body(awkward));
+  const std::string answer_text = runs->chat("cell", admin, body(awkward));
+  json answer = json::parse(answer_text);
+  EXPECT_EQ(dumped(answer), answer_text) << "the answer is written as nlohmann would dump it";
   const std::string run_id = answer["run_id"];
   std::string text;
   json done;

@@ -93,12 +93,14 @@ HostContext::HostContext(std::string name) : plugin_name(std::move(name)) {
 }
 
 std::string resolve_secret(std::string_view ref_json) {
-  nlohmann::json ref = nlohmann::json::parse(ref_json, nullptr, /*allow_exceptions=*/false);
-  if (!ref.is_object() || !ref.contains("source") || !ref["source"].is_string() ||
-      !ref.contains("value") || !ref["value"].is_string())
+  const nlohmann::json ref = nlohmann::json::parse(ref_json, nullptr, /*allow_exceptions=*/false);
+  const auto source_it = ref.is_object() ? ref.find("source") : ref.end();
+  const auto value_it = ref.is_object() ? ref.find("value") : ref.end();
+  if (source_it == ref.end() || !source_it->is_string() || value_it == ref.end() ||
+      !value_it->is_string())
     throw std::invalid_argument("a secret reference is {\"source\":string,\"value\":string}");
-  const std::string source = ref["source"].get<std::string>();
-  const std::string value = ref["value"].get<std::string>();
+  const std::string& source = source_it->get_ref<const std::string&>();
+  const std::string& value = value_it->get_ref<const std::string&>();
   if (source == "inline") return value;
   if (source == "env") {
     const char* secret = std::getenv(value.c_str());

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <climits>
 #include <optional>
 #include <random>
 #include <thread>
@@ -28,24 +29,66 @@ std::chrono::milliseconds backoff(const RetryPolicy& policy, int attempt, uint32
   return base + std::chrono::milliseconds(jitter() % (base.count() / 2 + 1));
 }
 
-// The integer member `key` of `doc`, if it has one. Looked up with find(): operator[]
-// on a non-const document would insert a null for every absent key.
-std::optional<int64_t> integer_member(const nlohmann::json& doc, const char* key) {
-  auto it = doc.find(key);
-  if (it == doc.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
-}
+// Reads the top-level members a usage or finish delta carries ({"input_tokens":8,
+// "output_tokens":16}, {"reason":"stop"}) as the parser meets them: no document is
+// built for a few numbers, twice a run.
+class DeltaFields : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::optional<int64_t> input_tokens, output_tokens;
+  std::optional<std::string> reason;
+
+  bool key(string_t& name) override {
+    key_ = depth_ == 1 ? name : std::string();
+    return true;
+  }
+  bool number_integer(number_integer_t value) override { return take(value); }
+  bool number_unsigned(number_unsigned_t value) override {
+    return value <= static_cast<uint64_t>(INT64_MAX) ? take(static_cast<int64_t>(value)) : true;
+  }
+  bool string(string_t& value) override {
+    if (depth_ == 1 && key_ == "reason") reason = std::move(value);
+    return true;
+  }
+  bool start_object(std::size_t) override { return enter(); }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_array() override { return leave(); }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool take(int64_t value) {
+    if (depth_ == 1 && key_ == "input_tokens") input_tokens = value;
+    if (depth_ == 1 && key_ == "output_tokens") output_tokens = value;
+    return true;
+  }
+  bool enter() {
+    ++depth_;
+    key_.clear();
+    return true;
+  }
+  bool leave() {
+    --depth_;
+    key_.clear();
+    return true;
+  }
+  int depth_ = 0;  // 1 inside the top-level object: only its members count
+  std::string key_;
+};
 
 void take_delta(const ProviderDelta& delta, ProviderResult& result) {
-  const auto doc = nlohmann::json::parse(delta.data, nullptr, false);
-  if (!doc.is_object()) return;
+  DeltaFields fields;
+  if (!nlohmann::json::sax_parse(delta.data, &fields)) return;
   if (delta.kind == AGENTRT_DELTA_USAGE) {
-    if (auto tokens = integer_member(doc, "input_tokens")) result.input_tokens = tokens;
-    if (auto tokens = integer_member(doc, "output_tokens")) result.output_tokens = tokens;
-  } else if (delta.kind == AGENTRT_DELTA_FINISH) {
-    auto reason = doc.find("reason");
-    if (reason != doc.end() && reason->is_string())
-      result.finish_reason = reason->get<std::string>();
+    if (fields.input_tokens) result.input_tokens = fields.input_tokens;
+    if (fields.output_tokens) result.output_tokens = fields.output_tokens;
+  } else if (delta.kind == AGENTRT_DELTA_FINISH && fields.reason) {
+    result.finish_reason = std::move(*fields.reason);
   }
 }
 

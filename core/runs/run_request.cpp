@@ -6,38 +6,79 @@
 namespace agentrt::core {
 namespace {
 
-nlohmann::json parse_part(const nlohmann::json& part, const std::string& where) {
-  require_object(part, "'" + where + "'");
-  const std::string type = required_string(part, "type", where + ".");
+// Where a field is, for an error: built only when there is one (the checks below go to
+// json_fields.h, with the name, only to throw its error).
+std::string message_at(size_t message) {
+  return "messages[" + std::to_string(message) + "]";
+}
+
+std::string part_at(size_t message, size_t part) {
+  return message_at(message) + ".content[" + std::to_string(part) + "]";
+}
+
+bool only_fields(const nlohmann::json& object, std::initializer_list<const char*> known) {
+  for (const auto& [key, value] : object.items()) {
+    bool found = false;
+    for (const char* name : known) found = found || key == name;
+    if (!found) return false;
+  }
+  return true;
+}
+
+const std::string* string_field(const nlohmann::json& object, const char* field) {
+  auto it = object.find(field);
+  return it != object.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
+
+// A member that must be a string; its error is json_fields.h's.
+template <class Where>
+const std::string& required(const nlohmann::json& object, const char* field, const Where& where) {
+  const std::string* value = string_field(object, field);
+  if (value == nullptr) required_string(object, field, where() + ".");  // throws
+  return *value;
+}
+
+nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t index) {
+  const auto where = [&] { return part_at(message, index); };
+  if (!part.is_object()) require_object(part, "'" + where() + "'");
+  const std::string& type = required(part, "type", where);
+  nlohmann::json out = nlohmann::json::object();
   if (type == "text") {
-    reject_unknown_fields(part, {"type", "text"}, where + ".");
-    return {{"type", "text"}, {"text", required_string(part, "text", where + ".")}};
+    if (!only_fields(part, {"type", "text"}))
+      reject_unknown_fields(part, {"type", "text"}, where() + ".");
+    out["text"] = required(part, "text", where);
+    out["type"] = "text";
+    return out;
   }
   if (type == "image_url") {
-    reject_unknown_fields(part, {"type", "url"}, where + ".");
-    std::string url = required_string(part, "url", where + ".");
+    if (!only_fields(part, {"type", "url"}))
+      reject_unknown_fields(part, {"type", "url"}, where() + ".");
+    const std::string& url = required(part, "url", where);
     if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0 &&
         url.rfind("data:image/", 0) != 0)
-      throw invalid("field '" + where + ".url' must be an http(s) URL or a data:image/... URL");
-    return {{"type", "image_url"}, {"url", url}};
+      throw invalid("field '" + where() + ".url' must be an http(s) URL or a data:image/... URL");
+    out["type"] = "image_url";
+    out["url"] = url;
+    return out;
   }
-  throw invalid("field '" + where + ".type' must be text or image_url");
+  throw invalid("field '" + where() + ".type' must be text or image_url");
 }
 
 StoredMessage parse_message(const nlohmann::json& message, size_t index) {
-  const std::string where = "messages[" + std::to_string(index) + "]";
-  require_object(message, "'" + where + "'");
-  reject_unknown_fields(message, {"role", "content"}, where + ".");
+  const auto where = [&] { return message_at(index); };
+  if (!message.is_object()) require_object(message, "'" + where() + "'");
+  if (!only_fields(message, {"role", "content"}))
+    reject_unknown_fields(message, {"role", "content"}, where() + ".");
   StoredMessage out;
-  out.role = required_string(message, "role", where + ".");
+  out.role = required(message, "role", where);
   if (out.role != "user" && out.role != "assistant" && out.role != "system")
-    throw invalid("field '" + where + ".role' must be user, assistant or system");
+    throw invalid("field '" + where() + ".role' must be user, assistant or system");
   auto content = message.find("content");
   if (content == message.end() || !content->is_array() || content->empty())
-    throw invalid("field '" + where + ".content' must be a non-empty array of content parts");
+    throw invalid("field '" + where() + ".content' must be a non-empty array of content parts");
   out.content = nlohmann::json::array();
   for (size_t i = 0; i < content->size(); ++i)
-    out.content.push_back(parse_part((*content)[i], where + ".content[" + std::to_string(i) + "]"));
+    out.content.push_back(parse_part((*content)[i], index, i));
   return out;
 }
 

@@ -42,6 +42,21 @@ TEST_P(Vendors, AnswersStreamWithTheUpstreamsUsage) {
   EXPECT_EQ(chat.json()["usage"]["output_tokens"], 5);
 }
 
+// The vendor's own word for an answer cut by the token limit reaches the client as
+// "max_tokens", in the stream's done event and in /chat's answer.
+TEST_P(Vendors, AnAnswerCutByTheTokenLimitEndsWithMaxTokens) {
+  VendorSetup s(GetParam());
+  Reply reply = Reply::answer("cut short", 2);
+  reply.finish = GetParam() == Vendor::anthropic ? "max_tokens" : "length";
+  s.fake.set_default(reply);
+  auto events = run(s, s.body("x"));
+  EXPECT_EQ(joined_text(events), "cut short");
+  EXPECT_EQ(events.back()["reason"], "max_tokens");
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("again"));
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  EXPECT_EQ(chat.json()["reason"], "max_tokens");
+}
+
 TEST_P(Vendors, ChunksSplitMidLineChangeNothing) {
   VendorSetup s(GetParam());
   Reply reply = Reply::answer("split me everywhere", 4);

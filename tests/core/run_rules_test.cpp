@@ -69,6 +69,50 @@ TEST(RunRequest, ParsesAndRefusesByField) {
   EXPECT_NO_THROW(check_model_accepts(with_image, ModelInfo{"m", 100, true}));
 }
 
+// Each malformed message or part is refused with a message naming the field, the second
+// message's second part included, and a well-formed one is read as it was sent.
+TEST(RunRequest, NamesTheMessageFieldItRefuses) {
+  const json text_part = {{"type", "text"}, {"text", "hi"}};
+  auto with_second_part = [&](const json& part) {
+    return json{{"model", "m"},
+                {"messages",
+                 {{{"role", "user"}, {"content", {text_part}}},
+                  {{"role", "assistant"}, {"content", {text_part, part}}}}}};
+  };
+  const std::vector<std::pair<json, std::string>> parts = {
+      {json("text"), "'messages[1].content[1]' must be a JSON object"},
+      {json::object(), "field 'messages[1].content[1].type' is required"},
+      {{{"type", 1}}, "field 'messages[1].content[1].type' must be a string"},
+      {{{"type", "text"}}, "field 'messages[1].content[1].text' is required"},
+      {{{"type", "text"}, {"text", "x"}, {"url", "u"}}, "messages[1].content[1].url"},
+      {{{"type", "image_url"}, {"url", "ftp://x"}},
+       "field 'messages[1].content[1].url' must be an http(s) URL or a data:image/... URL"},
+      {{{"type", "audio"}}, "field 'messages[1].content[1].type' must be text or image_url"}};
+  for (const auto& [part, message] : parts) {
+    try {
+      parse_run_request(with_second_part(part));
+      ADD_FAILURE() << part.dump() << " was accepted";
+    } catch (const DomainError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  json bad = with_second_part(text_part);
+  bad["messages"][1]["name"] = "x";
+  EXPECT_THROW(parse_run_request(bad), DomainError) << "an unknown message field";
+  bad = with_second_part(text_part);
+  bad["messages"][1]["role"] = "tool";
+  EXPECT_THROW(parse_run_request(bad), DomainError);
+  bad["messages"][1] = "hi";
+  EXPECT_THROW(parse_run_request(bad), DomainError);
+
+  RunRequest parsed =
+      parse_run_request(with_second_part({{"type", "image_url"}, {"url", "https://i"}}));
+  ASSERT_EQ(parsed.messages.size(), 2u);
+  EXPECT_EQ(parsed.messages[1].role, "assistant");
+  EXPECT_EQ(parsed.messages[1].content,
+            json({text_part, {{"type", "image_url"}, {"url", "https://i"}}}));
+}
+
 TEST(SessionIds, Shape) {
   EXPECT_TRUE(valid_session_id("ses_abc-1.2:3"));
   EXPECT_FALSE(valid_session_id(""));

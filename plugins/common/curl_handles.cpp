@@ -44,9 +44,9 @@ CurlLease::CurlLease() {
     own_ = std::make_unique<Pair>();
     mine = own_.get();
   }
+  // No reset here: a handle is either new or was reset when its last lease ended.
   pair_ = mine;
   pair_->busy = true;
-  curl_easy_reset(pair_->easy);
 }
 
 CurlLease::~CurlLease() {

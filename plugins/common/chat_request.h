@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentrt::providers {
@@ -32,6 +33,12 @@ struct ChatRequest {
 // "temperature"?}. Keys it does not know are ignored: newer engines may send more.
 // Throws sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT) naming what is wrong.
 ChatRequest parse_chat_request(const std::string& request_json);
+// The same with nlohmann's parser only: what parse_chat_request falls back to.
+ChatRequest parse_chat_request_document(const std::string& request_json);
+// The same read without a JSON document, for the plain shape the engine sends; empty
+// when the request is anything else, which parse_chat_request then reads (and refuses)
+// with nlohmann. parse_chat_request tries it first.
+std::optional<ChatRequest> scan_chat_request(std::string_view request_json);
 
 // The texts of `message`'s text parts joined with `separator`.
 std::string joined_text(const ChatMessage& message, const std::string& separator);

@@ -1,0 +1,127 @@
+// The fast path of parse_chat_request (chat_request.h): the request read with
+// JsonScanner, without a document. It accepts only the plain shape the engine sends
+// and gives up on anything else (a missing or repeated member, a value of another
+// type, a role or part type it does not know, a temperature, whose number the scanner
+// does not read), so every refusal and every unusual request still goes through the
+// nlohmann parser and reads exactly as before.
+#include "common/chat_request.h"
+
+#include "common/json_scan.h"
+
+namespace agentrt::providers {
+namespace {
+
+// Reads the string value next in `scan`; false when it is not a string.
+bool read_string(JsonScanner& scan, JsonText& text, std::string& out) {
+  if (scan.peek() != '"' || !scan.read_text(text)) return false;
+  out.assign(text.view());
+  return true;
+}
+
+// Each member once at most: with a repeated member nlohmann keeps the last value.
+struct Seen {
+  unsigned bits = 0;
+  bool first(unsigned bit) {
+    if (bits & bit) return false;
+    bits |= bit;
+    return true;
+  }
+};
+
+bool scan_part(JsonScanner& scan, JsonText& text, ContentPart& part) {
+  if (!scan.enter_object()) return false;
+  std::string type, value;
+  Seen seen;
+  bool ok = true;
+  std::string_view key;
+  while (ok && scan.next_key(key)) {
+    if (key == "type")
+      ok = seen.first(1) && read_string(scan, text, type);
+    else if (key == "text" || key == "url")
+      ok = seen.first(key == "text" ? 2 : 4) &&
+           read_string(scan, text, key == "text" ? part.text : part.url);
+    else
+      ok = scan.skip_value();
+  }
+  if (!ok || !scan.ok()) return false;
+  if (type == "text") return (seen.bits & 2) != 0;
+  if (type != "image_url" || (seen.bits & 4) == 0) return false;
+  part.kind = ContentPart::Kind::image;
+  return true;
+}
+
+bool scan_content(JsonScanner& scan, JsonText& text, ChatMessage& message) {
+  if (scan.peek() == '"') {
+    ContentPart& part = message.parts.emplace_back();
+    return read_string(scan, text, part.text);
+  }
+  if (!scan.enter_array()) return false;
+  while (scan.next_element()) {
+    ContentPart part;
+    if (!scan_part(scan, text, part)) return false;
+    // The document parser keeps only the member its kind reads.
+    if (part.kind == ContentPart::Kind::text)
+      part.url.clear();
+    else
+      part.text.clear();
+    message.parts.push_back(std::move(part));
+  }
+  return scan.ok();
+}
+
+bool scan_message(JsonScanner& scan, JsonText& text, ChatMessage& message) {
+  if (!scan.enter_object()) return false;
+  Seen seen;
+  bool ok = true;
+  std::string_view key;
+  while (ok && scan.next_key(key)) {
+    if (key == "role")
+      ok = seen.first(1) && read_string(scan, text, message.role);
+    else if (key == "content")
+      ok = seen.first(2) && scan_content(scan, text, message);
+    else
+      ok = scan.skip_value();
+  }
+  if (!ok || !scan.ok() || seen.bits != 3) return false;
+  return message.role == "system" || message.role == "user" || message.role == "assistant";
+}
+
+bool scan_messages(JsonScanner& scan, JsonText& text, std::vector<ChatMessage>& messages) {
+  if (!scan.enter_array()) return false;
+  while (scan.next_element())
+    if (!scan_message(scan, text, messages.emplace_back())) return false;
+  return scan.ok() && !messages.empty();
+}
+
+bool scan_max_tokens(JsonScanner& scan, std::optional<int64_t>& max_tokens) {
+  if (scan.peek() == 'n') return scan.skip_value();  // null: no limit
+  if (!scan.read_int(max_tokens) || !max_tokens) return false;
+  return *max_tokens > 0;
+}
+
+}  // namespace
+
+std::optional<ChatRequest> scan_chat_request(std::string_view request_json) {
+  JsonScanner scan(request_json);
+  JsonText text;
+  ChatRequest out;
+  Seen seen;
+  bool ok = scan.enter_object();
+  std::string_view key;
+  while (ok && scan.next_key(key)) {
+    if (key == "model")
+      ok = seen.first(1) && read_string(scan, text, out.model) && !out.model.empty();
+    else if (key == "messages")
+      ok = seen.first(2) && scan_messages(scan, text, out.messages);
+    else if (key == "max_tokens")
+      ok = seen.first(4) && scan_max_tokens(scan, out.max_tokens);
+    else if (key == "temperature")
+      ok = scan.peek() == 'n' && seen.first(8) && scan.skip_value();
+    else
+      ok = scan.skip_value();
+  }
+  if (!ok || !scan.finish() || (seen.bits & 3) != 3) return std::nullopt;
+  return out;
+}
+
+}  // namespace agentrt::providers

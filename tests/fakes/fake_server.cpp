@@ -9,7 +9,10 @@ namespace agentrt::test {
 
 FakeServer::FakeServer(Vendor vendor) : vendor_(vendor), dialect_(make_dialect(vendor)) {
   listener_.bind(Poco::Net::SocketAddress("127.0.0.1", 0), /*reuseAddress=*/true);
-  listener_.listen(128);
+  // Room for a burst of connects as large as agentd's thread pool in the tests (200):
+  // with 128, the connects past it had their SYN dropped and retried after a second,
+  // beyond the tests' 1 s connect timeout (DescriptorBudget failed 1 run in 5).
+  listener_.listen(1024);
   port_ = listener_.address().port();
   acceptor_ = std::thread([this] { accept_loop(); });
 }

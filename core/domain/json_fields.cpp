@@ -22,21 +22,32 @@ void require_object(const nlohmann::json& body, const std::string& what) {
   if (!body.is_object()) throw invalid(what + " must be a JSON object");
 }
 
-void reject_unknown_fields(const nlohmann::json& body, std::initializer_list<const char*> known,
-                           const std::string& prefix) {
+std::optional<std::string> first_unknown_field(const nlohmann::json& body,
+                                               std::initializer_list<const char*> known) {
   for (const auto& item : body.items()) {
     bool ok = std::any_of(known.begin(), known.end(),
                           [&](const char* name) { return item.key() == name; });
-    if (!ok) throw invalid("unknown field '" + prefix + item.key() + "'");
+    if (!ok) return item.key();
   }
+  return std::nullopt;
+}
+
+void reject_unknown_fields(const nlohmann::json& body, std::initializer_list<const char*> known,
+                           const std::string& prefix) {
+  if (auto key = first_unknown_field(body, known))
+    throw invalid("unknown field '" + prefix + *key + "'");
+}
+
+const std::string* string_field(const nlohmann::json& body, const char* field) {
+  auto it = body.find(field);
+  return it != body.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
 }
 
 std::string required_string(const nlohmann::json& body, const char* field,
                             const std::string& prefix) {
-  const nlohmann::json* value = present(body, field);
-  if (!value) throw invalid("field '" + prefix + field + "' is required");
-  if (!value->is_string()) throw wrong_type(prefix, field, "a string");
-  return value->get<std::string>();
+  if (const std::string* text = string_field(body, field)) return *text;
+  if (!present(body, field)) throw invalid("field '" + prefix + field + "' is required");
+  throw wrong_type(prefix, field, "a string");
 }
 
 std::optional<std::string> optional_string(const nlohmann::json& body, const char* field,

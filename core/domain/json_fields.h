@@ -17,6 +17,12 @@ void require_object(const nlohmann::json& body, const std::string& what = "reque
 void reject_unknown_fields(const nlohmann::json& body, std::initializer_list<const char*> known,
                            const std::string& prefix = "");
 
+// The checks of reject_unknown_fields and required_string without the error, for a
+// caller that builds the field's location only when there is an error to report.
+std::optional<std::string> first_unknown_field(const nlohmann::json& body,
+                                               std::initializer_list<const char*> known);
+const std::string* string_field(const nlohmann::json& body, const char* field);
+
 std::string required_string(const nlohmann::json& body, const char* field,
                             const std::string& prefix = "");
 std::optional<std::string> optional_string(const nlohmann::json& body, const char* field,

@@ -16,20 +16,6 @@ std::string part_at(size_t message, size_t part) {
   return message_at(message) + ".content[" + std::to_string(part) + "]";
 }
 
-bool only_fields(const nlohmann::json& object, std::initializer_list<const char*> known) {
-  for (const auto& [key, value] : object.items()) {
-    bool found = false;
-    for (const char* name : known) found = found || key == name;
-    if (!found) return false;
-  }
-  return true;
-}
-
-const std::string* string_field(const nlohmann::json& object, const char* field) {
-  auto it = object.find(field);
-  return it != object.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
-}
-
 // A member that must be a string; its error is json_fields.h's.
 template <class Where>
 const std::string& required(const nlohmann::json& object, const char* field, const Where& where) {
@@ -44,14 +30,14 @@ nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t ind
   const std::string& type = required(part, "type", where);
   nlohmann::json out = nlohmann::json::object();
   if (type == "text") {
-    if (!only_fields(part, {"type", "text"}))
+    if (first_unknown_field(part, {"type", "text"}))
       reject_unknown_fields(part, {"type", "text"}, where() + ".");
     out["text"] = required(part, "text", where);
     out["type"] = "text";
     return out;
   }
   if (type == "image_url") {
-    if (!only_fields(part, {"type", "url"}))
+    if (first_unknown_field(part, {"type", "url"}))
       reject_unknown_fields(part, {"type", "url"}, where() + ".");
     const std::string& url = required(part, "url", where);
     if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0 &&
@@ -67,7 +53,7 @@ nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t ind
 StoredMessage parse_message(const nlohmann::json& message, size_t index) {
   const auto where = [&] { return message_at(index); };
   if (!message.is_object()) require_object(message, "'" + where() + "'");
-  if (!only_fields(message, {"role", "content"}))
+  if (first_unknown_field(message, {"role", "content"}))
     reject_unknown_fields(message, {"role", "content"}, where() + ".");
   StoredMessage out;
   out.role = required(message, "role", where);

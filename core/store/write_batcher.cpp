@@ -25,11 +25,15 @@ void WriteBatcher::write(const std::function<void(Connection&)>& work) {
   job.work = &work;
   std::unique_lock<std::mutex> lock(mutex_);
   queue_.push_back(&job);
-  while (!job.done) {
-    if (leading_ || exclusive_waiting_)
-      job.wake.wait(lock);
-    else
-      lead(lock);
+  for (;;) {
+    if (!job.taken && !leading_ && !exclusive_waiting_) {
+      lead(lock);  // the batch held this job
+      break;
+    }
+    lock.unlock();
+    if (job.signal.wait() == WakeWord::kDone) break;
+    lock.lock();  // our turn to lead, unless a leader took the job meanwhile
+    if (!job.signal.rearm()) break;
   }
   if (job.error) std::rethrow_exception(job.error);
 }
@@ -54,23 +58,24 @@ void WriteBatcher::lead(std::unique_lock<std::mutex>& lock) {
   gather(lock);
   std::vector<Job*> batch;
   batch.swap(queue_);
+  for (Job* job : batch) job->taken = true;
   ++commits_;
   lock.unlock();
   commit(batch);
   lock.lock();
   leading_ = false;
-  for (Job* done : batch) {
-    done->done = true;
-    done->wake.notify_one();
-  }
   hand_over_locked();
+  lock.unlock();
+  // Outside the lock, so each writer woken leaves at once; a job is gone as soon as
+  // its writer sees kDone, so none is touched after its post.
+  for (Job* done : batch) done->signal.post(WakeWord::kDone);
 }
 
 void WriteBatcher::hand_over_locked() {
   if (exclusive_waiting_)
     idle_.notify_one();
   else if (!queue_.empty())
-    queue_.front()->wake.notify_one();
+    queue_.front()->signal.post(WakeWord::kYourTurn);
 }
 
 void WriteBatcher::exclusive(const std::function<void()>& fn) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "core/store/sqlite.h"
+#include "core/store/wake_word.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -43,12 +44,14 @@ class WriteBatcher {
   struct Job {
     const std::function<void(Connection&)>* work = nullptr;
     std::exception_ptr error;
-    bool done = false;
+    bool taken = false;  // in a leader's batch (under mutex_)
     // Each waiter sleeps on its own: a commit wakes the writers it served and the one
     // next in line to lead, not every writer queued (at 64 concurrent /chat, waking all
-    // of them after each commit was 8% of agentd's CPU in futex calls).
-    std::condition_variable wake;
+    // of them after each commit was 8% of agentd's CPU in futex calls). A served writer
+    // leaves without taking mutex_ again (wake_word.h).
+    WakeWord signal;
   };
+  // Commits the queue, `lock`'s caller's job included; returns with `lock` released.
   void lead(std::unique_lock<std::mutex>& lock);
   void gather(std::unique_lock<std::mutex>& lock);
   void hand_over_locked();  // wakes whoever may act now that no one leads

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <future>
@@ -141,6 +142,52 @@ TEST(WriteBatchingTest, ManyConcurrentWritersAllCommitExactlyOnce) {
     total = q.column_int(0);
   });
   EXPECT_EQ(total, 800);
+}
+
+// Every way a waiting writer is woken, at once: served by another's commit, handed the
+// turn to lead, handed it after a leader already took its job, and held back by
+// exclusive sections. Each writer must learn its own outcome exactly once; a lost
+// wake-up hangs here, a wrong one miscounts.
+TEST(WriteBatchingTest, WritersWokenEveryWayEachLearnTheirOwnOutcome) {
+  test_util::TempDir tmp;
+  std::string path;
+  { path = StateStore(tmp.path()).path(); }
+  Connection writer(path);
+  WriteBatcher batcher(writer);
+  constexpr int kThreads = 8, kWrites = 150;
+  std::atomic<int> refused{0};
+  std::atomic<bool> writing{true};
+  std::thread sections([&] {
+    while (writing.load()) {
+      batcher.exclusive([] { std::this_thread::sleep_for(100us); });
+      std::this_thread::sleep_for(200us);
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        const bool fails = (i + t) % 7 == 0;
+        try {
+          batcher.write([&](Connection& db) {
+            insert_key(db, "w" + std::to_string(t) + "-" + std::to_string(i));
+            if (fails) throw std::runtime_error("refused");
+          });
+          EXPECT_FALSE(fails) << "a failed write reported success";
+        } catch (const std::runtime_error&) {
+          EXPECT_TRUE(fails) << "a good write reported another's failure";
+          ++refused;
+        }
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  writing = false;
+  sections.join();
+  Statement q = writer.prepare("SELECT count(*) FROM meta WHERE key GLOB 'w*-*'");
+  q.step();
+  EXPECT_EQ(q.column_int(0) + refused.load(), kThreads * kWrites);
+  EXPECT_GT(refused.load(), 0);
+  EXPECT_EQ(batcher.pending(), 0u);
 }
 
 // Runs `fn` with this thread, and the threads it starts, on one core: every writer

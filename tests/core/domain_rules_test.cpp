@@ -6,6 +6,9 @@
 #include "core/domain/ids.h"
 #include "core/domain/paging.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -129,6 +132,30 @@ TEST(Ids, StartWithTheirTimeSoTheySortByCreation) {
   std::set<std::string> seen;
   for (int i = 0; i < 10000; ++i) seen.insert(new_id("run", 42));  // one millisecond
   EXPECT_EQ(seen.size(), 10000u) << "ids of the same millisecond collided";
+}
+
+// Random bytes are fetched ahead per thread (ids.cpp); a forked child starts with a
+// copy of that store, and must not hand out the parent's next bytes as well.
+TEST(Ids, AForkedChildDoesNotMintTheParentsNextIds) {
+  new_id("run", 7);  // this thread's store of random bytes is now filled
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string id = new_id("run", 7);
+    const ssize_t written = write(pipe_fds[1], id.data(), id.size());
+    _exit(written == static_cast<ssize_t>(id.size()) ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  const std::string mine = new_id("run", 7);
+  char theirs[64] = {0};
+  const ssize_t got = read(pipe_fds[0], theirs, sizeof theirs - 1);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_EQ(got, static_cast<ssize_t>(mine.size()));
+  EXPECT_NE(std::string(theirs), mine) << "the child reused the parent's random bytes";
 }
 
 }  // namespace

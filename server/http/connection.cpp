@@ -2,12 +2,12 @@
 
 #include "core/log/logger.h"
 #include "server/http/body_reader.h"
+#include "server/http/http_date.h"
 #include "server/http/server_session.h"
 
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponseImpl.h>
 #include <Poco/Net/NetException.h>
-#include <Poco/Timestamp.h>
 
 namespace agentrt::server {
 
@@ -64,7 +64,7 @@ void ApiConnection::run() {
       if (request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_1 &&
           request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_0)
         throw Poco::Net::MessageException("unsupported HTTP version");
-      response.setDate(Poco::Timestamp());
+      response.set("Date", http_date_now());
       response.setVersion(request.getVersion());
       response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() &&
                             session.can_keep_alive());
@@ -83,7 +83,7 @@ void ApiConnection::run() {
       if (session.networkException() == nullptr) {
         Poco::Net::HTTPServerResponseImpl response(session);
         response.setVersion(Poco::Net::HTTPMessage::HTTP_1_1);
-        response.setDate(Poco::Timestamp());
+        response.set("Date", http_date_now());
         pipeline_->reject_malformed(response, e.displayText());
       } else {
         core::log_debug("connection ended", {{"error", e.displayText()}});

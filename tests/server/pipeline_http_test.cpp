@@ -156,6 +156,10 @@ TEST_F(PipelineHttp, ServesAJsonRoute) {
   EXPECT_EQ(response.json(), (nlohmann::json{{"got", {{"a", {1, 2}}}}}));
   EXPECT_EQ(response.header("Content-Length"), std::to_string(response.body.size()));
   EXPECT_FALSE(response.has_header("Transfer-Encoding"));
+  EXPECT_TRUE(std::regex_match(response.header("Date"),
+                               std::regex("[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} "
+                                          "\\d{2}:\\d{2}:\\d{2} GMT")))
+      << response.header("Date");
 }
 
 TEST_F(PipelineHttp, MalformedJsonIs400WithThePosition) {

@@ -80,21 +80,30 @@ void LiveRun::follow(int64_t after, const std::function<bool(const std::string&)
   }
 }
 
+size_t LiveRuns::SessionKeyHash::operator()(const SessionKey& key) const {
+  const size_t cell = std::hash<std::string_view>{}(key.cell);
+  return cell ^ (std::hash<std::string_view>{}(key.session) + 0x9e3779b97f4a7c15ULL + (cell << 6) +
+                 (cell >> 2));
+}
+
 std::shared_ptr<LiveRun> LiveRuns::start(const std::string& run_id, const std::string& cell,
                                          const std::string& session_id, const std::string& actor) {
-  std::lock_guard lock(mutex_);
-  auto key = std::make_pair(cell, session_id);
-  if (by_session_.count(key)) return nullptr;
+  // Built before the lock: a busy session, the rare case, just drops it.
   auto run = std::make_shared<LiveRun>(run_id, cell, session_id, actor);
-  by_id_[run_id] = run;
-  by_session_[key] = run;
+  std::lock_guard lock(mutex_);
+  if (!by_session_.try_emplace(SessionKey{run->cell, run->session_id}, run).second) return nullptr;
+  // A key views its own entry's run; a (never seen) duplicate id must not keep a view
+  // of the run it replaces.
+  by_id_.erase(run->id);
+  by_id_.emplace(run->id, run);
   return run;
 }
 
 void LiveRuns::remove(const LiveRun& run) {
   std::lock_guard lock(mutex_);
-  by_id_.erase(run.id);
-  auto it = by_session_.find({run.cell, run.session_id});
+  auto by_id = by_id_.find(run.id);
+  if (by_id != by_id_.end() && by_id->second.get() == &run) by_id_.erase(by_id);
+  auto it = by_session_.find(SessionKey{run.cell, run.session_id});
   if (it != by_session_.end() && it->second.get() == &run) by_session_.erase(it);
 }
 
@@ -107,7 +116,7 @@ std::shared_ptr<LiveRun> LiveRuns::find(const std::string& run_id) const {
 std::shared_ptr<LiveRun> LiveRuns::on_session(const std::string& cell,
                                               const std::string& session) const {
   std::lock_guard lock(mutex_);
-  auto it = by_session_.find({cell, session});
+  auto it = by_session_.find(SessionKey{cell, session});
   return it == by_session_.end() ? nullptr : it->second;
 }
 

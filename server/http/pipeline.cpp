@@ -134,6 +134,7 @@ class RequestPipeline::Run {
     ctx_.headers = &request;
     auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
     ctx_.client_socket = impl ? impl->socket().impl()->sockfd() : -1;
+    if (impl) response_.write_to_socket(ctx_.client_socket, ctx_.method == "HEAD");
     ctx_.client_closed = [fd = ctx_.client_socket] { return peer_closed(fd); };
   }
 

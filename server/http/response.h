@@ -31,6 +31,10 @@ class Response {
   Response(const Response&) = delete;
   Response& operator=(const Response&) = delete;
 
+  // Complete responses are then written to `fd` (the request's connection) as one
+  // buffer, not through Poco's message streams; `head` (a HEAD request) sends no body.
+  void write_to_socket(int fd, bool head);
+
   // Before sending only.
   void set_header(const std::string& name, const std::string& value);
   // Ends the connection after this response (no keep-alive).
@@ -57,12 +61,15 @@ class Response {
 
  private:
   void send_body(int status, const char* content_type, const std::string& body);
+  bool send_direct(int status, const std::string& body);
 
   Poco::Net::HTTPServerResponse& raw_;
   std::string request_id_;
   const std::atomic<bool>* draining_;
   bool sent_ = false;
   bool client_gone_ = false;
+  int fd_ = -1;
+  bool head_ = false;
 };
 
 }  // namespace agentrt::server

@@ -162,6 +162,21 @@ TEST_F(PipelineHttp, ServesAJsonRoute) {
       << response.header("Date");
 }
 
+// A response to HEAD has headers only (RFC 9110 9.3.2): a body would be read as the
+// start of the next response on the connection.
+TEST_F(PipelineHttp, AnswersHeadWithoutABodyAndKeepsTheConnection) {
+  HttpConnection connection = connect();
+  connection.send_raw("HEAD /json HTTP/1.1\r\nHost: t\r\n\r\n");
+  const HttpResponse head = connection.read_response(/*head_request=*/true);
+  EXPECT_EQ(head.status, 405);
+  EXPECT_EQ(head.header("Allow"), "POST");
+  EXPECT_NE(head.header("Content-Length"), "0") << "it describes the body a GET would get";
+  const HttpResponse next = connection.request("POST", "/json", R"({"a":1})",
+                                               {{"Content-Type", "application/json"}});
+  EXPECT_EQ(next.status, 200) << next.body;
+  EXPECT_EQ(next.json(), (nlohmann::json{{"got", {{"a", 1}}}}));
+}
+
 TEST_F(PipelineHttp, MalformedJsonIs400WithThePosition) {
   HttpResponse response = post("/json", R"({"a": tru})");
   expect_error(response, 400, "invalid_request");

@@ -195,6 +195,11 @@ void SessionStore::start_run(const RunRecord& run) {
 
 void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start) {
   const std::string now = utc_timestamp_now();
+  // Serialised before the write: everything inside it runs while the writers batched
+  // with this one wait for the commit.
+  std::vector<std::string> contents;
+  contents.reserve(outcome.new_messages.size());
+  for (const auto& m : outcome.new_messages) contents.push_back(m.content.dump());
   store_.write([&](Connection& db) {
     if (start)
       insert_finished_run(db, *start, outcome, now);
@@ -203,9 +208,9 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
     auto message = db.prepare(
         "INSERT INTO messages(cell, session_id, run_id, role, content, created_at) VALUES (?, ?, "
         "?, ?, ?, ?)");
-    for (const auto& m : outcome.new_messages) {
+    for (size_t i = 0; i < outcome.new_messages.size(); ++i) {
       message.bind(1, outcome.cell).bind(2, outcome.session_id).bind(3, outcome.run_id);
-      message.bind(4, m.role).bind(5, m.content.dump()).bind(6, now);
+      message.bind(4, outcome.new_messages[i].role).bind(5, contents[i]).bind(6, now);
       message.run();
       message.reset();
     }

@@ -1,8 +1,9 @@
 #include "server/http/body_reader.h"
 
+#include "server/http/api_request.h"
+
 #include <Poco/Exception.h>
 #include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/StreamSocket.h>
 
 #include <chrono>
@@ -31,6 +32,9 @@ int64_t declared_length(const Poco::Net::HTTPServerRequest& request) {
 
 // Reads until end of stream or until more than `limit` bytes arrived.
 void read_up_to(std::istream& in, uint64_t limit, RequestBody& body) {
+  // Poco reports a malformed chunk or a receive timeout by throwing inside the stream
+  // buffer; with badbit in the mask the istream passes that on instead of hiding it.
+  in.exceptions(std::ios::badbit);
   char buffer[kReadChunk];
   while (in) {
     in.read(buffer, sizeof buffer);
@@ -41,6 +45,19 @@ void read_up_to(std::istream& in, uint64_t limit, RequestBody& body) {
       return;
     }
   }
+}
+
+// A Content-Length body, read straight from the connection; fewer bytes when the
+// connection ends first.
+void read_exactly(ApiRequest& request, std::size_t length, RequestBody& body) {
+  body.data.resize(length);
+  std::size_t got = 0;
+  while (got < length) {
+    const std::size_t n = request.read_body(body.data.data() + got, length - got);
+    if (n == 0) break;
+    got += n;
+  }
+  body.data.resize(got);
 }
 
 }  // namespace
@@ -70,12 +87,12 @@ RequestBody read_request_body(Poco::Net::HTTPServerRequest& request, uint64_t li
     }
     body.data.reserve(static_cast<std::size_t>(length));
   }
-  std::istream& in = request.stream();
-  // Poco reports a malformed chunk or a receive timeout by throwing inside the stream
-  // buffer; with badbit in the mask the istream passes that on instead of hiding it.
-  in.exceptions(std::ios::badbit);
   try {
-    read_up_to(in, limit, body);
+    auto* api = dynamic_cast<ApiRequest*>(&request);
+    if (!chunked && api != nullptr)
+      read_exactly(*api, static_cast<std::size_t>(length), body);
+    else
+      read_up_to(request.stream(), limit, body);
   } catch (const std::exception& e) {
     body.error = ApiError(ErrorCode::invalid_request,
                           dynamic_cast<const Poco::TimeoutException*>(&e) != nullptr
@@ -92,7 +109,7 @@ RequestBody read_request_body(Poco::Net::HTTPServerRequest& request, uint64_t li
 }
 
 void discard_until_client_stops(Poco::Net::HTTPServerRequest& request, int budget_ms) {
-  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  auto* impl = dynamic_cast<ApiRequest*>(&request);
   if (impl == nullptr) return;
   Poco::Net::StreamSocket& socket = impl->socket();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(budget_ms);

@@ -1,11 +1,11 @@
 #include "server/http/connection.h"
 
 #include "core/log/logger.h"
+#include "server/http/api_request.h"
 #include "server/http/body_reader.h"
 #include "server/http/http_date.h"
 #include "server/http/server_session.h"
 
-#include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponseImpl.h>
 #include <Poco/Net/NetException.h>
 
@@ -58,9 +58,9 @@ void ApiConnection::run() {
   while (!stopped_ && session.more_requests()) {
     try {
       Poco::Net::HTTPServerResponseImpl response(session);
-      Poco::Net::HTTPServerRequestImpl request(response, session, params_);
-      // Poco takes any third word of the request line as the version, so "this is
-      // not http" would be answered as "not 400 Bad Request".
+      ApiRequest request(session, response, *params_);
+      // Any third word of the request line is taken as the version: "this is not
+      // http" must not be answered as "not 400 Bad Request".
       if (request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_1 &&
           request.getVersion() != Poco::Net::HTTPMessage::HTTP_1_0)
         throw Poco::Net::MessageException("unsupported HTTP version");

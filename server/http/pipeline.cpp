@@ -3,13 +3,13 @@
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
 #include "server/http/api_error.h"
+#include "server/http/api_request.h"
 #include "server/http/body_reader.h"
 #include "server/http/request_id.h"
 #include "server/http/response.h"
 #include "server/http/uri.h"
 
 #include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/MediaType.h>
 #include <Poco/Net/StreamSocket.h>
@@ -132,7 +132,7 @@ class RequestPipeline::Run {
     const std::string& uri = request.getURI();
     ctx_.path = uri.substr(0, uri.find('?'));
     ctx_.headers = &request;
-    auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+    auto* impl = dynamic_cast<ApiRequest*>(&request);
     ctx_.client_socket = impl ? impl->socket().impl()->sockfd() : -1;
     if (impl) response_.write_to_socket(ctx_.client_socket, ctx_.method == "HEAD");
     ctx_.client_closed = [fd = ctx_.client_socket] { return peer_closed(fd); };

@@ -22,6 +22,11 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   bool more_requests();
   // Poco's canKeepAlive for this class's count (Poco's own is not kept any more).
   bool can_keep_alive() const { return requests_left_ != 0; }
+  // The next byte of the connection, EOF at its end (request_head.h reads the head
+  // through it, never past it). Throws what a receive throws.
+  int next_byte() { return get(); }
+  // Up to `length` bytes, buffered ones first; 0 at the connection's end.
+  int read_some(char* buffer, int length) { return read(buffer, length); }
 
  private:
   bool readable(Poco::Timespan timeout);

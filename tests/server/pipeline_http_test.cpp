@@ -109,6 +109,7 @@ class PipelineHttp : public testing::Test {
     HttpServerOptions options;
     options.threads = 16;
     options.send_timeout_s = 1;
+    options.receive_timeout_s = 1;
     server_ = std::make_unique<HttpServer>(options, pipeline_);
     server_->start();
   }
@@ -175,6 +176,31 @@ TEST_F(PipelineHttp, AnswersHeadWithoutABodyAndKeepsTheConnection) {
                                                {{"Content-Type", "application/json"}});
   EXPECT_EQ(next.status, 200) << next.body;
   EXPECT_EQ(next.json(), (nlohmann::json{{"got", {{"a", 1}}}}));
+}
+
+// A Content-Length body read straight from the connection (body_reader.cpp): a client
+// that stops short, by closing or by going silent, gets an answer saying so, and the
+// connection is not reused.
+TEST_F(PipelineHttp, ABodyShorterThanItsContentLengthIsRefused) {
+  HttpConnection closing = connect();
+  closing.send_raw("POST /json HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                   "Content-Length: 10\r\n\r\n{}");
+  closing.socket().shutdownSend();
+  const HttpResponse ended = closing.read_response();
+  expect_error(ended, 400, "invalid_request");
+  EXPECT_NE(ended.json()["error"]["message"].get<std::string>().find("ended before"),
+            std::string::npos)
+      << ended.body;
+
+  HttpConnection silent = connect();
+  silent.send_raw("POST /json HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                  "Content-Length: 10\r\n\r\n{}");
+  const HttpResponse timed_out = silent.read_response();  // after the 1 s receive timeout
+  expect_error(timed_out, 400, "invalid_request");
+  EXPECT_NE(timed_out.json()["error"]["message"].get<std::string>().find("timed out"),
+            std::string::npos)
+      << timed_out.body;
+  EXPECT_TRUE(timed_out.closes_connection());
 }
 
 TEST_F(PipelineHttp, MalformedJsonIs400WithThePosition) {
@@ -304,12 +330,14 @@ TEST_F(PipelineHttp, RoutingErrors) {
   expect_error(get("*"), 400, "invalid_request");
 }
 
-// Requests Poco cannot parse get the same error shape and a request id as any other.
+// Requests that cannot be parsed get the same error shape and a request id as any other.
 TEST_F(PipelineHttp, UnparsableRequestsGetTheErrorShape) {
   for (const std::string& raw :
        {std::string("this is not http\r\n\r\n"),
         "GET /ok HTTP/1.1\r\n" + std::string(300, 'h') + ": v\r\n\r\n",
-        std::string("POST /size HTTP/1.1\r\nContent-Length: ten\r\n\r\n")}) {
+        std::string("POST /size HTTP/1.1\r\nContent-Length: ten\r\n\r\n"),
+        // Read two ways by two parsers, a request could smuggle another (RFC 9112 5.1).
+        std::string("POST /size HTTP/1.1\r\nContent-Length : 5\r\n\r\nhello")}) {
     HttpConnection connection = connect();
     connection.send_raw(raw);
     const HttpResponse response = connection.read_response();
@@ -317,8 +345,8 @@ TEST_F(PipelineHttp, UnparsableRequestsGetTheErrorShape) {
     EXPECT_TRUE(response.closes_connection());
     EXPECT_TRUE(connection.closed_by_server());
   }
-  const auto lines = log_.wait_for("request", 3);
-  ASSERT_EQ(lines.size(), 3u);
+  const auto lines = log_.wait_for("request", 4);
+  ASSERT_EQ(lines.size(), 4u);
   for (const auto& line : lines) EXPECT_EQ(line["status"], 400);
 }
 

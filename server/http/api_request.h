@@ -1,0 +1,54 @@
+// A request as the connection loop hands it to the pipeline: the head read by
+// request_head.h, the body read through Poco's fixed-length or chunked streams only
+// when asked for. Replaces Poco's HTTPServerRequestImpl, which also looked up both
+// socket addresses (two system calls) for every request; here they are looked up
+// when asked for.
+#pragma once
+
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+
+#include <istream>
+#include <memory>
+#include <optional>
+
+namespace agentrt::server {
+
+class ServerSession;
+
+class ApiRequest final : public Poco::Net::HTTPServerRequest {
+ public:
+  // Reads the request head from `session` (throws as read_request_head does).
+  ApiRequest(ServerSession& session, Poco::Net::HTTPServerResponse& response,
+             const Poco::Net::HTTPServerParams& params);
+  ~ApiRequest() override;
+  ApiRequest(const ApiRequest&) = delete;
+  ApiRequest& operator=(const ApiRequest&) = delete;
+
+  // The body: chunked, Content-Length bytes, or (neither header, RFC 9112 6.3) none.
+  std::istream& stream() override;
+  const Poco::Net::SocketAddress& clientAddress() const override;
+  const Poco::Net::SocketAddress& serverAddress() const override;
+  const Poco::Net::HTTPServerParams& serverParams() const override { return params_; }
+  Poco::Net::HTTPServerResponse& response() const override { return response_; }
+  bool secure() const override { return false; }
+
+  // Up to `length` body bytes of a Content-Length body, without stream(): an istream
+  // per request costs more than reading a small body. 0 at the connection's end; throws
+  // what the session's reads throw. Never mixed with stream() for one request.
+  size_t read_body(char* buffer, size_t length);
+
+  Poco::Net::StreamSocket& socket();
+
+ private:
+  ServerSession& session_;
+  Poco::Net::HTTPServerResponse& response_;
+  const Poco::Net::HTTPServerParams& params_;
+  std::unique_ptr<std::istream> body_;
+  mutable std::optional<Poco::Net::SocketAddress> client_, server_;
+};
+
+}  // namespace agentrt::server

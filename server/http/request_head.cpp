@@ -1,0 +1,143 @@
+#include "server/http/request_head.h"
+
+#include "server/http/server_session.h"
+
+#include <Poco/Net/NetException.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace agentrt::server {
+namespace {
+
+constexpr size_t kMaxMethod = 32;
+constexpr size_t kMaxTarget = 16384;
+constexpr size_t kMaxVersion = 8;
+constexpr size_t kMaxFields = 100;
+constexpr size_t kMaxName = 256;
+constexpr size_t kMaxValue = 8192;
+
+[[noreturn]] void malformed(const char* what) {
+  throw Poco::Net::MessageException(what);
+}
+
+// RFC 9110 5.6.2's tchar: what a method or a field name is made of.
+constexpr std::array<bool, 128> kTchar = [] {
+  std::array<bool, 128> table{};
+  for (int c = '0'; c <= '9'; ++c) table[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[c] = table[c - 'a' + 'A'] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
+bool is_tchar(int c) {
+  return c >= 0 && c < 128 && kTchar[static_cast<size_t>(c)];
+}
+
+class SessionBytes {
+ public:
+  explicit SessionBytes(ServerSession& session) : session_(session) {}
+  int get() { return session_.next_byte(); }
+
+ private:
+  ServerSession& session_;
+};
+
+class MemoryBytes {
+ public:
+  explicit MemoryBytes(std::string_view bytes) : bytes_(bytes) {}
+  int get() { return used_ < bytes_.size() ? static_cast<unsigned char>(bytes_[used_++]) : EOF; }
+  size_t used() const { return used_; }
+
+ private:
+  std::string_view bytes_;
+  size_t used_ = 0;
+};
+
+// Ends a line: `c` is the byte after its content, CRLF or (leniently, as RFC 9112 2.2
+// allows) a bare LF.
+template <class Source>
+void end_line(Source& in, int c, const char* what) {
+  if (c == '\r') c = in.get();
+  if (c != '\n') malformed(what);
+}
+
+template <class Source>
+void read_request_line(Source& in, Poco::Net::HTTPRequest& request) {
+  int c = in.get();
+  while (c == '\r' || c == '\n') c = in.get();  // empty lines before a request (2.2)
+  if (c == EOF) throw Poco::Net::NoMessageException();
+  std::string method, target, version;
+  for (; is_tchar(c); c = in.get()) {
+    if (method.size() == kMaxMethod) malformed("request method too long");
+    method.push_back(static_cast<char>(c));
+  }
+  if (method.empty() || c != ' ') malformed("malformed request line");
+  while (c == ' ') c = in.get();
+  for (; c > ' ' && c < 0x7f; c = in.get()) {
+    if (target.size() == kMaxTarget) malformed("request target too long");
+    target.push_back(static_cast<char>(c));
+  }
+  if (target.empty() || c != ' ') malformed("malformed request line");
+  while (c == ' ') c = in.get();
+  for (; c > ' ' && c < 0x7f; c = in.get()) {
+    if (version.size() == kMaxVersion) malformed("malformed HTTP version");
+    version.push_back(static_cast<char>(c));
+  }
+  end_line(in, c, "malformed request line");
+  request.setMethod(method);
+  request.setURI(target);
+  request.setVersion(version);
+}
+
+// One field line, its first byte `c` already read. Returns the byte after the line.
+template <class Source>
+int read_field(Source& in, int c, Poco::Net::HTTPRequest& request) {
+  std::string name, value;
+  for (; is_tchar(c); c = in.get()) {
+    if (name.size() == kMaxName) malformed("header field name too long");
+    name.push_back(static_cast<char>(c));
+  }
+  if (name.empty() || c != ':') malformed("malformed header field");
+  c = in.get();
+  while (c == ' ' || c == '\t') c = in.get();
+  for (; c != '\r' && c != '\n'; c = in.get()) {
+    if (c == EOF || c == 0) malformed("malformed header field value");
+    if (value.size() == kMaxValue) malformed("header field value too long");
+    value.push_back(static_cast<char>(c));
+  }
+  end_line(in, c, "malformed header field value");
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
+  request.add(name, value);
+  c = in.get();
+  if (c == ' ' || c == '\t') malformed("folded header field");
+  return c;
+}
+
+template <class Source>
+void read_head(Source& in, Poco::Net::HTTPRequest& request) {
+  read_request_line(in, request);
+  int c = in.get();
+  if (c == ' ' || c == '\t') malformed("whitespace before the first header field");
+  for (size_t fields = 0; c != '\r' && c != '\n'; ++fields) {
+    if (fields == kMaxFields) malformed("too many header fields");
+    c = read_field(in, c, request);
+  }
+  end_line(in, c, "malformed end of request head");
+}
+
+}  // namespace
+
+void read_request_head(ServerSession& session, Poco::Net::HTTPRequest& request) {
+  SessionBytes in(session);
+  read_head(in, request);
+}
+
+size_t parse_request_head(std::string_view bytes, Poco::Net::HTTPRequest& request) {
+  MemoryBytes in(bytes);
+  read_head(in, request);
+  return in.used();
+}
+
+}  // namespace agentrt::server

@@ -1,0 +1,87 @@
+// The request head reader (server/http/request_head.h), from bytes in memory.
+#include "server/http/request_head.h"
+
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/NetException.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace agentrt::server {
+namespace {
+
+std::string with_fields(const std::string& fields) {
+  return "GET /x HTTP/1.1\r\n" + fields + "\r\n";
+}
+
+void expect_refused(const std::string& head, const std::string& why) {
+  Poco::Net::HTTPRequest request;
+  EXPECT_THROW(parse_request_head(head, request), Poco::Net::MessageException) << why;
+}
+
+TEST(RequestHead, ReadsTheLineAndFieldsAndStopsAtTheEmptyLine) {
+  const std::string head =
+      "POST /chat?x=1 HTTP/1.1\r\nHost: a\r\ncontent-TYPE:application/json \t\r\n"
+      "X-Many: 1\r\nX-Many: 2\r\nContent-Length: 4\r\n\r\n";
+  Poco::Net::HTTPRequest request;
+  EXPECT_EQ(parse_request_head(head + "body" + "GET / HTTP/1.1\r\n", request), head.size())
+      << "the body and a pipelined request must stay unread";
+  EXPECT_EQ(request.getMethod(), "POST");
+  EXPECT_EQ(request.getURI(), "/chat?x=1");
+  EXPECT_EQ(request.getVersion(), "HTTP/1.1");
+  EXPECT_EQ(request.getContentType(), "application/json");  // names in any case, OWS trimmed
+  EXPECT_EQ(request.getContentLength64(), 4);
+  EXPECT_EQ(request.get("X-Many"), "1");
+  EXPECT_EQ(request.size(), 5u);
+}
+
+TEST(RequestHead, AllowsEmptyLinesBeforeTheRequestAndBareLineFeeds) {
+  Poco::Net::HTTPRequest request;
+  const std::string head = "\r\n\nGET / HTTP/1.0\nHost: a\n\n";
+  EXPECT_EQ(parse_request_head(head, request), head.size());
+  EXPECT_EQ(request.getURI(), "/");
+  EXPECT_EQ(request.get("Host"), "a");
+}
+
+TEST(RequestHead, AnEmptyConnectionIsNoMessageNotAMalformedOne) {
+  Poco::Net::HTTPRequest request;
+  EXPECT_THROW(parse_request_head("", request), Poco::Net::NoMessageException);
+  EXPECT_THROW(parse_request_head("\r\n", request), Poco::Net::NoMessageException);
+}
+
+TEST(RequestHead, RefusesWhatCouldBeReadTwoWays) {
+  expect_refused(with_fields("Content-Length : 5\r\n"), "whitespace before the colon");
+  expect_refused(with_fields("Host a\r\n"), "a line without a colon");
+  expect_refused(with_fields("X-A: 1\r\n folded\r\n"), "obs-fold");
+  expect_refused("GET /x HTTP/1.1\r\n Host: a\r\n\r\n", "whitespace before the first field");
+  expect_refused(with_fields(std::string("X-A: a\0b\r\n", 10)), "NUL in a value");
+  expect_refused(with_fields("X-A: a\rb\r\n"), "a bare CR");
+  expect_refused("GET /x HTTP/1.1\r\nHost: a\r\n", "a head cut before its empty line");
+  expect_refused("GET /x HTTP/1.1 extra\r\n\r\n", "a fourth word on the request line");
+  expect_refused("GET\r\n\r\n", "no target");
+  expect_refused("GET /\xc3\xa9 HTTP/1.1\r\n\r\n", "a non-ASCII target");
+  expect_refused("G(T / HTTP/1.1\r\n\r\n", "a method that is no token");
+}
+
+TEST(RequestHead, KeepsPocosLimitsToTheByte) {
+  Poco::Net::HTTPRequest request;
+  std::string fields;
+  for (int i = 0; i < 100; ++i) fields += "X-" + std::to_string(i) + ": v\r\n";
+  EXPECT_NO_THROW(parse_request_head(with_fields(fields), request));
+  expect_refused(with_fields(fields + "X-100: v\r\n"), "101 fields");
+
+  const std::string name(256, 'n'), value(8192, 'v');
+  EXPECT_NO_THROW(parse_request_head(with_fields(name + ": " + value + "\r\n"), request));
+  expect_refused(with_fields(name + "n: v\r\n"), "a 257-byte name");
+  expect_refused(with_fields("X: " + value + "v\r\n"), "an 8193-byte value");
+
+  EXPECT_NO_THROW(parse_request_head(std::string(32, 'M') + " / HTTP/1.1\r\n\r\n", request));
+  expect_refused(std::string(33, 'M') + " / HTTP/1.1\r\n\r\n", "a 33-byte method");
+  EXPECT_NO_THROW(
+      parse_request_head("GET /" + std::string(16383, 't') + " HTTP/1.1\r\n\r\n", request));
+  expect_refused("GET /" + std::string(16384, 't') + " HTTP/1.1\r\n\r\n", "a 16385-byte target");
+}
+
+}  // namespace
+}  // namespace agentrt::server

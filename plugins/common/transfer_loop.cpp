@@ -309,10 +309,15 @@ void TransferLoop::release_easy(CURL* easy) {
   // Drops what the options pointed at (the call's headers and buffers) before the
   // call goes.
   curl_easy_reset(easy);
-  if (spare_easy_.size() < kMaxSpareEasy)
+  if (spare_easy_.size() < kMaxSpareEasy) {
     spare_easy_.push_back(easy);
-  else
+  } else {
+    // The reset turned NOSIGNAL off, and with it off curl_easy_cleanup installs and
+    // restores a SIGPIPE handler: two sigaction calls, 2.4% of agentd's CPU at 2,000
+    // streams, where a call ends every millisecond.
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_cleanup(easy);
+  }
 }
 
 }  // namespace agentrt::providers

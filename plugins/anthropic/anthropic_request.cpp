@@ -1,68 +1,97 @@
 #include "anthropic_request.h"
 
 #include "common/data_url.h"
+#include "common/json_writer.h"
 
 #include <agentrt/plugin.hpp>
+
+#include <vector>
 
 namespace agentrt::providers::anthropic {
 namespace {
 
-using nlohmann::json;
-
-json image_block(const std::string& url) {
+void write_image_block(JsonWriter& out, const std::string& url) {
+  out.begin_object().key("source").begin_object();
   if (std::optional<DataUrl> inline_image = parse_data_url(url))
-    return {{"type", "image"},
-            {"source",
-             {{"type", "base64"},
-              {"media_type", inline_image->media_type},
-              {"data", inline_image->base64}}}};
-  return {{"type", "image"}, {"source", {{"type", "url"}, {"url", url}}}};
+    out.key("data")
+        .string(inline_image->base64)
+        .key("media_type")
+        .string(inline_image->media_type)
+        .key("type")
+        .string("base64");
+  else
+    out.key("type").string("url").key("url").string(url);
+  out.end_object().key("type").string("image").end_object();
+}
+
+void write_text_block(JsonWriter& out, const std::string& text) {
+  out.begin_object().key("text").string(text).key("type").string("text").end_object();
 }
 
 // The API refuses empty text blocks, so they are left out.
-json content_blocks(const ChatMessage& message) {
-  json blocks = json::array();
+void write_content_blocks(JsonWriter& out, const ChatMessage& message) {
+  out.begin_array();
   for (const ContentPart& part : message.parts) {
     if (part.kind == ContentPart::Kind::image)
-      blocks.push_back(image_block(part.url));
+      write_image_block(out, part.url);
     else if (!part.text.empty())
-      blocks.push_back({{"type", "text"}, {"text", part.text}});
+      write_text_block(out, part.text);
   }
-  return blocks;
+  out.end_array();
 }
 
-// Every system message's text, in order: one block as a plain string, several as an
-// array of text blocks so that nothing is merged that the engine kept apart.
-json system_field(const ChatRequest& chat) {
-  json blocks = json::array();
+// Every system message's text, in order; refused before anything is sent when a
+// system message holds anything but text.
+std::vector<const std::string*> system_texts(const ChatRequest& chat) {
+  std::vector<const std::string*> texts;
   for (const ChatMessage& message : chat.messages) {
     if (message.role != "system") continue;
     for (const ContentPart& part : message.parts) {
       if (part.kind != ContentPart::Kind::text)
         throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT,
                          "request: anthropic takes only text in system messages");
-      if (!part.text.empty()) blocks.push_back({{"type", "text"}, {"text", part.text}});
+      if (!part.text.empty()) texts.push_back(&part.text);
     }
   }
-  if (blocks.size() == 1) return blocks[0]["text"];
-  return blocks;
+  return texts;
+}
+
+// One text as a plain string, several as an array of text blocks so that nothing is
+// merged that the engine kept apart.
+void write_system(JsonWriter& out, const std::vector<const std::string*>& texts) {
+  if (texts.empty()) return;
+  out.key("system");
+  if (texts.size() == 1) {
+    out.string(*texts.front());
+    return;
+  }
+  out.begin_array();
+  for (const std::string* text : texts) write_text_block(out, *text);
+  out.end_array();
 }
 
 }  // namespace
 
-json request_body(const ChatRequest& chat) {
-  json messages = json::array();
+// Members in nlohmann's order (sorted), so the text is what the document form wrote.
+std::string request_body(const ChatRequest& chat) {
+  const std::vector<const std::string*> system = system_texts(chat);
+  std::string body;
+  JsonWriter out(body);
+  out.begin_object();
+  out.key("max_tokens").integer(chat.max_tokens.value_or(kDefaultMaxTokens));
+  out.key("messages").begin_array();
   for (const ChatMessage& message : chat.messages) {
     if (message.role == "system") continue;  // the API has no system role in messages
-    messages.push_back({{"role", message.role}, {"content", content_blocks(message)}});
+    out.begin_object().key("content");
+    write_content_blocks(out, message);
+    out.key("role").string(message.role).end_object();
   }
-  json body = {{"model", chat.model},
-               {"max_tokens", chat.max_tokens.value_or(kDefaultMaxTokens)},
-               {"messages", std::move(messages)},
-               {"stream", true}};
-  json system = system_field(chat);
-  if (!system.empty()) body["system"] = std::move(system);
-  if (chat.temperature) body["temperature"] = *chat.temperature;
+  out.end_array();
+  out.key("model").string(chat.model);
+  out.key("stream").boolean(true);
+  write_system(out, system);
+  if (chat.temperature) out.key("temperature").number(*chat.temperature);
+  out.end_object();
   return body;
 }
 
@@ -73,7 +102,7 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
   request.headers = {"content-type: application/json", "accept: text/event-stream",
                      "anthropic-version: 2023-06-01"};
   if (!api_key.empty()) request.headers.push_back("x-api-key: " + api_key);
-  request.body = request_body(chat).dump();
+  request.body = request_body(chat);
   return request;
 }
 

@@ -1,17 +1,16 @@
 #include "ollama_request.h"
 
 #include "common/data_url.h"
+#include "common/json_writer.h"
 
 #include <agentrt/plugin.hpp>
 
 namespace agentrt::providers::ollama {
 namespace {
 
-using nlohmann::json;
-
-json message_json(const ChatMessage& message) {
-  json out = {{"role", message.role}, {"content", joined_text(message, "\n")}};
-  json images = json::array();
+void write_message(JsonWriter& out, const ChatMessage& message) {
+  out.begin_object().key("content").string(joined_text(message, "\n"));
+  bool images = false;
   for (const ContentPart& part : message.parts) {
     if (part.kind != ContentPart::Kind::image) continue;
     std::optional<DataUrl> inline_image = parse_data_url(part.url);
@@ -19,22 +18,31 @@ json message_json(const ChatMessage& message) {
     if (!inline_image)
       throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT,
                        "request: ollama takes images only as data: URLs, not links");
-    images.push_back(inline_image->base64);
+    if (!images) out.key("images").begin_array();
+    images = true;
+    out.string(inline_image->base64);
   }
-  if (!images.empty()) out["images"] = std::move(images);
-  return out;
+  if (images) out.end_array();
+  out.key("role").string(message.role).end_object();
 }
 
 }  // namespace
 
-json request_body(const ChatRequest& chat) {
-  json messages = json::array();
-  for (const ChatMessage& message : chat.messages) messages.push_back(message_json(message));
-  json body = {{"model", chat.model}, {"messages", std::move(messages)}, {"stream", true}};
-  json options = json::object();
-  if (chat.max_tokens) options["num_predict"] = *chat.max_tokens;
-  if (chat.temperature) options["temperature"] = *chat.temperature;
-  if (!options.empty()) body["options"] = std::move(options);
+// Members in nlohmann's order (sorted), so the text is what the document form wrote.
+std::string request_body(const ChatRequest& chat) {
+  std::string body;
+  JsonWriter out(body);
+  out.begin_object().key("messages").begin_array();
+  for (const ChatMessage& message : chat.messages) write_message(out, message);
+  out.end_array();
+  out.key("model").string(chat.model);
+  if (chat.max_tokens || chat.temperature) {
+    out.key("options").begin_object();
+    if (chat.max_tokens) out.key("num_predict").integer(*chat.max_tokens);
+    if (chat.temperature) out.key("temperature").number(*chat.temperature);
+    out.end_object();
+  }
+  out.key("stream").boolean(true).end_object();
   return body;
 }
 
@@ -44,7 +52,7 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
   request.url = config.base_url + "/api/chat";
   request.headers = {"Content-Type: application/json", "Accept: application/x-ndjson"};
   if (!api_key.empty()) request.headers.push_back("Authorization: Bearer " + api_key);
-  request.body = request_body(chat).dump();
+  request.body = request_body(chat);
   return request;
 }
 

@@ -5,8 +5,6 @@
 #include "common/http_stream.h"
 #include "common/provider_config.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace agentrt::providers::ollama {
@@ -18,6 +16,6 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
 
 // The JSON body alone: text parts joined into "content", inline images as bare
 // base64 in "images".
-nlohmann::json request_body(const ChatRequest& chat);
+std::string request_body(const ChatRequest& chat);
 
 }  // namespace agentrt::providers::ollama

@@ -1,9 +1,9 @@
 #include "openai_request.h"
 
+#include "common/json_writer.h"
+
 namespace agentrt::providers::openai {
 namespace {
-
-using nlohmann::json;
 
 bool text_only(const ChatMessage& message) {
   for (const ContentPart& part : message.parts)
@@ -13,40 +13,50 @@ bool text_only(const ChatMessage& message) {
 
 // A lone text part goes as a plain string: every OpenAI-compatible server accepts
 // that for every role, while some accept parts only for user messages.
-json content(const ChatMessage& message) {
-  if (text_only(message)) return joined_text(message, "");
-  json parts = json::array();
-  for (const ContentPart& part : message.parts) {
-    json& entry = parts.emplace_back(json::object());
-    if (part.kind == ContentPart::Kind::text) {
-      entry["type"] = "text";
-      entry["text"] = part.text;
-    } else {
-      entry["type"] = "image_url";
-      entry["image_url"]["url"] = part.url;
-    }
+void write_content(JsonWriter& out, const ChatMessage& message) {
+  if (text_only(message)) {
+    out.string(message.parts.empty() ? std::string_view() : message.parts[0].text);
+    return;
   }
-  return parts;
+  out.begin_array();
+  for (const ContentPart& part : message.parts) {
+    out.begin_object();
+    if (part.kind == ContentPart::Kind::text)
+      out.key("text").string(part.text).key("type").string("text");
+    else
+      out.key("image_url")
+          .begin_object()
+          .key("url")
+          .string(part.url)
+          .end_object()
+          .key("type")
+          .string("image_url");
+    out.end_object();
+  }
+  out.end_array();
 }
 
 }  // namespace
 
-json request_body(const ChatRequest& chat) {
-  // Built member by member: an initializer list copies every value it is given, and
-  // the conversation is most of the request.
-  json body = json::object();
-  json& messages = body["messages"] = json::array();
-  for (const ChatMessage& message : chat.messages) {
-    json& entry = messages.emplace_back(json::object());
-    entry["role"] = message.role;
-    entry["content"] = content(message);
-  }
-  body["model"] = chat.model;
-  body["stream"] = true;
-  body["stream_options"]["include_usage"] = true;
+// Members in nlohmann's order (sorted), so the text is what the document form wrote.
+std::string request_body(const ChatRequest& chat) {
+  std::string body;
+  JsonWriter out(body);
+  out.begin_object();
   // max_tokens is deprecated and refused by the reasoning models.
-  if (chat.max_tokens) body["max_completion_tokens"] = *chat.max_tokens;
-  if (chat.temperature) body["temperature"] = *chat.temperature;
+  if (chat.max_tokens) out.key("max_completion_tokens").integer(*chat.max_tokens);
+  out.key("messages").begin_array();
+  for (const ChatMessage& message : chat.messages) {
+    out.begin_object().key("content");
+    write_content(out, message);
+    out.key("role").string(message.role).end_object();
+  }
+  out.end_array();
+  out.key("model").string(chat.model);
+  out.key("stream").boolean(true);
+  out.key("stream_options").begin_object().key("include_usage").boolean(true).end_object();
+  if (chat.temperature) out.key("temperature").number(*chat.temperature);
+  out.end_object();
   return body;
 }
 
@@ -56,7 +66,7 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
   request.url = config.base_url + "/chat/completions";
   request.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
   if (!api_key.empty()) request.headers.push_back("Authorization: Bearer " + api_key);
-  request.body = request_body(chat).dump();
+  request.body = request_body(chat);
   return request;
 }
 

@@ -5,8 +5,6 @@
 #include "common/http_stream.h"
 #include "common/provider_config.h"
 
-#include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace agentrt::providers::openai {
@@ -16,6 +14,6 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
                           const std::string& api_key);
 
 // The JSON body alone.
-nlohmann::json request_body(const ChatRequest& chat);
+std::string request_body(const ChatRequest& chat);
 
 }  // namespace agentrt::providers::openai

@@ -25,29 +25,34 @@ void JsonWriter::before_value() {
   has_element_.back() = true;
 }
 
-JsonWriter& JsonWriter::begin_object() {
+void JsonWriter::open(char bracket) {
   before_value();
-  out_ += '{';
+  out_ += bracket;
   has_element_.push_back(false);
+}
+
+void JsonWriter::close(char bracket) {
+  has_element_.pop_back();
+  out_ += bracket;
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  open('{');
   return *this;
 }
 
 JsonWriter& JsonWriter::end_object() {
-  has_element_.pop_back();
-  out_ += '}';
+  close('}');
   return *this;
 }
 
 JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  out_ += '[';
-  has_element_.push_back(false);
+  open('[');
   return *this;
 }
 
 JsonWriter& JsonWriter::end_array() {
-  has_element_.pop_back();
-  out_ += ']';
+  close(']');
   return *this;
 }
 

@@ -30,6 +30,8 @@ class JsonWriter {
 
  private:
   void before_value();
+  void open(char bracket);
+  void close(char bracket);
   void append_string(std::string_view text);
 
   std::string& out_;

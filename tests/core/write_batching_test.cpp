@@ -37,6 +37,15 @@ void insert_key(Connection& db, const std::string& key) {
   db.prepare("INSERT INTO meta(key, value) VALUES(?, 'v')").bind(1, key).run();
 }
 
+// A database with the schema, then the file on its own: one writer connection and its
+// group commit, without the StateStore around them.
+struct BareBatcher {
+  test_util::TempDir tmp;
+  std::string path = StateStore(tmp.path()).path();
+  Connection writer{path};
+  WriteBatcher batcher{writer};
+};
+
 constexpr int64_t kWalLimit = 64 * 1024 * 1024;  // journal_size_limit
 
 bool wait_for_pending(const StateStore& store, size_t n) {
@@ -149,11 +158,9 @@ TEST(WriteBatchingTest, ManyConcurrentWritersAllCommitExactlyOnce) {
 // exclusive sections. Each writer must learn its own outcome exactly once; a lost
 // wake-up hangs here, a wrong one miscounts.
 TEST(WriteBatchingTest, WritersWokenEveryWayEachLearnTheirOwnOutcome) {
-  test_util::TempDir tmp;
-  std::string path;
-  { path = StateStore(tmp.path()).path(); }
-  Connection writer(path);
-  WriteBatcher batcher(writer);
+  BareBatcher bare;
+  Connection& writer = bare.writer;
+  WriteBatcher& batcher = bare.batcher;
   constexpr int kThreads = 8, kWrites = 150;
   std::atomic<int> refused{0};
   std::atomic<bool> writing{true};
@@ -208,11 +215,9 @@ void on_one_core(const std::function<void()>& fn) {
 // A leader steps aside before it takes the queue, so writers that were ready to run
 // join its commit instead of each leading a commit of its own.
 TEST(WriteBatchingTest, ALeaderOnABusyCoreGathersTheWritersReadyToRun) {
-  test_util::TempDir tmp;
-  std::string path;
-  { path = StateStore(tmp.path()).path(); }
-  Connection writer(path);
-  WriteBatcher batcher(writer);
+  BareBatcher bare;
+  Connection& writer = bare.writer;
+  WriteBatcher& batcher = bare.batcher;
   constexpr int kThreads = 8, kWrites = 50;
   on_one_core([&] {
     std::vector<std::thread> threads;
@@ -235,11 +240,9 @@ TEST(WriteBatchingTest, ALeaderOnABusyCoreGathersTheWritersReadyToRun) {
 // The checkpoint's exclusive section: writers that arrive during it wait, none of them
 // leads meanwhile, and all commit once it ends (a lost hand-over would hang here).
 TEST(WriteBatchingTest, WritersArrivingDuringAnExclusiveSectionCommitAfterIt) {
-  test_util::TempDir tmp;
-  std::string path;
-  { path = StateStore(tmp.path()).path(); }  // the schema, then the file on its own
-  Connection writer(path);
-  WriteBatcher batcher(writer);
+  BareBatcher bare;
+  Connection& writer = bare.writer;
+  WriteBatcher& batcher = bare.batcher;
   std::promise<void> inside, release;
   std::thread exclusive([&] {
     batcher.exclusive([&] {

@@ -5,6 +5,7 @@
 #include <Poco/Net/NetException.h>
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -115,6 +116,34 @@ int read_field(Source& in, int c, Poco::Net::HTTPRequest& request) {
   return c;
 }
 
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+// How long the body is must have one answer (RFC 9112 6.1-6.3): a request that could
+// be framed two ways is how one request is smuggled inside another. So only
+// "Transfer-Encoding: chunked" alone, never with a Content-Length, and one
+// Content-Length value however often it is repeated.
+void check_framing(const Poco::Net::HTTPRequest& request) {
+  const std::string* length = nullptr;
+  int codings = 0;
+  for (const auto& [name, value] : request) {
+    if (equals_ignoring_case(name, "Transfer-Encoding")) {
+      if (++codings > 1 || !equals_ignoring_case(value, "chunked"))
+        malformed("unsupported transfer coding");
+    } else if (equals_ignoring_case(name, "Content-Length")) {
+      if (length != nullptr && *length != value) malformed("conflicting Content-Length");
+      length = &value;
+    }
+  }
+  if (codings > 0 && length != nullptr) malformed("both Transfer-Encoding and Content-Length");
+}
+
 template <class Source>
 void read_head(Source& in, Poco::Net::HTTPRequest& request) {
   read_request_line(in, request);
@@ -125,6 +154,7 @@ void read_head(Source& in, Poco::Net::HTTPRequest& request) {
     c = read_field(in, c, request);
   }
   end_line(in, c, "malformed end of request head");
+  check_framing(request);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 // about 6% of agentd's CPU at 16 concurrent /chat.
 //
 // It is stricter than Poco's where leniency lets a request mean two things (RFC 9112
-// 5.1, 5.2, 11.2): whitespace before a field's colon, a line without a colon, a folded
-// (obs-fold) line, a bare CR or a NUL are refused, not skipped or joined. Limits are
+// 5.1, 5.2, 6.1-6.3, 11.2): whitespace before a field's colon, a line without a colon,
+// a folded (obs-fold) line, a bare CR or a NUL are refused, not skipped or joined; so
+// are a transfer coding other than a lone "chunked", one with a Content-Length, and
+// Content-Lengths that disagree. Limits are
 // Poco's: a method of 32 bytes, a target of 16 KiB, 100 fields, names of 256 bytes and
 // values of 8 KiB.
 #pragma once

@@ -172,8 +172,8 @@ TEST_F(PipelineHttp, AnswersHeadWithoutABodyAndKeepsTheConnection) {
   EXPECT_EQ(head.status, 405);
   EXPECT_EQ(head.header("Allow"), "POST");
   EXPECT_NE(head.header("Content-Length"), "0") << "it describes the body a GET would get";
-  const HttpResponse next = connection.request("POST", "/json", R"({"a":1})",
-                                               {{"Content-Type", "application/json"}});
+  const HttpResponse next =
+      connection.request("POST", "/json", R"({"a":1})", {{"Content-Type", "application/json"}});
   EXPECT_EQ(next.status, 200) << next.body;
   EXPECT_EQ(next.json(), (nlohmann::json{{"got", {{"a", 1}}}}));
 }
@@ -183,8 +183,9 @@ TEST_F(PipelineHttp, AnswersHeadWithoutABodyAndKeepsTheConnection) {
 // connection is not reused.
 TEST_F(PipelineHttp, ABodyShorterThanItsContentLengthIsRefused) {
   HttpConnection closing = connect();
-  closing.send_raw("POST /json HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                   "Content-Length: 10\r\n\r\n{}");
+  closing.send_raw(
+      "POST /json HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+      "Content-Length: 10\r\n\r\n{}");
   closing.socket().shutdownSend();
   const HttpResponse ended = closing.read_response();
   expect_error(ended, 400, "invalid_request");
@@ -193,8 +194,9 @@ TEST_F(PipelineHttp, ABodyShorterThanItsContentLengthIsRefused) {
       << ended.body;
 
   HttpConnection silent = connect();
-  silent.send_raw("POST /json HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                  "Content-Length: 10\r\n\r\n{}");
+  silent.send_raw(
+      "POST /json HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+      "Content-Length: 10\r\n\r\n{}");
   const HttpResponse timed_out = silent.read_response();  // after the 1 s receive timeout
   expect_error(timed_out, 400, "invalid_request");
   EXPECT_NE(timed_out.json()["error"]["message"].get<std::string>().find("timed out"),
@@ -337,7 +339,9 @@ TEST_F(PipelineHttp, UnparsableRequestsGetTheErrorShape) {
         "GET /ok HTTP/1.1\r\n" + std::string(300, 'h') + ": v\r\n\r\n",
         std::string("POST /size HTTP/1.1\r\nContent-Length: ten\r\n\r\n"),
         // Read two ways by two parsers, a request could smuggle another (RFC 9112 5.1).
-        std::string("POST /size HTTP/1.1\r\nContent-Length : 5\r\n\r\nhello")}) {
+        std::string("POST /size HTTP/1.1\r\nContent-Length : 5\r\n\r\nhello"),
+        std::string("POST /size HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n"
+                    "\r\n5\r\nhello\r\n0\r\n\r\n")}) {
     HttpConnection connection = connect();
     connection.send_raw(raw);
     const HttpResponse response = connection.read_response();
@@ -345,8 +349,8 @@ TEST_F(PipelineHttp, UnparsableRequestsGetTheErrorShape) {
     EXPECT_TRUE(response.closes_connection());
     EXPECT_TRUE(connection.closed_by_server());
   }
-  const auto lines = log_.wait_for("request", 4);
-  ASSERT_EQ(lines.size(), 4u);
+  const auto lines = log_.wait_for("request", 5);
+  ASSERT_EQ(lines.size(), 5u);
   for (const auto& line : lines) EXPECT_EQ(line["status"], 400);
 }
 

@@ -64,6 +64,24 @@ TEST(RequestHead, RefusesWhatCouldBeReadTwoWays) {
   expect_refused("G(T / HTTP/1.1\r\n\r\n", "a method that is no token");
 }
 
+// A body whose length could be read two ways is how one request smuggles another
+// (RFC 9112 6.1, 6.3).
+TEST(RequestHead, RefusesABodyWhoseLengthHasTwoAnswers) {
+  expect_refused(with_fields("Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"),
+                 "both framings");
+  expect_refused(with_fields("Transfer-Encoding: gzip, chunked\r\n"), "a coding we do not undo");
+  expect_refused(with_fields("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n"),
+                 "a repeated coding");
+  expect_refused(with_fields("Content-Length: 5\r\nContent-Length: 6\r\n"), "disagreeing lengths");
+  Poco::Net::HTTPRequest request;
+  EXPECT_NO_THROW(
+      parse_request_head(with_fields("Content-Length: 5\r\ncontent-length: 5\r\n"), request))
+      << "a repeated length that agrees";
+  Poco::Net::HTTPRequest chunked;
+  EXPECT_NO_THROW(parse_request_head(with_fields("Transfer-Encoding: Chunked\r\n"), chunked));
+  EXPECT_TRUE(chunked.getChunkedTransferEncoding());
+}
+
 TEST(RequestHead, KeepsPocosLimitsToTheByte) {
   Poco::Net::HTTPRequest request;
   std::string fields;

@@ -62,7 +62,7 @@ class RandomPool {
 
 std::string random_hex(size_t bytes) {
   thread_local RandomPool pool;
-  std::vector<unsigned char> raw(bytes);  // NOLINT: ids take 6; a vector keeps any size safe
+  std::vector<unsigned char> raw(bytes);
   pool.take(raw.data(), bytes);
   static const char digits[] = "0123456789abcdef";
   std::string out;

@@ -41,11 +41,6 @@ class JsonObjectText {
     append_json_value(key_(key), value);
     return *this;
   }
-  // Appends already serialised JSON (an object written by another JsonObjectText).
-  JsonObjectText& raw(std::string_view key, std::string_view json) {
-    key_(key) += json;
-    return *this;
-  }
   // The member's key; the caller then writes its value into out().
   std::string& member(std::string_view key) { return key_(key); }
   void close() { out_ += '}'; }

@@ -19,10 +19,4 @@ nlohmann::json* RequestLogFields::current() {
   return t_current == nullptr ? nullptr : &t_current->fields_;
 }
 
-bool RequestLogFields::add(const nlohmann::json& fields) {
-  if (t_current == nullptr || !fields.is_object()) return false;
-  for (const auto& [key, value] : fields.items()) t_current->fields_[key] = value;
-  return true;
-}
-
 }  // namespace agentrt::core

@@ -22,10 +22,6 @@ class RequestLogFields {
   // serves no request.
   static nlohmann::json* current();
 
-  // Adds an object's fields to the calling thread's request line; false when the
-  // thread serves no request, and the caller then logs a line of its own.
-  static bool add(const nlohmann::json& fields);
-
  private:
   nlohmann::json fields_ = nlohmann::json::object();
   RequestLogFields* previous_;

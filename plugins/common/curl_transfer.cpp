@@ -6,8 +6,6 @@
 namespace agentrt::providers {
 namespace {
 
-constexpr size_t kMaxErrorBody = 64 * 1024;
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);

@@ -10,6 +10,9 @@ namespace agentrt::providers {
 // Header names lower-cased; a repeated header keeps its values joined with ", ".
 using HttpHeaders = std::map<std::string, std::string>;
 
+// Of a non-2xx answer's body, only this much is kept: enough for any vendor's error.
+constexpr size_t kMaxErrorBody = 64 * 1024;
+
 struct HttpResponse {
   long status = 0;
   HttpHeaders headers;

@@ -1,0 +1,212 @@
+// The built-in upstream client (plugins/common/plain_http.h), through post_streaming
+// as the blocking path calls it, against an upstream that answers with scripted bytes:
+// framings, connection reuse, idle closes, failures, and when libcurl takes over.
+#include "common/http_stream.h"
+#include "common/plain_http_target.h"
+#include "tests/providers/scripted_upstream.h"
+
+#include <gtest/gtest.h>
+#include <agentrt/plugin.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <thread>
+
+namespace agentrt::test {
+namespace {
+
+using namespace std::chrono_literals;
+using providers::HttpRequest;
+using providers::HttpResponse;
+using providers::StreamCallbacks;
+using Then = ScriptedAnswer::Then;
+
+struct Call {
+  HttpResponse response;
+  std::string body;  // the 2xx body as on_body saw it
+  std::optional<sdk::Error> error;
+};
+
+HttpRequest request_to(const std::string& url, std::string body = R"({"model":"m"})") {
+  HttpRequest request;
+  request.url = url;
+  request.headers = {"Content-Type: application/json", "Authorization: Bearer sk-test"};
+  request.body = std::move(body);
+  request.user_agent = "agentrt-test/1.0";
+  request.connect_timeout_ms = 1000;
+  request.stall_timeout_ms = 1000;
+  return request;
+}
+
+Call call(const HttpRequest& request) {
+  Call out;
+  StreamCallbacks callbacks;
+  callbacks.on_body = [&](std::string_view bytes) { out.body.append(bytes); };
+  try {
+    out.response = providers::post_streaming(request, callbacks);
+  } catch (const sdk::Error& e) {
+    out.error = e;
+  }
+  return out;
+}
+
+class PlainHttp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // These tests are about the built-in client, whatever the run's environment says.
+    for (const char* name : {"AGENTRT_UPSTREAM_CLIENT", "http_proxy", "all_proxy", "ALL_PROXY"})
+      ::unsetenv(name);
+  }
+  ScriptedUpstream upstream;
+};
+
+TEST_F(PlainHttp, SendsTheRequestLibcurlWouldAndReusesTheConnection) {
+  upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"});
+  upstream.enqueue(
+      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nsecond\r\n0\r\n\r\n"});
+  Call first = call(request_to(upstream.url("/v1/chat?x=1#frag")));
+  Call second = call(request_to(upstream.url()));
+  ASSERT_FALSE(first.error) << first.error->what();
+  ASSERT_FALSE(second.error) << second.error->what();
+  EXPECT_EQ(first.body, "first");
+  EXPECT_EQ(second.body, "second");
+  EXPECT_EQ(first.response.status, 200);
+  EXPECT_EQ(upstream.connections(), 1u);
+  const std::string head = upstream.requests().at(0);
+  const std::string port = std::to_string(upstream.port());
+  EXPECT_EQ(head.rfind("POST /v1/chat?x=1 HTTP/1.1\r\n", 0), 0u) << head;
+  for (const std::string& field :
+       {"\r\nHost: 127.0.0.1:" + port + "\r\n", std::string("\r\nUser-Agent: agentrt-test/1.0\r\n"),
+        std::string("\r\nAccept: */*\r\n"), std::string("\r\nContent-Length: 13\r\n"),
+        std::string("\r\nAuthorization: Bearer sk-test\r\n")})
+    EXPECT_NE(head.find(field), std::string::npos) << field << " in " << head;
+  EXPECT_EQ(head.substr(head.size() - 17), "\r\n\r\n{\"model\":\"m\"}");
+}
+
+TEST_F(PlainHttp, AnAnswerFramedByTheCloseOrInHttp10IsNotReused) {
+  upstream.enqueue({"HTTP/1.1 200 OK\r\n\r\nto the end", Then::close});
+  upstream.enqueue({"HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nold"});
+  EXPECT_EQ(call(request_to(upstream.url())).body, "to the end");
+  EXPECT_EQ(call(request_to(upstream.url())).body, "old");
+  EXPECT_EQ(call(request_to(upstream.url())).body, "ok");
+  EXPECT_EQ(upstream.connections(), 3u);
+}
+
+TEST_F(PlainHttp, AnIdleConnectionTheUpstreamClosedIsRetriedOnANewOne) {
+  upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", Then::close});
+  ASSERT_EQ(call(request_to(upstream.url())).body, "hi");
+  std::this_thread::sleep_for(50ms);  // the close reaches us while the connection idles
+  Call again = call(request_to(upstream.url()));
+  ASSERT_FALSE(again.error) << again.error->what();
+  EXPECT_EQ(again.body, "ok");
+  EXPECT_EQ(upstream.connections(), 2u);
+  EXPECT_EQ(upstream.requests().size(), 2u);
+}
+
+TEST_F(PlainHttp, ANewConnectionClosedBeforeAnyAnswerIsUnavailableAndNotRetried) {
+  upstream.enqueue({"", Then::close});
+  Call out = call(request_to(upstream.url()));
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->code(), AGENTRT_ERR_UNAVAILABLE) << out.error->what();
+  EXPECT_EQ(upstream.requests().size(), 1u);
+}
+
+TEST_F(PlainHttp, AResetMidBodyIsUpstreamWithTheStatusAfterThePartialBody) {
+  upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial", Then::reset});
+  Call out = call(request_to(upstream.url()));
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->code(), AGENTRT_ERR_UPSTREAM) << out.error->what();
+  EXPECT_EQ(out.error->http_status(), 200);
+  EXPECT_EQ(out.body, "partial");
+}
+
+TEST_F(PlainHttp, AMalformedAnswerIsUnavailable) {
+  upstream.enqueue({"SPDY/3 200 OK\r\n\r\n", Then::close});
+  Call out = call(request_to(upstream.url()));
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->code(), AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_NE(std::string(out.error->what()).find("status line"), std::string::npos);
+}
+
+TEST_F(PlainHttp, AnErrorAnswerIsReturnedWithItsHeadersAndBody) {
+  upstream.enqueue(
+      {"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 3\r\nContent-Length: 4\r\n\r\nbusy"});
+  Call out = call(request_to(upstream.url()));
+  ASSERT_FALSE(out.error) << out.error->what();
+  EXPECT_EQ(out.response.status, 503);
+  EXPECT_EQ(out.response.header("retry-after"), "3");
+  EXPECT_EQ(out.response.body, "busy");
+  EXPECT_EQ(out.body, "");  // never handed on as stream bytes
+}
+
+TEST_F(PlainHttp, AHeaderWithALineBreakIsRefusedBeforeAnythingIsSent) {
+  HttpRequest request = request_to(upstream.url());
+  request.headers.push_back("Authorization: Bearer x\r\nX-Injected: 1");
+  Call out = call(request);
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->code(), AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(upstream.connections(), 0u);
+}
+
+TEST_F(PlainHttp, ALargeBodyGoesOutWhole) {
+  const std::string big = "{\"data\":\"" + std::string(4 * 1024 * 1024, 'x') + "\"}";
+  Call out = call(request_to(upstream.url(), big));
+  ASSERT_FALSE(out.error) << out.error->what();
+  const std::string received = upstream.requests().at(0);
+  EXPECT_EQ(received.substr(received.size() - big.size()), big);
+}
+
+TEST_F(PlainHttp, LocalhostIsTheLoopback) {
+  Call out = call(request_to("http://LOCALHOST:" + std::to_string(upstream.port()) + "/v1"));
+  ASSERT_FALSE(out.error) << out.error->what();
+  EXPECT_NE(
+      upstream.requests().at(0).find("\r\nHost: localhost:" + std::to_string(upstream.port())),
+      std::string::npos);
+}
+
+TEST_F(PlainHttp, AProxyInTheEnvironmentIsLibcurlsToUse) {
+  ScriptedUpstream proxy;
+  ::setenv("http_proxy", ("http://127.0.0.1:" + std::to_string(proxy.port())).c_str(), 1);
+  Call out = call(request_to(upstream.url()));
+  ::unsetenv("http_proxy");
+  ASSERT_FALSE(out.error) << out.error->what();
+  ASSERT_EQ(proxy.requests().size(), 1u);
+  EXPECT_EQ(proxy.requests()[0].rfind("POST " + upstream.url() + " HTTP/1.1", 0), 0u);
+  EXPECT_EQ(upstream.connections(), 0u);
+}
+
+TEST(PlainHttpTarget, TakesAddressLiteralsAndLocalhostOnly) {
+  auto target = providers::plain_http_target("http://127.0.0.1:8080/v1/chat?q=1#f");
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target->host, "127.0.0.1");
+  EXPECT_EQ(target->port, 8080);
+  EXPECT_EQ(target->host_header, "127.0.0.1:8080");
+  EXPECT_EQ(target->target, "/v1/chat?q=1");
+  auto v6 = providers::plain_http_target("HTTP://[::1]/");
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->port, 80);
+  EXPECT_EQ(v6->host_header, "[::1]");
+  EXPECT_EQ(providers::plain_http_target("http://localhost:11434")->target, "/");
+  EXPECT_EQ(providers::plain_http_target("http://10.0.0.1?x")->target, "/?x");
+  for (const char* other : {"https://127.0.0.1/v1", "http://api.example.com/v1",
+                            "http://user:pw@127.0.0.1/", "http://127.0.0.1:0/",
+                            "http://127.0.0.1:99999/", "http://127.0.0.1:/", "http://127.0.0.1/a b",
+                            "http://[::1/", "http://[127.0.0.1]/", "http:///v1", "ftp://1.2.3.4/"})
+    EXPECT_FALSE(providers::plain_http_target(other)) << other;
+}
+
+TEST(PlainHttpTarget, TheEnvironmentCanHandEverythingToLibcurl) {
+  ::unsetenv("AGENTRT_UPSTREAM_CLIENT");
+  EXPECT_TRUE(providers::builtin_client_allowed());
+  ::setenv("AGENTRT_UPSTREAM_CLIENT", "curl", 1);
+  EXPECT_FALSE(providers::builtin_client_allowed());
+  ::unsetenv("AGENTRT_UPSTREAM_CLIENT");
+  ::setenv("ALL_PROXY", "http://proxy:3128", 1);
+  EXPECT_FALSE(providers::builtin_client_allowed());
+  ::unsetenv("ALL_PROXY");
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -6,6 +6,7 @@
 
 #include "common/curl_transfer.h"
 #include "common/delta_emitter.h"
+#include "common/plain_transfer.h"
 #include "common/vendor_adapter.h"
 
 #include <agentrt/plugin.hpp>
@@ -43,6 +44,8 @@ class AsyncCall {
 
   uint64_t id() const { return wake_target_.id; }
   CURL* easy() const { return transfer_.easy; }
+  // Served by the built-in client (plain_transfer.h) rather than libcurl.
+  PlainTransfer* plain() const { return plain_.get(); }
   bool ended() const { return ended_; }
   Clock::time_point next_check() const { return next_check_; }
 
@@ -52,6 +55,14 @@ class AsyncCall {
   // per pass, that the call holds text for flush_text().
   void begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule,
              Notify unflushed);
+  // The same for a call served by the built-in client: starts its connect or takes an
+  // idle connection of the loop's thread.
+  void begin_plain(WakeTarget target, void (*wake)(void*), Schedule schedule, Notify unflushed);
+  // The built-in client's socket is ready: advances the transfer. True once it is
+  // over, done or failed; plain_done() then ends the call, after the loop has sent
+  // on the text of its pass.
+  bool plain_ready();
+  void plain_done();
   // Sends the text of the loop's last pass over the sockets as one fragment
   // (delta_emitter.h); a sink that says stop ends the call.
   void flush_text();
@@ -70,7 +81,10 @@ class AsyncCall {
   void report();
 
  private:
+  void attach(WakeTarget target, void (*wake)(void*), Schedule schedule, Notify unflushed);
   void on_body(std::string_view bytes);
+  void check_limits(Clock::time_point now);
+  Clock::time_point next_check_after(Clock::time_point now) const;
 
   sdk::AsyncSink sink_;
   std::string key_;
@@ -80,6 +94,9 @@ class AsyncCall {
   DeltaEmitter emitter_;
   std::unique_ptr<StreamDecoder> decoder_;
   Transfer transfer_;
+  std::optional<PlainHttpTarget> plain_target_;
+  std::unique_ptr<PlainTransfer> plain_;
+  std::exception_ptr plain_failure_;
   WakeTarget wake_target_;
   Schedule schedule_;
   Notify unflushed_;

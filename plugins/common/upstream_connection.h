@@ -50,8 +50,8 @@ int connect_result(int fd);
 // is checked first, and dropped when the upstream has closed it meanwhile.
 UpstreamConnection take_idle(const std::string& key);
 
-// Keeps `connection` for the next call of this thread to `key`. At most a few are
-// kept a thread, the oldest closed first.
+// Keeps `connection` for the next call of this thread to `key`. Those idle for a
+// minute are closed, and the oldest first beyond a thousand a thread.
 void keep_idle(const std::string& key, UpstreamConnection connection);
 
 }  // namespace agentrt::providers

@@ -108,7 +108,7 @@ void Connection::run() {
     while (std::optional<RecordedRequest> request = read_request()) {
       Reply reply = server_.reply_for(*request);
       bool keep = respond(*request, reply);
-      if (!keep || lower(request->header("connection")) == "close") break;
+      if (!keep || reply.close_after || lower(request->header("connection")) == "close") break;
     }
     socket_.close();
   } catch (const Poco::Exception&) {

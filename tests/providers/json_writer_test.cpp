@@ -39,8 +39,7 @@ TEST(JsonWriter, WritesNestedValuesAsNlohmannDumpsThem) {
 
 TEST(JsonWriter, EscapesStringsAsNlohmannDoes) {
   const std::vector<std::string> awkward = {
-      "plain text, punctuation !#$%&'()*+,-./:;<=>?@[]^_`{|}~",
-      "quote \" backslash \\ slash /",
+      "plain text, punctuation !#$%&'()*+,-./:;<=>?@[]^_`{|}~", "quote \" backslash \\ slash /",
       std::string("controls \b\f\n\r\t \x01 \x1f and NUL \0 here", 33),
       "2-byte \xc3\xa9, 3-byte \xe2\x82\xac, 4-byte \xf0\x9f\x98\x80",
       "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"};

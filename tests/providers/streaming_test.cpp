@@ -3,6 +3,7 @@
 #include "tests/providers/harness.h"
 
 #include <chrono>
+#include <thread>
 
 namespace agentrt::test {
 namespace {
@@ -135,6 +136,22 @@ TEST_P(Streaming, KeepsTheConnectionWarmAcrossRequests) {
   }
   EXPECT_EQ(fake.request_count(), 5u);
   EXPECT_EQ(fake.connections_accepted(), 1u);
+}
+
+// The upstream closed the warm connection while it idled: the next call goes out on a
+// new one, unseen, and is not sent twice.
+TEST_P(Streaming, AWarmConnectionTheUpstreamClosedIsReplacedUnseen) {
+  Reply first = Reply::answer("first", 2);
+  first.close_after = true;
+  fake.enqueue(first);
+  Outcome one = run(*provider, user_request("hi"));
+  ASSERT_FALSE(one.error) << one.message();
+  std::this_thread::sleep_for(50ms);  // the close reaches agentd while the connection idles
+  Outcome two = run(*provider, user_request("hi"));
+  ASSERT_FALSE(two.error) << two.message();
+  EXPECT_EQ(two.text(), "Hello, world!");
+  EXPECT_EQ(fake.request_count(), 2u);
+  EXPECT_EQ(fake.connections_accepted(), 2u);
 }
 
 AGENTRT_ALL_VENDORS(Streaming);

@@ -167,25 +167,17 @@ void AsyncCall::check(Clock::time_point now) {
 
 // libcurl keeps the connect timeout itself; the built-in client's is kept here.
 void AsyncCall::check_limits(Clock::time_point now) {
-  if (!plain_) return check_stall(transfer_, request_);
-  const auto connect_limit = std::chrono::milliseconds(request_.connect_timeout_ms);
-  const auto stall_limit = std::chrono::milliseconds(request_.stall_timeout_ms);
-  if (!plain_->connected() && now - plain_->connect_started() >= connect_limit)
-    throw sdk::Error(AGENTRT_ERR_TIMEOUT, "upstream connect timed out after " +
-                                              std::to_string(request_.connect_timeout_ms) + " ms");
-  if (plain_->connected() && now - plain_->last_activity() > stall_limit)
-    throw sdk::Error(AGENTRT_ERR_TIMEOUT, "upstream sent nothing for " +
-                                              std::to_string(request_.stall_timeout_ms) + " ms");
+  if (plain_)
+    plain_->check_limits(now);
+  else
+    check_stall(transfer_, request_);
 }
 
 // The next check: at the usual interval, or when a connect in progress runs out of time.
 Clock::time_point AsyncCall::next_check_after(Clock::time_point now) const {
   Clock::time_point next =
       now + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
-  if (plain_ && !plain_->connected())
-    next = std::min(
-        next, plain_->connect_started() + std::chrono::milliseconds(request_.connect_timeout_ms));
-  return next;
+  return plain_ ? std::min(next, plain_->connect_deadline()) : next;
 }
 
 void AsyncCall::end(std::exception_ptr failure) {

@@ -92,30 +92,17 @@ HttpResponse BlockingDriver::run(PlainTransfer& transfer) {
 // Until the next check: the usual interval, the end grace's, or the connect's deadline.
 long BlockingDriver::wait_ms(const PlainTransfer& transfer, bool complete) const {
   if (complete) return kPollMs;
-  long ms = check_interval_ms(waker_, request_);
-  if (!transfer.connected()) {
-    const auto deadline =
-        transfer.connect_started() + std::chrono::milliseconds(request_.connect_timeout_ms);
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
-    ms = std::clamp<long>(left.count(), 0, ms);
-  }
-  return ms;
+  const long ms = check_interval_ms(waker_, request_);
+  if (transfer.connected()) return ms;
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(transfer.connect_deadline() - Clock::now());
+  return std::clamp<long>(left.count(), 0, ms);
 }
 
 void BlockingDriver::check(const PlainTransfer& transfer) const {
   if (callbacks_.cancelled && callbacks_.cancelled())
     throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
-  const Clock::time_point now = Clock::now();
-  if (!transfer.connected()) {
-    if (now - transfer.connect_started() >= std::chrono::milliseconds(request_.connect_timeout_ms))
-      throw sdk::Error(AGENTRT_ERR_TIMEOUT, "upstream connect timed out after " +
-                                                std::to_string(request_.connect_timeout_ms) +
-                                                " ms");
-  } else if (now - transfer.last_activity() >
-             std::chrono::milliseconds(request_.stall_timeout_ms)) {
-    throw sdk::Error(AGENTRT_ERR_TIMEOUT, "upstream sent nothing for " +
-                                              std::to_string(request_.stall_timeout_ms) + " ms");
-  }
+  transfer.check_limits(Clock::now());
 }
 
 bool BlockingDriver::wait(int fd, short events, long ms) {

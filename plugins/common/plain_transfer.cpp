@@ -233,6 +233,23 @@ void PlainTransfer::fail_receive(const std::string& detail) const {
                    static_cast<int32_t>(reader_.status()));
 }
 
+void PlainTransfer::check_limits(Clock::time_point now) const {
+  if (!connected()) {
+    if (now >= connect_deadline())
+      throw sdk::Error(AGENTRT_ERR_TIMEOUT, "upstream connect timed out after " +
+                                                std::to_string(request_.connect_timeout_ms) +
+                                                " ms");
+  } else if (now - last_activity_ > std::chrono::milliseconds(request_.stall_timeout_ms)) {
+    throw sdk::Error(AGENTRT_ERR_TIMEOUT, "upstream sent nothing for " +
+                                              std::to_string(request_.stall_timeout_ms) + " ms");
+  }
+}
+
+Clock::time_point PlainTransfer::connect_deadline() const {
+  if (connected()) return Clock::time_point::max();
+  return connect_started_ + std::chrono::milliseconds(request_.connect_timeout_ms);
+}
+
 HttpResponse PlainTransfer::finish() {
   response_.status = reader_.status();
   response_.headers = std::move(reader_.headers());

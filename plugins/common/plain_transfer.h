@@ -4,8 +4,8 @@
 // post_plain (a poll on the calling thread, plain_http.h) and the transfer loops of
 // ChatProvider::start (an epoll set for many calls, transfer_loop.h).
 //
-// What stays with the driver: the connect and stall limits (connected(),
-// last_activity()), cancellation, and the grace after the end marker. The transfer
+// What stays with the driver: calling check_limits() often enough, cancellation, and
+// the grace after the end marker. The transfer
 // keeps the rest: connecting (an idle connection of the calling thread first, else a
 // new one to each address in turn), sending, reading the answer (http_response_reader.h),
 // retrying once on a new connection when a reused one fails before any byte of the
@@ -50,9 +50,12 @@ class PlainTransfer {
 
   bool done() const { return phase_ == Phase::done; }
   bool connected() const { return phase_ != Phase::connecting; }
-  // When the current connect started: the connect timeout runs from here.
-  Clock::time_point connect_started() const { return connect_started_; }
-  Clock::time_point last_activity() const { return last_activity_; }
+  // Throws Error(TIMEOUT) once the connect took longer than the request allows, or,
+  // connected, the upstream was silent for longer.
+  void check_limits(Clock::time_point now) const;
+  // When the connect in progress runs out of time (the driver checks then); the
+  // far future once connected.
+  Clock::time_point connect_deadline() const;
 
   // The answer so far: status, headers, and a non-2xx body. When done() and the
   // connection may carry another request, the connection goes to the thread's idle

@@ -9,6 +9,7 @@
 #include <agentrt/plugin.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <thread>
@@ -155,6 +156,25 @@ TEST_F(PlainHttp, ALargeBodyGoesOutWhole) {
   ASSERT_FALSE(out.error) << out.error->what();
   const std::string received = upstream.requests().at(0);
   EXPECT_EQ(received.substr(received.size() - big.size()), big);
+}
+
+TEST_F(PlainHttp, AnswersLongerThanOneReadArriveWhole) {
+  std::string big;
+  for (int i = 0; big.size() < 200 * 1024; ++i) big += "data: " + std::to_string(i) + "\n\n";
+  std::string chunked;
+  for (size_t at = 0; at < big.size(); at += 5000) {
+    std::string piece = big.substr(at, 5000);
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx", piece.size());
+    chunked += std::string(size) + "\r\n" + piece + "\r\n";
+  }
+  upstream.enqueue(
+      {"HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(big.size()) + "\r\n\r\n" + big});
+  upstream.enqueue(
+      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + "0\r\n\r\n"});
+  EXPECT_EQ(call(request_to(upstream.url())).body, big);
+  EXPECT_EQ(call(request_to(upstream.url())).body, big);
+  EXPECT_EQ(upstream.connections(), 1u);
 }
 
 TEST_F(PlainHttp, LocalhostIsTheLoopback) {

@@ -75,6 +75,11 @@ sdk::Error before_response(const std::string& detail) {
                     "upstream connection failed before any response: " + detail);
 }
 
+sdk::Error cannot_connect(const PlainHttpTarget& target, int error) {
+  return sdk::Error(AGENTRT_ERR_UNAVAILABLE,
+                    "cannot connect to upstream: " + target.pool_key + ": " + std::strerror(error));
+}
+
 // "localhost" is the loopback address of either family, as libcurl takes it.
 const char* address_at(const PlainHttpTarget& target, size_t index) {
   if (target.host == "localhost") return index == 0 ? "127.0.0.1" : index == 1 ? "::1" : nullptr;
@@ -121,8 +126,7 @@ void PlainTransfer::connect_from(size_t index) {
       error = e.code().value();
     }
   }
-  throw sdk::Error(AGENTRT_ERR_UNAVAILABLE,
-                   "cannot connect to upstream: " + target_.pool_key + ": " + std::strerror(error));
+  throw cannot_connect(target_, error);
 }
 
 void PlainTransfer::on_connected() {
@@ -134,10 +138,7 @@ void PlainTransfer::on_ready() {
   if (phase_ == Phase::connecting) {
     if (int error = connect_result(connection_.fd())) {
       connection_.close();
-      if (address_at(target_, address_ + 1) == nullptr)
-        throw sdk::Error(
-            AGENTRT_ERR_UNAVAILABLE,
-            "cannot connect to upstream: " + target_.pool_key + ": " + std::strerror(error));
+      if (address_at(target_, address_ + 1) == nullptr) throw cannot_connect(target_, error);
       connect_from(address_ + 1);
       return;
     }

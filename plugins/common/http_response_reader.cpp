@@ -1,5 +1,7 @@
 #include "common/http_response_reader.h"
 
+#include <strings.h>
+
 #include <algorithm>
 
 namespace agentrt::providers {
@@ -26,15 +28,14 @@ bool token_char(char c) {
          std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-// Whether the comma-separated list `value` holds `token` (lower case), any case.
+// Whether the comma-separated list `value` holds `token`, in any case.
 bool list_has(std::string_view value, std::string_view token, bool last_only = false) {
   bool found = false;
   while (true) {
     size_t comma = value.find(',');
     std::string_view item = trim(value.substr(0, comma));
     bool same =
-        item.size() == token.size() && std::equal(item.begin(), item.end(), token.begin(),
-                                                  [](char a, char b) { return lower(a) == b; });
+        item.size() == token.size() && strncasecmp(item.data(), token.data(), token.size()) == 0;
     found = last_only ? same : (found || same);
     if (comma == std::string_view::npos) return found;
     value.remove_prefix(comma + 1);

@@ -1,6 +1,7 @@
 #include "common/plain_http_target.h"
 
 #include <arpa/inet.h>
+#include <strings.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -9,12 +10,7 @@ namespace agentrt::providers {
 namespace {
 
 bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] + 32) : a[i];
-    if (x != b[i]) return false;
-  }
-  return true;
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
 // Visible ASCII only: a space, a control or a non-ASCII byte is libcurl's to judge.

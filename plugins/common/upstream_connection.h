@@ -10,8 +10,6 @@
 #include <cstdint>
 #include <string>
 
-struct sockaddr_storage;
-
 namespace agentrt::providers {
 
 class UpstreamConnection {

@@ -30,17 +30,25 @@ std::string sse_data(const StreamContext& ctx, const std::string& data) {
 }
 
 std::vector<std::string> split_utf8(const std::string& text, int parts) {
-  std::vector<size_t> starts;  // byte offset of every character
-  for (size_t i = 0; i < text.size(); ++i)
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  auto starts_character = [&](size_t i) {
+    return (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
+  };
+  size_t characters = 0;
+  for (size_t i = 0; i < text.size(); ++i) characters += starts_character(i) ? 1 : 0;
   std::vector<std::string> out;
-  if (starts.empty() || parts <= 0) return out;
-  size_t n = std::min(starts.size(), static_cast<size_t>(parts));
-  for (size_t i = 0; i < n; ++i) {
-    size_t from = starts[i * starts.size() / n];
-    size_t to = (i + 1 == n) ? text.size() : starts[(i + 1) * starts.size() / n];
-    out.push_back(text.substr(from, to - from));
+  if (characters == 0 || parts <= 0) return out;
+  const size_t n = std::min(characters, static_cast<size_t>(parts));
+  // Part i holds characters [i * characters / n, (i + 1) * characters / n).
+  size_t from = 0, seen = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!starts_character(i)) continue;
+    if (seen > 0 && seen == (out.size() + 1) * characters / n) {
+      out.push_back(text.substr(from, i - from));
+      from = i;
+    }
+    ++seen;
   }
+  out.push_back(text.substr(from));
   return out;
 }
 

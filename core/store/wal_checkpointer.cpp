@@ -44,7 +44,11 @@ uint64_t WalCheckpointer::completed() const {
 
 int WalCheckpointer::on_commit(void* self, sqlite3*, const char*, int frames) {
   auto* c = static_cast<WalCheckpointer*>(self);
-  if (frames < c->written_back_at_) c->written_back_at_ = 0;  // the WAL restarted
+  if (frames < c->wal_frames_.load(std::memory_order_relaxed)) {  // the WAL restarted
+    c->written_back_at_ = 0;
+    c->restarts_.fetch_add(1, std::memory_order_relaxed);
+  }
+  c->wal_frames_.store(frames, std::memory_order_relaxed);
   const bool checkpoint = frames >= c->threshold_;
   const bool writeback = frames - c->written_back_at_ >= kWritebackFrames;
   if (!checkpoint && !writeback) return SQLITE_OK;
@@ -79,12 +83,13 @@ void WalCheckpointer::run() {
     const bool checkpoint_now = due_;
     due_ = writeback_due_ = false;
     lock.unlock();
-    if (checkpoint_now) {
-      if (checkpoint() && !idle_policy_.load()) use_idle_policy();
-    } else {
-      start_writeback();
-    }
+    const bool restarts = checkpoint_now && checkpoint();
+    if (restarts && !idle_policy_.load()) use_idle_policy();
+    if (!checkpoint_now) start_writeback();
     lock.lock();
+    // The commits that asked meanwhile are covered; if the WAL does not restart after
+    // all (a reader still on a snapshot in it), the next commit asks again.
+    if (restarts) due_ = false;
     if (checkpoint_now) ++completed_;
   }
 }
@@ -109,22 +114,28 @@ void WalCheckpointer::use_idle_policy() {
   if (::sched_setscheduler(0, SCHED_IDLE, &param) == 0) idle_policy_.store(true);
 }
 
+bool WalCheckpointer::passive(int& log_frames, int& copied) {
+  int rc = sqlite3_wal_checkpoint_v2(own_->handle(), nullptr, SQLITE_CHECKPOINT_PASSIVE,
+                                     &log_frames, &copied);
+  // BUSY only means another checkpoint ran; the next commit past the threshold retries.
+  if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+    log_warn("WAL checkpoint failed", {{"error", sqlite3_errstr(rc)}});
+  // Fewer copied than the pass saw: a reader on an older snapshot holds the rest back.
+  return rc == SQLITE_OK && copied >= log_frames;
+}
+
 bool WalCheckpointer::checkpoint() {
-  auto passive = [this](int& log_frames, int& copied) {
-    int rc = sqlite3_wal_checkpoint_v2(own_->handle(), nullptr, SQLITE_CHECKPOINT_PASSIVE,
-                                       &log_frames, &copied);
-    // BUSY only means another checkpoint ran; the next commit past the threshold retries.
-    if (rc != SQLITE_OK && rc != SQLITE_BUSY)
-      log_warn("WAL checkpoint failed", {{"error", sqlite3_errstr(rc)}});
-    return rc == SQLITE_OK;
-  };
   int log_frames = 0, copied = 0;
-  if (!passive(log_frames, copied)) return false;
-  if (copied >= log_frames) return true;
-  // Frames appended while the first pass ran; a reader still on an old snapshot can
-  // leave some behind even now, which the next round picks up.
+  for (int pass = 0;; ++pass) {
+    if (!passive(log_frames, copied)) return false;
+    // Committed while the pass ran (negative if the WAL restarted meanwhile).
+    const int behind = wal_frames_.load(std::memory_order_relaxed) - log_frames;
+    if (behind <= 0) return true;  // unless a write is under way; then the next asks again
+    if (behind <= kHeldCatchUpFrames) break;
+    if (pass + 1 == kMaxPasses) return false;
+  }
   bool caught_up = false;
-  batcher_.exclusive([&] { caught_up = passive(log_frames, copied) && copied >= log_frames; });
+  batcher_.exclusive([&] { caught_up = passive(log_frames, copied); });
   return caught_up;
 }
 

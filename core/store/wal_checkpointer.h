@@ -3,19 +3,25 @@
 // fdatasync calls, so one request in every few hundred paid for everyone's writes:
 // that was the /chat p99. Here the writer's commits only count WAL frames and wake
 // this thread, which checkpoints PASSIVE (never waiting on readers or the writer)
-// through its own connection. A writer that never pauses keeps appending while that
-// runs, and SQLite restarts the WAL only once a checkpoint has copied every frame, so
-// the few frames left over are then copied with writers held back for that moment
-// (WriteBatcher::exclusive); without it the WAL grows for as long as the load lasts.
+// through its own connection.
+//
+// A pass copies the frames committed when it began; a writer that never pauses has
+// appended more by its end, and SQLite restarts the WAL only at a write that begins
+// after a checkpoint copied every frame. So passes follow each other, each copying
+// what was committed during the one before, until few frames are left; those are
+// then copied with writers held back for that moment (WriteBatcher::exclusive), and
+// the next write restarts the WAL. Without the last step a restart needed a pass to
+// end exactly between two commits: at one request at a time, about 80 passes (each
+// with its fdatasync) per restart, the WAL past twice the threshold for good.
 // Between checkpoints the same thread starts the WAL's write-out to disk every
 // megabyte, so a checkpoint's own fdatasync of the WAL finds little left to write.
 //
 // The thread runs under SCHED_IDLE: agentd's other threads run under SCHED_BATCH
 // (server.batch_scheduling), and a woken batch thread preempts only an idle-policy
-// one, so a request thread woken on the checkpoint's core no longer waits for the end
-// of its time slice (c=1 /chat p99 about 0.7 -> 0.55 ms). An idle-policy thread gets
+// one. Under any other policy, even niced, a woken request thread waits for this one
+// to use up its slice, up to a scheduler tick (4 ms here). An idle-policy thread gets
 // almost no CPU while the cores are busy, so once the WAL passes twice the threshold
-// the writer moves it back to SCHED_OTHER (still niced) until a checkpoint catches up.
+// the writer moves it back to SCHED_OTHER (still niced) until the WAL restarts.
 #pragma once
 
 #include "core/store/sqlite.h"
@@ -42,6 +48,11 @@ class WalCheckpointer {
   // WAL frames (1 MB) after which their write-out to disk is started in the background.
   static constexpr int kWritebackFrames = 256;
   static constexpr int kNice = 19;  // the checkpoint thread's
+  // Frames left after a pass that are copied with writers held back: about 1 MB, a
+  // fraction of a millisecond to copy here. More are left to another free pass.
+  static constexpr int kHeldCatchUpFrames = 256;
+  // Free passes in a row before the checkpoint gives up until the next commit asks.
+  static constexpr int kMaxPasses = 16;
 
   WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
                   int threshold_frames = kDefaultThreshold);
@@ -53,19 +64,23 @@ class WalCheckpointer {
   uint64_t completed() const;
   // Background write-outs of the WAL started so far (tests and diagnostics).
   uint64_t writebacks() const { return writebacks_.load(std::memory_order_relaxed); }
+  // Times a write started the WAL afresh after a checkpoint (tests and diagnostics).
+  uint64_t restarts() const { return restarts_.load(std::memory_order_relaxed); }
   // The checkpoint thread's id once it runs, else 0 (tests and diagnostics).
   pid_t thread_id() const { return tid_.load(std::memory_order_acquire); }
 
  private:
   static int on_commit(void* self, sqlite3*, const char*, int frames);
   void run();
-  bool checkpoint();  // true when it copied every frame
+  bool checkpoint();  // true when the next write restarts the WAL
+  bool passive(int& log_frames, int& copied);
   void use_idle_policy();
   void start_writeback();
 
   const std::string wal_path_;
-  int wal_fd_ = -1;          // the checkpoint thread's own, for sync_file_range
-  int written_back_at_ = 0;  // WAL frames when writeback last started (writer thread)
+  int wal_fd_ = -1;                 // the checkpoint thread's own, for sync_file_range
+  int written_back_at_ = 0;         // WAL frames when writeback last started (writer thread)
+  std::atomic<int> wal_frames_{0};  // the WAL's frames after the last commit
   Connection& writer_;
   WriteBatcher& batcher_;
   std::unique_ptr<Connection> own_;
@@ -77,6 +92,7 @@ class WalCheckpointer {
   bool stopping_ = false;
   uint64_t completed_ = 0;
   std::atomic<uint64_t> writebacks_{0};
+  std::atomic<uint64_t> restarts_{0};
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> idle_policy_{false};
   std::thread thread_;

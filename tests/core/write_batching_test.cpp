@@ -1,5 +1,6 @@
 // Group commit (core/store/write_batcher.h) and the background WAL checkpoint
-// (core/store/wal_checkpointer.h), through the StateStore that uses them.
+// (core/store/wal_checkpointer.h), through the StateStore that uses them. The
+// checkpointer on its own: wal_checkpointer_test.cpp.
 #include "core/store/state_store.h"
 #include "core/store/write_batcher.h"
 #include "tests/core/temp_dir.h"
@@ -326,73 +327,6 @@ TEST(WriteBatchingTest, TheWalIsCheckpointedInTheBackgroundAndStaysBounded) {
   }
   EXPECT_GT(store.checkpoints(), 0u);
   EXPECT_LE(wal_bytes(store), kWalLimit) << "the WAL kept growing";
-}
-
-}  // namespace
-}  // namespace agentrt::core
-
-namespace agentrt::core {
-namespace {
-
-bool policy_becomes(pid_t tid, int policy) {
-  for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;
-       std::this_thread::sleep_for(1ms))
-    if (::sched_getscheduler(tid) == policy) return true;
-  return false;
-}
-
-// The checkpoint thread takes only idle CPU (wal_checkpointer.h), unless it falls
-// behind: a reader on an old snapshot keeps every checkpoint from finishing, the WAL
-// passes twice the threshold, and the writer gives the thread a share of the CPU back
-// until a checkpoint copies everything.
-TEST(WalCheckpointerTest, RunsOnIdleCpuUnlessItFallsBehind) {
-  bool allowed = false;
-  std::thread([&] {
-    const sched_param param{};
-    allowed = ::sched_setscheduler(0, SCHED_IDLE, &param) == 0;
-  }).join();
-  if (!allowed) GTEST_SKIP() << "this machine does not let a thread take SCHED_IDLE";
-  test_util::TempDir tmp;
-  const std::string path = tmp.file("a.db");
-  Connection writer(path);
-  writer.exec("CREATE TABLE t(k INTEGER PRIMARY KEY, b TEXT NOT NULL)");
-  WriteBatcher batcher(writer);
-  WalCheckpointer checkpointer(path, writer, batcher, /*threshold_frames=*/20);
-  int next = 0;
-  auto write_pages = [&](int commits) {
-    for (int i = 0; i < commits; ++i)
-      batcher.write([&](Connection& db) {
-        db.prepare("INSERT INTO t(k, b) VALUES(?, ?)")
-            .bind(1, next++)
-            .bind(2, std::string(3000, 'p'))
-            .run();
-      });
-  };
-  for (auto until = std::chrono::steady_clock::now() + 5s;
-       checkpointer.thread_id() == 0 && std::chrono::steady_clock::now() < until;)
-    std::this_thread::sleep_for(1ms);
-  const pid_t tid = checkpointer.thread_id();
-  ASSERT_NE(tid, 0);
-  EXPECT_TRUE(policy_becomes(tid, SCHED_IDLE));
-
-  Connection reader(path, /*read_only=*/true);
-  reader.exec("BEGIN");
-  {
-    Statement snapshot = reader.prepare("SELECT count(*) FROM t");
-    ASSERT_TRUE(snapshot.step());
-  }                 // the read transaction keeps its snapshot until COMMIT
-  write_pages(50);  // 50 frames and more, none of them copied past the reader
-  EXPECT_EQ(::sched_getscheduler(tid), SCHED_OTHER);
-
-  reader.exec("COMMIT");
-  const uint64_t done = checkpointer.completed();
-  for (auto until = std::chrono::steady_clock::now() + 5s;
-       ::sched_getscheduler(tid) != SCHED_IDLE && std::chrono::steady_clock::now() < until;) {
-    write_pages(1);  // each commit past the threshold asks for another checkpoint
-    std::this_thread::sleep_for(5ms);
-  }
-  EXPECT_EQ(::sched_getscheduler(tid), SCHED_IDLE);
-  EXPECT_GT(checkpointer.completed(), done);
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 #   STREAMS=2000 D=8 ROUNDS=2 bench/ab/ab.sh - "BIN=/tmp/before"    scenario 3's streams
 #
 # Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4). Prints per run:
-# requests/s, p50 and p99 latency (µs) and agentd's CPU per request (µs, from /proc).
+# requests/s, p50, p99 and p99.9 latency (µs, each request timed by post.lua; p99_wrk is
+# wrk's own p99, corrected for coordinated omission) and agentd's CPU per request (µs, from /proc).
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
 # opened over 5 s, 2 s of warm-up), and each run prints the streams finished in the D
 # seconds measured, the fewest live, agentd's CPU (% of a core) and its CPU per delta
@@ -98,7 +99,7 @@ one() { # variant
   c1=$(awk '{print $14+$15}' "/proc/$pid/stat")
   kill "$pid"
   wait "$pid" 2>/dev/null || true
-  echo "$1: rps=$(jq .rps <<<"$r") p50=$(jq .latency_us.p50 <<<"$r") p99=$(jq .latency_us.p99 <<<"$r") cpu_us=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)*10000/$(jq .requests <<<"$r")}")"
+  echo "$1: rps=$(jq .rps <<<"$r") p50=$(jq .latency_us.p50 <<<"$r") p99=$(jq .latency_us.p99 <<<"$r") p999=$(jq .latency_us.p999 <<<"$r") p99_wrk=$(jq .latency_us_wrk.p99 <<<"$r") cpu_us=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)*10000/$(jq .requests <<<"$r")}")"
 }
 
 for _ in $(seq "$ROUNDS"); do

@@ -50,8 +50,12 @@ Connection::Connection(const std::string& path, bool read_only) {
   try {
     sqlite3_busy_timeout(db_, 5000);
     // journal_mode is a property of the database file; a read-only connection cannot
-    // change it and inherits WAL from the writer that set it.
-    if (!read_only) exec("PRAGMA journal_mode=WAL");
+    // change it and inherits WAL from the writer that set it. The page size first:
+    // switching to WAL writes the new file's first page, and with it its size.
+    if (!read_only) {
+      exec(("PRAGMA page_size=" + std::to_string(kNewPageSize)).c_str());
+      exec("PRAGMA journal_mode=WAL");
+    }
     exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA mmap_size=268435456;");
   } catch (...) {
     sqlite3_close_v2(db_);

@@ -25,8 +25,8 @@ constexpr int kFrameHeaderSize = 24;
 constexpr int kCommitFieldOffset = 4;
 constexpr int kWalWriteLock = 0;
 // The unix VFS writes at most 128 KB - 1 bytes per call (seekAndWriteFd masks the
-// length with 0x1ffff). 120 KB holds a 29-frame commit; bigger ones take a write per
-// 120 KB.
+// length with 0x1ffff). 120 KB holds a commit of 58 frames of 2 KB pages (29 of 4 KB);
+// bigger ones take a write per 120 KB.
 constexpr size_t kMaxBuffered = 120 * 1024;
 constexpr size_t kInitialCapacity = 48 * 1024;
 

@@ -17,6 +17,9 @@ WalCheckpointer::WalCheckpointer(const std::string& path, Connection& writer, Wr
       batcher_(batcher),
       own_(std::make_unique<Connection>(path)),
       threshold_(threshold_frames) {
+  Statement page_size = writer_.prepare("PRAGMA page_size");
+  writeback_frames_ =
+      kWritebackBytes / static_cast<int>(page_size.step() ? page_size.column_int(0) : 4096);
   // After a checkpoint let the writer restart the WAL from its start, and cut the file
   // back, so a burst does not leave a huge -wal file behind for good.
   own_->exec("PRAGMA journal_size_limit=67108864");
@@ -50,7 +53,7 @@ int WalCheckpointer::on_commit(void* self, sqlite3*, const char*, int frames) {
   }
   c->wal_frames_.store(frames, std::memory_order_relaxed);
   const bool checkpoint = frames >= c->threshold_;
-  const bool writeback = frames - c->written_back_at_ >= kWritebackFrames;
+  const bool writeback = frames - c->written_back_at_ >= c->writeback_frames_;
   if (!checkpoint && !writeback) return SQLITE_OK;
   if (writeback) c->written_back_at_ = frames;
   // Starved under SCHED_IDLE while the cores are busy: back to a share of the CPU.

@@ -43,12 +43,12 @@ class WalCheckpointer {
   // WAL frames (pages) after which a checkpoint is due. Eight times SQLite's default:
   // a checkpoint writes each page once however often it changed meanwhile, and the hot
   // pages (table tails, index roots) change with every run, so fewer, larger
-  // checkpoints write much less (about 32 MB of WAL at most).
+  // checkpoints write much less (16 MB of WAL with 2 KB pages, 32 MB with 4 KB).
   static constexpr int kDefaultThreshold = 8000;
-  // WAL frames (1 MB) after which their write-out to disk is started in the background.
-  static constexpr int kWritebackFrames = 256;
+  // WAL bytes after which their write-out to disk is started in the background.
+  static constexpr int kWritebackBytes = 1 << 20;
   static constexpr int kNice = 19;  // the checkpoint thread's
-  // Frames left after a pass that are copied with writers held back: about 1 MB, a
+  // Frames left after a pass that are copied with writers held back: 0.5 to 1 MB, a
   // fraction of a millisecond to copy here. More are left to another free pass.
   static constexpr int kHeldCatchUpFrames = 256;
   // Free passes in a row before the checkpoint gives up until the next commit asks.
@@ -80,6 +80,7 @@ class WalCheckpointer {
   const std::string wal_path_;
   int wal_fd_ = -1;                 // the checkpoint thread's own, for sync_file_range
   int written_back_at_ = 0;         // WAL frames when writeback last started (writer thread)
+  int writeback_frames_ = 0;        // kWritebackBytes in frames of this database
   std::atomic<int> wal_frames_{0};  // the WAL's frames after the last commit
   Connection& writer_;
   WriteBatcher& batcher_;

@@ -27,6 +27,42 @@ TEST(SqliteTest, OpensWithWalAndForeignKeys) {
   EXPECT_EQ(timeout.column_int(0), 5000);
 }
 
+int page_size(Connection& db) {
+  Statement q = db.prepare("PRAGMA page_size");
+  return q.step() ? static_cast<int>(q.column_int(0)) : -1;
+}
+
+// Fewer bytes per commit for a store created now (Connection::kNewPageSize); a store
+// created with 4 KB pages, as agentd made them before, opens as it is and takes writes.
+TEST(SqliteTest, ANewDatabaseGetsSmallPagesAndAnOlderOneKeepsItsOwn) {
+  test_util::TempDir dir;
+  Connection fresh(dir.file("new.db"));
+  EXPECT_EQ(page_size(fresh), Connection::kNewPageSize);
+  EXPECT_EQ(Connection::kNewPageSize, 2048);
+
+  const std::string old_path = dir.file("old.db");
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(old_path.c_str(), &raw), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(raw,
+                           "PRAGMA page_size=4096; PRAGMA journal_mode=WAL;"
+                           "CREATE TABLE t(v TEXT); INSERT INTO t VALUES('before')",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  Connection old(old_path);
+  EXPECT_EQ(page_size(old), 4096);
+  old.prepare("INSERT INTO t VALUES(?)").bind(1, std::string(5000, 'x')).run();
+  Statement rows = old.prepare("SELECT count(*), max(length(v)) FROM t");
+  ASSERT_TRUE(rows.step());
+  EXPECT_EQ(rows.column_int(0), 2);
+  EXPECT_EQ(rows.column_int(1), 5000);
+  Statement check = old.prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.step());
+  EXPECT_EQ(check.column_text(0), "ok");
+}
+
 TEST(SqliteTest, BindStepAndColumns) {
   test_util::TempDir dir;
   Connection db(dir.file("a.db"));

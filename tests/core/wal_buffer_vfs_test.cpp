@@ -106,8 +106,8 @@ TEST(WalBufferVfs, AMultiPageCommitIsOneWrite) {
   EXPECT_EQ(after.written - at_start.written, 2u);
   EXPECT_GE(after.requested - at_start.requested, 3u);
 
-  // About 60 KB in some 15 frames: one write.
-  const off_t frame = 24 + 4096;
+  // About 60 KB in some 30 frames: one write.
+  const off_t frame = 24 + Connection::kNewPageSize;
   off_t wal_before = file_size(path + "-wal");
   WalWriteCounts before = wal_write_counts();
   db.exec("BEGIN");

@@ -179,6 +179,7 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
   }
   run.context = context_for(cell, actor, session_id, agent, run, existing.has_value());
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
+  run.coming.emplace(sessions_.run_coming());
   RunRecord start{run.live->id,        cell, session_id, actor, run.request.model, "running", "",
                   utc_timestamp_now(), "",   0,          0};
   if (write_start_at_end) {

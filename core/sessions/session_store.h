@@ -33,7 +33,7 @@ struct RunRecord {
 struct RunOutcome {
   std::string run_id, cell, session_id, reason;
   int64_t input_tokens = 0, output_tokens = 0;
-  std::string events_json = "[]";  // the run's events, one JSON array
+  std::string events_json = "[]";           // the run's events, one JSON array
   std::vector<StoredMessage> new_messages;  // the request's, then the answer's
 };
 
@@ -60,6 +60,8 @@ class SessionStore {
   // Stores the run's result; with `start`, first what start_run would have (a run
   // written only at its end), all in one transaction.
   void finish_run(const RunOutcome& outcome, const RunRecord* start = nullptr);
+  // Held by a run from its start until it has stored its end (StateStore::writer_coming).
+  WriteBatcher::Coming run_coming() { return store_.writer_coming(); }
   std::optional<RunRecord> find_run(const std::string& cell, const std::string& run_id) const;
   std::vector<nlohmann::json> run_events(const std::string& run_id, int64_t after) const;
 

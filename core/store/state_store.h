@@ -39,6 +39,9 @@ class StateStore {
   // write_batcher.h); returns once it is committed, or rolls `work`'s changes back
   // and rethrows when it throws. Not reentrant.
   void write(const std::function<void(Connection&)>& work);
+  // Announces a writer that will write() soon, for as long as the result lives
+  // (WriteBatcher::Coming): group commit waits for such writers only.
+  WriteBatcher::Coming writer_coming() { return WriteBatcher::Coming(*batcher_); }
 
   // Runs `work` on a read connection (a consistent snapshot for its duration).
   void read(const std::function<void(Connection&)>& work) const;

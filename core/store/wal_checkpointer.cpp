@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <limits>
+
 namespace agentrt::core {
 
 WalCheckpointer::WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
@@ -129,13 +131,16 @@ bool WalCheckpointer::passive(int& log_frames, int& copied) {
 
 bool WalCheckpointer::checkpoint() {
   int log_frames = 0, copied = 0;
-  for (int pass = 0;; ++pass) {
+  int previous_behind = std::numeric_limits<int>::max();
+  for (;;) {
     if (!passive(log_frames, copied)) return false;
     // Committed while the pass ran (negative if the WAL restarted meanwhile).
     const int behind = wal_frames_.load(std::memory_order_relaxed) - log_frames;
     if (behind <= 0) return true;  // unless a write is under way; then the next asks again
-    if (behind <= kHeldCatchUpFrames) break;
-    if (pass + 1 == kMaxPasses) return false;
+    // Few left, or no fewer than after the pass before: a writer that adds new pages as
+    // fast as a pass copies them would keep every pass from catching up.
+    if (behind <= kHeldCatchUpFrames || behind >= previous_behind) break;
+    previous_behind = behind;
   }
   bool caught_up = false;
   batcher_.exclusive([&] { caught_up = passive(log_frames, copied); });

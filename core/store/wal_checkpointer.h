@@ -8,10 +8,11 @@
 // A pass copies the frames committed when it began; a writer that never pauses has
 // appended more by its end, and SQLite restarts the WAL only at a write that begins
 // after a checkpoint copied every frame. So passes follow each other, each copying
-// what was committed during the one before, until few frames are left; those are
-// then copied with writers held back for that moment (WriteBatcher::exclusive), and
-// the next write restarts the WAL. Without the last step a restart needed a pass to
-// end exactly between two commits: at one request at a time, about 80 passes (each
+// what was committed during the one before, until few frames are left (or a pass
+// leaves no fewer than the one before: a writer adding new pages as fast as a pass
+// copies them); those are then copied with writers held back for that moment
+// (WriteBatcher::exclusive), and the next write restarts the WAL. Without the last step a restart
+// needed a pass to end exactly between two commits: at one request at a time, about 80 passes (each
 // with its fdatasync) per restart, the WAL past twice the threshold for good.
 // Between checkpoints the same thread starts the WAL's write-out to disk every
 // megabyte, so a checkpoint's own fdatasync of the WAL finds little left to write.
@@ -49,10 +50,9 @@ class WalCheckpointer {
   static constexpr int kWritebackBytes = 1 << 20;
   static constexpr int kNice = 19;  // the checkpoint thread's
   // Frames left after a pass that are copied with writers held back: 0.5 to 1 MB, a
-  // fraction of a millisecond to copy here. More are left to another free pass.
+  // fraction of a millisecond to copy here. More are left to another free pass, as
+  // long as each pass leaves fewer than the one before.
   static constexpr int kHeldCatchUpFrames = 256;
-  // Free passes in a row before the checkpoint gives up until the next commit asks.
-  static constexpr int kMaxPasses = 16;
 
   WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
                   int threshold_frames = kDefaultThreshold);

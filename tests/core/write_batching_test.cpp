@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -224,6 +225,7 @@ TEST(WriteBatchingTest, ALeaderOnABusyCoreGathersTheWritersReadyToRun) {
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t)
       threads.emplace_back([&, t] {
+        WriteBatcher::Coming coming(batcher);  // as a run holds it until its last write
         for (int i = 0; i < kWrites; ++i)
           batcher.write([&](Connection& db) {
             insert_key(db, "g" + std::to_string(t) + "-" + std::to_string(i));
@@ -327,6 +329,37 @@ TEST(WriteBatchingTest, TheWalIsCheckpointedInTheBackgroundAndStaysBounded) {
   }
   EXPECT_GT(store.checkpoints(), 0u);
   EXPECT_LE(wal_bytes(store), kWalLimit) << "the WAL kept growing";
+}
+
+// A leader yields to gather only while a writer it could gather is on its way: a
+// writer alone commits at once (a yield could hand its core away for a scheduler
+// tick), and one announced but not yet queued is waited for, a few yields at most.
+TEST(WriteBatchingTest, ALeaderYieldsOnlyWhileAWriterIsOnItsWay) {
+  BareBatcher bare;
+  WriteBatcher& batcher = bare.batcher;
+  for (int i = 0; i < 20; ++i)
+    batcher.write([&](Connection& db) { insert_key(db, "alone-" + std::to_string(i)); });
+  EXPECT_EQ(batcher.gather_yields(), 0u);
+  {
+    WriteBatcher::Coming mine(batcher);  // a run's own write counts itself
+    batcher.write([&](Connection& db) { insert_key(db, "mine"); });
+    EXPECT_EQ(batcher.gather_yields(), 0u);
+  }
+
+  std::optional<WriteBatcher::Coming> elsewhere(std::in_place, batcher);
+  WriteBatcher::Coming other = std::move(*elsewhere);  // moving keeps one announcement
+  elsewhere.reset();
+  EXPECT_EQ(batcher.coming(), 1);  // another run, still waiting for its upstream
+  {
+    WriteBatcher::Coming mine(batcher);
+    batcher.write([&](Connection& db) { insert_key(db, "while another is coming"); });
+  }
+  EXPECT_GT(batcher.gather_yields(), 0u);
+  EXPECT_LE(batcher.gather_yields(), 2u) << "a yield that brought no one ends the gathering";
+  EXPECT_EQ(batcher.coming(), 1);
+  Statement q = bare.writer.prepare("SELECT count(*) FROM meta WHERE key GLOB 'alone-*'");
+  ASSERT_TRUE(q.step());
+  EXPECT_EQ(q.column_int(0), 20);
 }
 
 }  // namespace

@@ -11,9 +11,12 @@
 // what was committed during the one before, until few frames are left (or a pass
 // leaves no fewer than the one before: a writer adding new pages as fast as a pass
 // copies them); those are then copied with writers held back for that moment
-// (WriteBatcher::exclusive), and the next write restarts the WAL. Without the last step a restart
-// needed a pass to end exactly between two commits: at one request at a time, about 80 passes (each
-// with its fdatasync) per restart, the WAL past twice the threshold for good.
+// (WriteBatcher::exclusive), and the next write restarts the WAL. While several runs
+// are on their way (WriteBatcher::Coming) writers are held only once the WAL is past
+// twice the threshold: their commits come in batches with gaps between them, a later
+// free pass usually ends in one, and a hold would make every waiting request pay. Without the last
+// step a restart needed a pass to end exactly between two commits: at one request at a time, about
+// 80 passes (each with its fdatasync) per restart, the WAL past twice the threshold for good.
 // Between checkpoints the same thread starts the WAL's write-out to disk every
 // megabyte, so a checkpoint's own fdatasync of the WAL finds little left to write.
 //
@@ -49,10 +52,6 @@ class WalCheckpointer {
   // WAL bytes after which their write-out to disk is started in the background.
   static constexpr int kWritebackBytes = 1 << 20;
   static constexpr int kNice = 19;  // the checkpoint thread's
-  // Frames left after a pass that are copied with writers held back: 0.5 to 1 MB, a
-  // fraction of a millisecond to copy here. More are left to another free pass, as
-  // long as each pass leaves fewer than the one before.
-  static constexpr int kHeldCatchUpFrames = 256;
 
   WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
                   int threshold_frames = kDefaultThreshold);
@@ -64,8 +63,10 @@ class WalCheckpointer {
   uint64_t completed() const;
   // Background write-outs of the WAL started so far (tests and diagnostics).
   uint64_t writebacks() const { return writebacks_.load(std::memory_order_relaxed); }
-  // Times a write started the WAL afresh after a checkpoint (tests and diagnostics).
+  // Times a write started the WAL afresh after a checkpoint, and catch-ups made with
+  // writers held (tests and diagnostics).
   uint64_t restarts() const { return restarts_.load(std::memory_order_relaxed); }
+  uint64_t held() const { return held_.load(std::memory_order_relaxed); }
   // The checkpoint thread's id once it runs, else 0 (tests and diagnostics).
   pid_t thread_id() const { return tid_.load(std::memory_order_acquire); }
 
@@ -94,6 +95,7 @@ class WalCheckpointer {
   uint64_t completed_ = 0;
   std::atomic<uint64_t> writebacks_{0};
   std::atomic<uint64_t> restarts_{0};
+  std::atomic<uint64_t> held_{0};
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> idle_policy_{false};
   std::thread thread_;

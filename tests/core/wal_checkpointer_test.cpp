@@ -49,9 +49,22 @@ TEST(WalCheckpointerTest, TheWalRestartsUnderAWriterThatNeverPauses) {
        checkpointer.restarts() < 5 && std::chrono::steady_clock::now() < until;)
     w.write_pages(100);
   EXPECT_GE(checkpointer.restarts(), 5u) << "after " << w.next << " commits";
+  EXPECT_GT(checkpointer.held(), 0u);
   Statement count = w.db.prepare("SELECT count(*) FROM t");
   ASSERT_TRUE(count.step());
   EXPECT_EQ(count.column_int(0), w.next);
+}
+
+// With runs on their way, writers are held only once the WAL is past twice the
+// threshold; under a writer that never pauses the WAL still restarts.
+TEST(WalCheckpointerTest, TheWalRestartsWhileRunsAreOnTheirWayToo) {
+  Writer w;
+  WalCheckpointer checkpointer(w.path, w.db, w.batcher, /*threshold_frames=*/200);
+  WriteBatcher::Coming one(w.batcher), another(w.batcher);
+  for (auto until = std::chrono::steady_clock::now() + 10s;
+       checkpointer.restarts() < 3 && std::chrono::steady_clock::now() < until;)
+    w.write_pages(100);
+  EXPECT_GE(checkpointer.restarts(), 3u) << "after " << w.next << " commits";
 }
 
 bool policy_becomes(pid_t tid, int policy) {

@@ -51,6 +51,20 @@ TEST(DescriptorBudget, EveryThreadCanBeBusyWithAProviderCallAtOnce) {
   Reply slow = Reply::answer("all at once", 3);
   slow.delta_delay = 150ms;  // every call is still open when the last one starts
   s->fake.set_default(slow);
+  // The fake paces 200 streams on the same two cores as 200 clients and agentd's 200
+  // threads; under the sanitizers its pauses slip past the setup's 500 ms stall limit,
+  // which is not what this test is about.
+  nlohmann::json provider = {
+      {"name", "openai"},
+      {"type", "openai"},
+      {"base_url", s->fake.base_url()},
+      {"api_key_ref", {{"source", "inline"}, {"value", vendor_key(Vendor::openai)}}},
+      {"options", {{"stall_timeout_ms", 10000}, {"connect_timeout_ms", 1000}}},
+      {"models", {{{"id", vendor_model(Vendor::openai)}, {"context_window", 4096}}}}};
+  ASSERT_EQ(
+      call(s->agentd, "POST", "/admin/shared-providers", s->admin, {{"providers", {provider}}})
+          .status,
+      200);
 
   std::atomic<int> answered{0};
   std::vector<std::thread> clients;

@@ -12,9 +12,9 @@
 // leaves no fewer than the one before: a writer adding new pages as fast as a pass
 // copies them); those are then copied with writers held back for that moment
 // (WriteBatcher::exclusive), and the next write restarts the WAL. While several runs
-// are on their way (WriteBatcher::Coming) writers are held only once the WAL is past
-// twice the threshold: their commits come in batches with gaps between them, a later
-// free pass usually ends in one, and a hold would make every waiting request pay. Without the last
+// are on their way (WriteBatcher::Coming) writers are never held: their commits come
+// in batches with gaps between them, a later free pass usually ends in one, and a
+// hold would make every waiting request pay. Without the last
 // step a restart needed a pass to end exactly between two commits: at one request at a time, about
 // 80 passes (each with its fdatasync) per restart, the WAL past twice the threshold for good.
 // Between checkpoints the same thread starts the WAL's write-out to disk every

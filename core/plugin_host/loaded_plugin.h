@@ -119,10 +119,15 @@ class ProviderInstance : public PluginInstance {
   // When the plugin offers complete_async (ABI 1.2), the call runs on the plugin's
   // threads while this one waits for its end: `on_delta` and `cancelled` are then
   // called from a plugin thread (one at a time), so they must not block.
+  // `meanwhile`, when set, is run by this thread while the call is under way on the
+  // plugin's threads (after it started, before the wait for its end), or, when the call
+  // runs on this thread, just before it; not at all when the call fails to start. It
+  // must not throw.
   void complete(std::string_view request_json,
                 const std::function<bool(const ProviderDelta&)>& on_delta,
                 const std::function<bool()>& cancelled, CancelWaker* waker = nullptr,
-                CallThread thread = CallThread::plugin) const;
+                CallThread thread = CallThread::plugin,
+                const std::function<void()>* meanwhile = nullptr) const;
 
   // Every call through `complete` on the calling thread, even when the plugin could
   // run it on its own: for tests of both paths and for A/B measurements.
@@ -131,7 +136,8 @@ class ProviderInstance : public PluginInstance {
 
  private:
   // False when the instance declined (AGENTRT_ERR_UNSUPPORTED): complete() then runs.
-  bool complete_async(std::string_view request_json, void* state) const;
+  bool complete_async(std::string_view request_json, void* state,
+                      const std::function<void()>* meanwhile) const;
 
   bool blocking_only_ = false;
   mutable std::atomic<bool> async_declined_{false};

@@ -107,7 +107,8 @@ bool ProviderInstance::runs_async() const {
          !async_declined_.load(std::memory_order_relaxed);
 }
 
-bool ProviderInstance::complete_async(std::string_view request_json, void* state_ptr) const {
+bool ProviderInstance::complete_async(std::string_view request_json, void* state_ptr,
+                                      const std::function<void()>* meanwhile) const {
   auto& state = *static_cast<AsyncSinkState*>(state_ptr);
   agentrt_sink_t sink = make_sink(state);
   sink.done = &sink_done;
@@ -122,6 +123,7 @@ bool ProviderInstance::complete_async(std::string_view request_json, void* state
     if (rc != AGENTRT_OK) return rc;
     // Started: the sink lives in this frame, so this thread waits for `done` however
     // long the call takes. A plugin that is not thread-safe keeps its lock meanwhile.
+    if (meanwhile) (*meanwhile)();
     std::unique_lock<std::mutex> lock(state.end.mutex);
     state.end.ended.wait(lock, [&] { return state.end.done; });
     *error = state.end.error;
@@ -134,15 +136,16 @@ bool ProviderInstance::complete_async(std::string_view request_json, void* state
 void ProviderInstance::complete(std::string_view request_json,
                                 const std::function<bool(const ProviderDelta&)>& on_delta,
                                 const std::function<bool()>& cancelled, CancelWaker* waker,
-                                CallThread thread) const {
+                                CallThread thread, const std::function<void()>* meanwhile) const {
   WakerReset reset{waker};
   if (thread == CallThread::plugin && runs_async()) {
     AsyncSinkState state;
     state.on_delta = &on_delta;
     state.cancelled = &cancelled;
     state.waker = waker;
-    if (complete_async(request_json, &state)) return;
+    if (complete_async(request_json, &state, meanwhile)) return;
   }
+  if (meanwhile) (*meanwhile)();
   SinkState state{&on_delta, &cancelled, waker};
   agentrt_sink_t sink = make_sink(state);
   invoke([&](void* instance, agentrt_error_t* error) {

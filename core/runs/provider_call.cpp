@@ -111,7 +111,7 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
                              const RetryPolicy& policy,
                              const std::function<bool(std::string_view)>& on_text,
                              const std::function<bool()>& cancelled, CancelWaker* waker,
-                             CallThread thread) {
+                             CallThread thread, const std::function<void()>* meanwhile) {
   ProviderResult result;
   bool stopped_by_us = false;
   for (unsigned attempt = 0;; ++attempt) {
@@ -129,7 +129,7 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
             if (!on_text(delta.data)) stopped_by_us = true;
             return !stopped_by_us;
           },
-          [&] { return stopped_by_us || cancelled(); }, waker, thread);
+          [&] { return stopped_by_us || cancelled(); }, waker, thread, meanwhile);
       result.end = ProviderResult::End::completed;
       return result;
     } catch (const PluginError& e) {
@@ -142,6 +142,9 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
                              std::chrono::milliseconds(e.retry_after_ms) <= policy.max_wait;
       if (retryable) {
         auto wait = backoff(policy, static_cast<int>(attempt), e.retry_after_ms);
+        // Nothing is under way during the wait: whatever waits for a call to be under
+        // way (a stream's start, and its first events) waits no longer.
+        if (meanwhile) (*meanwhile)();
         log_info(
             "provider call retried",
             {{"attempt", attempt + 1}, {"http_status", e.http_status}, {"wait_ms", wait.count()}});

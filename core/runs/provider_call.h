@@ -32,12 +32,15 @@ struct ProviderResult {
 };
 
 // `on_text` returns false to stop (the client went away); `cancelled` is polled by the
-// plugin, at least every 100 ms while the upstream is silent.
+// plugin, at least every 100 ms while the upstream is silent. `meanwhile` is handed to
+// each attempt (ProviderInstance::complete) and run before a retry's wait, so it must
+// tolerate running more than once.
 ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
                              const RetryPolicy& policy,
                              const std::function<bool(std::string_view)>& on_text,
                              const std::function<bool()>& cancelled, CancelWaker* waker = nullptr,
-                             CallThread thread = CallThread::plugin);
+                             CallThread thread = CallThread::plugin,
+                             const std::function<void()>* meanwhile = nullptr);
 
 // The event/HTTP error code for an ABI status code.
 std::string error_code_for(int32_t abi_code);

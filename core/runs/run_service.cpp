@@ -6,6 +6,11 @@
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
 #include "core/runs/context_window.h"
+#include "core/runs/held_sink.h"
+
+#include <exception>
+#include <functional>
+#include <optional>
 
 namespace agentrt::core {
 namespace {
@@ -149,7 +154,7 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
 }
 
 PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
-                                const nlohmann::json& body, bool write_start_at_end) {
+                                const nlohmann::json& body, StartWrite start_write) {
   PreparedRun run;
   run.request = parse_run_request(body);
   std::optional<Agent> agent;
@@ -180,22 +185,48 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
   run.context = context_for(cell, actor, session_id, agent, run, existing.has_value());
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
   run.coming.emplace(sessions_.run_coming());
-  RunRecord start{run.live->id,        cell, session_id, actor, run.request.model, "running", "",
-                  utc_timestamp_now(), "",   0,          0};
-  if (write_start_at_end) {
-    run.unwritten_start = std::move(start);
-    return run;
-  }
-  try {
-    sessions_.start_run(start);
-  } catch (...) {
-    live_.remove(*run.live);
-    throw;
-  }
+  run.unwritten_start =
+      RunRecord{run.live->id,        cell, session_id, actor, run.request.model, "running", "",
+                utc_timestamp_now(), "",   0,          0};
+  run.start_write = start_write;
   return run;
 }
 
 namespace {
+
+// Stores a stream's start once, at the first of: the provider call under way (the
+// `meanwhile` of call_provider), or the call's end (it never started). Events stay held
+// until then; a start that cannot be stored cancels the call and fails the request.
+class StartWhileCalling {
+ public:
+  StartWhileCalling(SessionStore& sessions, const RunRecord& start, HeldSink& held, LiveRun& live)
+      : sessions_(sessions), start_(start), held_(held), live_(live) {}
+
+  void operator()() noexcept {
+    if (done_) return;
+    done_ = true;
+    try {
+      sessions_.start_run(start_);
+      held_.open();
+    } catch (...) {
+      failure_ = std::current_exception();
+      live_.cancel();
+    }
+  }
+  // After the call: stores the start if that has not happened; rethrows its failure.
+  void finish() {
+    (*this)();
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+ private:
+  SessionStore& sessions_;
+  const RunRecord& start_;
+  HeldSink& held_;
+  LiveRun& live_;
+  bool done_ = false;  // only ever touched by the run's own thread
+  std::exception_ptr failure_;
+};
 
 // On the line of the request that ran it (request_log.h), else a line of its own.
 void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
@@ -212,9 +243,18 @@ void log_finished(const std::string& run_id, const RunSummary& summary, int atte
 
 }  // namespace
 
-RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
+RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
   LiveRun& live = *run.live;
   LiveGuard guard{live_, live};
+  const bool start_with_call = run.unwritten_start && run.start_write == StartWrite::with_call;
+  HeldSink held(receiver);
+  RunSink& sink = start_with_call ? static_cast<RunSink&>(held) : receiver;
+  std::optional<StartWhileCalling> start;
+  std::function<void()> meanwhile;
+  if (start_with_call) {
+    start.emplace(sessions_, *run.unwritten_start, held, live);
+    meanwhile = [&start] { (*start)(); };
+  }
   bool receiver_gone = false;
   auto deliver = [&](const std::string& event) {
     if (!receiver_gone && !sink.send(event)) receiver_gone = true;
@@ -234,7 +274,8 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
         if (!receiver_gone && !sink.idle()) receiver_gone = true;
         return receiver_gone || live.cancelled();
       },
-      &live.waker(), run.provider_thread);
+      &live.waker(), run.provider_thread, start ? &meanwhile : nullptr);
+  if (start) start->finish();
 
   const int attempts = result.attempts;
   RunSummary summary = summarise(std::move(result), run.context);
@@ -246,8 +287,9 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& sink) {
     return done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens, seq);
   }));
 
+  const bool start_with_end = run.unwritten_start && run.start_write == StartWrite::with_end;
   sessions_.finish_run(outcome_of(live, run, summary),
-                       run.unwritten_start ? &*run.unwritten_start : nullptr);
+                       start_with_end ? &*run.unwritten_start : nullptr);
   if (Logger::enabled(LogLevel::info)) log_finished(live.id, summary, attempts);
   return summary;
 }
@@ -264,7 +306,7 @@ class NoSink : public RunSink {
 
 std::string RunService::chat(const std::string& cell, const Principal& who,
                              const nlohmann::json& body) {
-  PreparedRun run = prepare(cell, who, body, /*write_start_at_end=*/true);
+  PreparedRun run = prepare(cell, who, body, StartWrite::with_end);
   run.provider_thread = CallThread::caller;
   NoSink sink;
   RunSummary summary = execute(run, sink);

@@ -33,14 +33,26 @@ class RunSink {
   virtual bool idle() { return true; }
 };
 
+// When a run's start (its row, and its session when new) is stored.
+enum class StartWrite {
+  // While the provider call is under way, its events held back until then (a stream:
+  // the upstream's first answer does not wait for a commit, and whoever learns the
+  // run's id can look it up).
+  with_call,
+  // In the same transaction as the run's end (/chat, whose run id nobody knows before
+  // the answer).
+  with_end,
+};
+
 // A run that passed validation and holds its session, ready to execute.
 struct PreparedRun {
   std::shared_ptr<LiveRun> live;
   RunRequest request;
   ResolvedModel model;
   std::vector<StoredMessage> context;
-  // Set when the run's start is written together with its end (see chat()).
+  // The run's start, stored by execute() as `start_write` says.
   std::optional<RunRecord> unwritten_start;
+  StartWrite start_write = StartWrite::with_call;
   // A stream's deltas are best sent from the provider's own thread, which serves many
   // streams; /chat sends nothing until the end, and its thread, which waits anyway,
   // runs the call itself (measured: 20 µs less per /chat at concurrency 1, no loss at
@@ -84,13 +96,12 @@ class RunService {
   ~RunService();
 
   // Validates and claims the session: 400, 404, 409 session_busy, 503 — before any
-  // event, so a refused request writes nothing. With `write_start_at_end` the run and
-  // a new session are stored only when the run ends, in the same transaction as its
-  // result: for /chat, whose run id nobody knows before the answer.
+  // event, so a refused request writes nothing. Nothing is stored yet (StartWrite).
   PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body,
-                      bool write_start_at_end = false);
+                      StartWrite start_write = StartWrite::with_call);
   // Streams run_start, stream_delta..., [error], done into `sink` and stores the run;
-  // the request's messages move into the store.
+  // the request's messages move into the store. Throws, having sent nothing, when the
+  // run's start cannot be stored.
   RunSummary execute(PreparedRun& run, RunSink& sink);
   // prepare + execute, answering the chat response as JSON text, or a provider error.
   std::string chat(const std::string& cell, const Principal& who, const nlohmann::json& body);

@@ -30,7 +30,7 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
                 // Everything that can be refused is refused here, as plain JSON.
                 core::PreparedRun run = engine.runs().prepare(ctx.cell, *ctx.principal, ctx.json);
                 SseStream stream(response, ping_interval(engine), ctx.client_closed,
-                                 ctx.client_socket);
+                                 ctx.client_socket, SseStream::Head::with_first_event);
                 engine.runs().execute(run, stream);
               }});
   router.add({"POST", "/chat", RouteScope::cell, RouteAccess::token, true,

@@ -15,7 +15,7 @@ int checked(int fd) {
 }  // namespace
 
 SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval,
-                     std::function<bool()> client_closed, int client_fd)
+                     std::function<bool()> client_closed, int client_fd, Head head)
     : response_(response),
       fd_(checked(client_fd)),
       writer_(fd_),
@@ -24,13 +24,20 @@ SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval
       client_closed_(std::move(client_closed)),
       last_probe_(last_write_),
       gone_(false) {
-  // begin_stream flushes the headers, so Poco's stream holds nothing that the
-  // writer's chunks could overtake; it writes the last chunk when the response ends.
-  response.begin_stream(200, "text/event-stream");
-  gone_ = response.client_gone();
+  if (head == Head::now) send_head();
+}
+
+// begin_stream flushes the headers, so Poco's stream holds nothing that the writer's
+// chunks could overtake; it writes the last chunk when the response ends.
+bool SseStream::send_head() {
+  head_sent_ = true;
+  response_.begin_stream(200, "text/event-stream");
+  gone_ = response_.client_gone();
+  return !gone_;
 }
 
 SseStream::~SseStream() {
+  if (!head_sent_) return;  // nothing sent: the response is still the caller's to make
   if (!gone_ && !writer_.flush()) gone_ = true;
   if (!gone_) return;
   response_.close_connection();
@@ -39,7 +46,7 @@ SseStream::~SseStream() {
 }
 
 bool SseStream::write(const std::string& text) {
-  if (gone_) return false;
+  if (gone_ || (!head_sent_ && !send_head())) return false;
   last_write_ = std::chrono::steady_clock::now();
   gone_ = !writer_.write(text);
   return !gone_;
@@ -54,6 +61,7 @@ bool SseStream::send(const std::string& event) {
 
 bool SseStream::idle() {
   if (gone_) return false;
+  if (!head_sent_) return true;  // a keep-alive may not come before the first event
   if (!writer_.flush()) gone_ = true;
   if (gone_) return false;
   const auto now = std::chrono::steady_clock::now();

@@ -19,12 +19,17 @@ namespace agentrt::server {
 
 class SseStream : public core::RunSink {
  public:
+  // When the response head goes out: at once (a follower, whose first event may be a
+  // while coming), or with the first event (a run, which may yet fail before it: with
+  // nothing sent, it can still answer a plain JSON error).
+  enum class Head { now, with_first_event };
+
   // `client_closed` may be empty; when set, idle() asks it, at most every 250 ms: a
   // stream of deltas already learns of a closed client from its writes, and probing
   // at every delta was one recv per delta at 2,000 streams. `client_fd` is the
   // connection's socket (RequestContext::client_socket).
   SseStream(Response& response, std::chrono::milliseconds ping_interval,
-            std::function<bool()> client_closed, int client_fd);
+            std::function<bool()> client_closed, int client_fd, Head head = Head::now);
   // Sends what is still queued; a stream that lost its client also ends its connection
   // (a response cut mid-chunk cannot be followed by another on that connection).
   ~SseStream() override;
@@ -37,6 +42,7 @@ class SseStream : public core::RunSink {
 
  private:
   bool write(const std::string& text);
+  bool send_head();
 
   Response& response_;
   int fd_;
@@ -46,6 +52,7 @@ class SseStream : public core::RunSink {
   std::function<bool()> client_closed_;
   std::chrono::steady_clock::time_point last_probe_;
   bool gone_ = false;
+  bool head_sent_ = false;
 };
 
 }  // namespace agentrt::server

@@ -1,0 +1,124 @@
+// A stream's start (its run row, and its session when new) is stored while its provider
+// call is already under way, so the upstream's first answer does not wait for that
+// commit. Nothing of the stream, not even its head, goes out before the start is
+// stored: whoever learns the run's id can look it up, and a start that cannot be
+// stored still gets a plain JSON error. The store is held or refused from a connection
+// of the test's own, as another process (the sqlite3 shell, `agentd admin-token`)
+// could.
+#include "tests/api/vendor_client.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <future>
+#include <stdexcept>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// A connection of the test's own to agentd's state store.
+class StoreConnection {
+ public:
+  explicit StoreConnection(const std::string& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
+      throw std::runtime_error("cannot open " + path);
+    sqlite3_busy_timeout(db_, 5000);
+  }
+  ~StoreConnection() { sqlite3_close_v2(db_); }
+  StoreConnection(const StoreConnection&) = delete;
+  StoreConnection& operator=(const StoreConnection&) = delete;
+
+  void exec(const std::string& sql) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+      std::string message = error ? error : "?";
+      sqlite3_free(error);
+      throw std::runtime_error(sql + ": " + message);
+    }
+  }
+  int64_t count(const std::string& sql) {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK)
+      throw std::runtime_error("cannot prepare " + sql);
+    int64_t n = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : -1;
+    sqlite3_finalize(statement);
+    return n;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+class RunStart : public ::testing::Test {
+ protected:
+  RunStart() : store(setup.agentd.data_dir() + "/state.db") {}
+
+  VendorSetup setup{Vendor::openai};
+  StoreConnection store;
+};
+
+TEST_F(RunStart, TheUpstreamIsCalledWhileTheStartWaitsToBeStoredAndNothingGoesOutBefore) {
+  setup.fake.set_default(Reply::answer("Hello there, friend", 3));
+  store.exec("BEGIN IMMEDIATE");  // agentd's writer now waits for this connection
+  auto opening = std::async(
+      std::launch::async, [&] { return open_run(setup.agentd, setup.admin, setup.body("hello")); });
+  const bool called = setup.fake.wait_for_requests(1, 3s);
+  const bool nothing_yet = opening.wait_for(300ms) == std::future_status::timeout;
+  store.exec("ROLLBACK");
+  EXPECT_TRUE(called) << "the upstream was called only once the start was stored";
+  EXPECT_TRUE(nothing_yet) << "the response head went out before the start was stored";
+
+  auto stream = opening.get();
+  ASSERT_EQ(stream->status(), 200) << stream->error_body();
+  const std::vector<json> events = stream->rest();
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front()["type"], "run_start");
+  EXPECT_EQ(events.back()["type"], "done");
+  EXPECT_EQ(joined_text(events), "Hello there, friend");
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i]["seq"], i + 1) << i;
+
+  const std::string run_id = events.front()["run_id"];
+  SseClient replay(setup.agentd.port(), "GET", "/runs/" + run_id + "/events",
+                   {{"Authorization", "Bearer " + setup.admin}});
+  ASSERT_EQ(replay.status(), 200) << replay.error_body();
+  EXPECT_EQ(replay.rest(), events);
+  EXPECT_EQ(store.count("SELECT count(*) FROM runs WHERE status = 'done'"), 1);
+}
+
+TEST_F(RunStart, AStartThatCannotBeStoredAnswersAJsonErrorStopsTheCallAndLeavesNothing) {
+  setup.fake.set_default(Reply::hang_after_headers(1));
+  // The refusal is committed only once the upstream has the call, so that there is a
+  // call under way to stop.
+  store.exec("BEGIN IMMEDIATE");
+  store.exec(
+      "CREATE TRIGGER refuse_start BEFORE INSERT ON runs WHEN NEW.status = 'running' "
+      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+  auto opening = std::async(std::launch::async, [&] {
+    return open_run(setup.agentd, setup.admin, setup.body("hello", {{"session_id", "s1"}}));
+  });
+  const bool called = setup.fake.wait_for_requests(1, 3s);
+  store.exec("COMMIT");
+  ASSERT_TRUE(called);
+  auto refused = opening.get();
+  EXPECT_EQ(refused->status(), 500);
+  const json error = json::parse(refused->error_body());
+  EXPECT_EQ(error["error"]["code"], "internal") << error.dump();
+  EXPECT_TRUE(setup.fake.wait_for_client_abort(5s)) << "the upstream call went on";
+
+  store.exec("DROP TRIGGER refuse_start");
+  EXPECT_EQ(store.count("SELECT count(*) FROM runs"), 0);
+  EXPECT_EQ(store.count("SELECT count(*) FROM sessions"), 0);
+  setup.fake.set_default(Reply::answer("again", 1));
+  auto again = open_run(setup.agentd, setup.admin, setup.body("hello", {{"session_id", "s1"}}));
+  ASSERT_EQ(again->status(), 200) << "the session is free again: " << again->error_body();
+  const std::vector<json> events = again->rest();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["reason"], "end_turn");
+  EXPECT_EQ(store.count("SELECT count(*) FROM runs"), 1);
+}
+
+}  // namespace
+}  // namespace agentrt::test

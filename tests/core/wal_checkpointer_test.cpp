@@ -42,13 +42,16 @@ struct Writer {
 // begins after a checkpoint copied every frame. Passes alone hardly ever end exactly
 // between two commits, so the WAL grew past the threshold for good and every commit
 // asked for another pass; the catch-up with writers held makes it restart.
+// The old logic restarted it 0 times in 500,000 commits. Alone, 5 restarts take about
+// 0.15 s; with both cores taken by other tests, the niced checkpoint thread got 2 in
+// 10 s (311,800 commits), hence the loose bound and the long limit.
 TEST(WalCheckpointerTest, TheWalRestartsUnderAWriterThatNeverPauses) {
   Writer w;
   WalCheckpointer checkpointer(w.path, w.db, w.batcher, /*threshold_frames=*/200);
-  for (auto until = std::chrono::steady_clock::now() + 10s;
-       checkpointer.restarts() < 5 && std::chrono::steady_clock::now() < until;)
+  for (auto until = std::chrono::steady_clock::now() + 30s;
+       checkpointer.restarts() < 3 && std::chrono::steady_clock::now() < until;)
     w.write_pages(100);
-  EXPECT_GE(checkpointer.restarts(), 5u) << "after " << w.next << " commits";
+  EXPECT_GE(checkpointer.restarts(), 1u) << "after " << w.next << " commits";
   EXPECT_GT(checkpointer.held(), 0u);
   Statement count = w.db.prepare("SELECT count(*) FROM t");
   ASSERT_TRUE(count.step());

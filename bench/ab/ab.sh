@@ -64,7 +64,7 @@ streams() { # variant pid address token
   local done live
   done=$(jq .completed "$work/streams.json")
   live=$(jq .live.min "$work/streams.json")
-  echo "$1: streams_done=$done live_min=$live cpu_pct=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)/$D}") cpu_us_per_delta=$(awk "BEGIN{printf \"%.1f\", ($c1-$c0)*10000/($done*64)}")"
+  echo "$1: streams_done=$done live_min=$live ttfd_p50_ms=$(jq '.ttfd_us.p50 / 1000 | floor' "$work/streams.json") ttfd_p99_ms=$(jq '.ttfd_us.p99 / 1000 | floor' "$work/streams.json") cpu_pct=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)/$D}") cpu_us_per_delta=$(awk "BEGIN{printf \"%.1f\", ($c1-$c0)*10000/($done*64)}")"
 }
 
 one() { # variant

@@ -61,5 +61,41 @@ TEST_F(ProviderThread, AnInterruptEndsACallWaitingOnThePluginsThreadAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - asked, 700ms);
 }
 
+// A plugin that declines to run a call on its own threads gets it on the stream's
+// thread; the run's start is then stored just before the call, and the stream is whole.
+TEST_F(ProviderThread, AStreamThePluginDeclinesRunsOnItsConnectionsThreadAndIsStored) {
+  auto stream = open_run(agentd, admin, body("decline"));
+  ASSERT_EQ(stream->status(), 200) << stream->error_body();
+  auto events = stream->rest();
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front()["type"], "run_start");
+  EXPECT_EQ(joined_text(events), "sync");
+  EXPECT_EQ(events.back()["reason"], "end_turn");
+  const std::string run_id = events.front()["run_id"];
+  SseClient replay(agentd.port(), "GET", "/runs/" + run_id + "/events",
+                   {{"Authorization", "Bearer " + admin}});
+  EXPECT_EQ(replay.rest(), events);
+}
+
+// An upstream that keeps answering 503 is retried with backoff (1.5 s, twice); the
+// stream's head and run_start do not wait for the retries to give up.
+TEST_F(ProviderThread, AStreamsStartGoesOutBeforeItsRetriesWait) {
+  using Clock = std::chrono::steady_clock;
+  const auto asked = Clock::now();
+  auto stream = open_run(agentd, admin, body("fail"));
+  ASSERT_EQ(stream->status(), 200) << stream->error_body();
+  auto start = stream->next();
+  ASSERT_TRUE(start);
+  EXPECT_EQ((*start)["type"], "run_start");
+  const auto started = Clock::now();
+  auto rest = stream->rest();
+  const auto ended = Clock::now();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["type"], "done");
+  EXPECT_EQ(rest.front()["type"], "error") << rest.front().dump();
+  EXPECT_GE(ended - started, 2500ms) << "run_start came only when the retries were over";
+  EXPECT_LT(started - asked, ended - started);
+}
+
 }  // namespace
 }  // namespace agentrt::test

@@ -29,7 +29,6 @@ void HeldSink::open() {
     }
   }
   held_.clear();
-  held_.shrink_to_fit();
 }
 
 bool HeldSink::is_open() const {

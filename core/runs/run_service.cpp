@@ -185,7 +185,7 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
   run.context = context_for(cell, actor, session_id, agent, run, existing.has_value());
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
   run.coming.emplace(sessions_.run_coming());
-  run.unwritten_start =
+  run.start =
       RunRecord{run.live->id,        cell, session_id, actor, run.request.model, "running", "",
                 utc_timestamp_now(), "",   0,          0};
   run.start_write = start_write;
@@ -246,14 +246,14 @@ void log_finished(const std::string& run_id, const RunSummary& summary, int atte
 RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
   LiveRun& live = *run.live;
   LiveGuard guard{live_, live};
-  const bool start_with_call = run.unwritten_start && run.start_write == StartWrite::with_call;
+  const bool start_with_call = run.start_write == StartWrite::with_call;
   HeldSink held(receiver);
   RunSink& sink = start_with_call ? static_cast<RunSink&>(held) : receiver;
-  std::optional<StartWhileCalling> start;
+  std::optional<StartWhileCalling> store_start;
   std::function<void()> meanwhile;
   if (start_with_call) {
-    start.emplace(sessions_, *run.unwritten_start, held, live);
-    meanwhile = [&start] { (*start)(); };
+    store_start.emplace(sessions_, run.start, held, live);
+    meanwhile = [&store_start] { (*store_start)(); };
   }
   bool receiver_gone = false;
   auto deliver = [&](const std::string& event) {
@@ -274,8 +274,8 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
         if (!receiver_gone && !sink.idle()) receiver_gone = true;
         return receiver_gone || live.cancelled();
       },
-      &live.waker(), run.provider_thread, start ? &meanwhile : nullptr);
-  if (start) start->finish();
+      &live.waker(), run.provider_thread, store_start ? &meanwhile : nullptr);
+  if (store_start) store_start->finish();
 
   const int attempts = result.attempts;
   RunSummary summary = summarise(std::move(result), run.context);
@@ -287,9 +287,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
     return done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens, seq);
   }));
 
-  const bool start_with_end = run.unwritten_start && run.start_write == StartWrite::with_end;
-  sessions_.finish_run(outcome_of(live, run, summary),
-                       start_with_end ? &*run.unwritten_start : nullptr);
+  sessions_.finish_run(outcome_of(live, run, summary), start_with_call ? nullptr : &run.start);
   if (Logger::enabled(LogLevel::info)) log_finished(live.id, summary, attempts);
   return summary;
 }

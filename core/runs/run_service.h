@@ -51,7 +51,7 @@ struct PreparedRun {
   ResolvedModel model;
   std::vector<StoredMessage> context;
   // The run's start, stored by execute() as `start_write` says.
-  std::optional<RunRecord> unwritten_start;
+  RunRecord start;
   StartWrite start_write = StartWrite::with_call;
   // A stream's deltas are best sent from the provider's own thread, which serves many
   // streams; /chat sends nothing until the end, and its thread, which waits anyway,

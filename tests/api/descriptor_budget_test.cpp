@@ -32,7 +32,11 @@ std::unique_ptr<VendorSetup> start_with_low_limit(const TempDir& dir) {
   const std::string config = R"({"server":{"threads":)" + std::to_string(kThreads) + "}}";
   try {
     auto setup = std::make_unique<VendorSetup>(
-        Vendor::openai, with_args({"--config", dir.write("c.json", config)}));
+        Vendor::openai, with_args({"--config", dir.write("c.json", config)}), 4096,
+        // The fake paces 200 streams on the same two cores as 200 clients and agentd's
+        // 200 threads; under the sanitizers its pauses slip past the usual 500 ms stall
+        // limit, which is not what this test is about.
+        /*stall_timeout_ms=*/10000);
     ::setrlimit(RLIMIT_NOFILE, &mine);  // the agentd child inherited the low limit
     return setup;
   } catch (...) {
@@ -51,21 +55,6 @@ TEST(DescriptorBudget, EveryThreadCanBeBusyWithAProviderCallAtOnce) {
   Reply slow = Reply::answer("all at once", 3);
   slow.delta_delay = 150ms;  // every call is still open when the last one starts
   s->fake.set_default(slow);
-  // The fake paces 200 streams on the same two cores as 200 clients and agentd's 200
-  // threads; under the sanitizers its pauses slip past the setup's 500 ms stall limit,
-  // which is not what this test is about.
-  nlohmann::json provider = {
-      {"name", "openai"},
-      {"type", "openai"},
-      {"base_url", s->fake.base_url()},
-      {"api_key_ref", {{"source", "inline"}, {"value", vendor_key(Vendor::openai)}}},
-      {"options", {{"stall_timeout_ms", 10000}, {"connect_timeout_ms", 1000}}},
-      {"models", {{{"id", vendor_model(Vendor::openai)}, {"context_window", 4096}}}}};
-  ASSERT_EQ(
-      call(s->agentd, "POST", "/admin/shared-providers", s->admin, {{"providers", {provider}}})
-          .status,
-      200);
-
   std::atomic<int> answered{0};
   std::vector<std::thread> clients;
   for (int i = 0; i < kThreads; ++i)

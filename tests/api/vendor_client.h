@@ -19,7 +19,8 @@ inline std::string vendor_model(Vendor vendor) {
 
 class VendorSetup {
  public:
-  explicit VendorSetup(Vendor vendor, AgentdOptions options = {}, int64_t context_window = 4096)
+  explicit VendorSetup(Vendor vendor, AgentdOptions options = {}, int64_t context_window = 4096,
+                       int stall_timeout_ms = 500)
       : fake(vendor), agentd(std::move(options)) {
     fake.require_key(vendor_key(vendor));
     admin = first_admin_token(agentd);
@@ -28,7 +29,7 @@ class VendorSetup {
         {"type", vendor_name(vendor)},
         {"base_url", fake.base_url()},
         {"api_key_ref", {{"source", "inline"}, {"value", vendor_key(vendor)}}},
-        {"options", {{"stall_timeout_ms", 500}, {"connect_timeout_ms", 1000}}},
+        {"options", {{"stall_timeout_ms", stall_timeout_ms}, {"connect_timeout_ms", 1000}}},
         {"models", {{{"id", vendor_model(vendor)}, {"context_window", context_window}}}}};
     auto saved =
         call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", {provider}}});

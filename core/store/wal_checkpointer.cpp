@@ -3,14 +3,34 @@
 #include "core/log/logger.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <limits>
 
 namespace agentrt::core {
+namespace {
+
+bool has_sys_nice_capability() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+  if (::syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[CAP_SYS_NICE / 32].effective & (1u << (CAP_SYS_NICE % 32))) != 0;
+}
+
+// What the kernel asks before it lets a thread at `nice` out of SCHED_IDLE (can_nice).
+bool may_leave_idle_policy(int nice) {
+  rlimit limit{};
+  const auto needed = static_cast<rlim_t>(20 - nice);
+  return (::getrlimit(RLIMIT_NICE, &limit) == 0 && limit.rlim_cur >= needed) ||
+         has_sys_nice_capability();
+}
+
+}  // namespace
 
 WalCheckpointer::WalCheckpointer(const std::string& path, Connection& writer, WriteBatcher& batcher,
                                  int threshold_frames)
@@ -59,10 +79,7 @@ int WalCheckpointer::on_commit(void* self, sqlite3*, const char*, int frames) {
   if (!checkpoint && !writeback) return SQLITE_OK;
   if (writeback) c->written_back_at_ = frames;
   // Starved under SCHED_IDLE while the cores are busy: back to a share of the CPU.
-  if (frames >= 2 * c->threshold_ && c->idle_policy_.exchange(false)) {
-    const sched_param param{};
-    ::sched_setscheduler(c->tid_.load(std::memory_order_acquire), SCHED_OTHER, &param);
-  }
+  if (frames >= 2 * c->threshold_) c->leave_idle_policy();
   {
     std::lock_guard<std::mutex> lock(c->mutex_);
     c->due_ = c->due_ || checkpoint;
@@ -116,7 +133,15 @@ void WalCheckpointer::start_writeback() {
 // next time it falls behind and catches up.
 void WalCheckpointer::use_idle_policy() {
   const sched_param param{};
-  if (::sched_setscheduler(0, SCHED_IDLE, &param) == 0) idle_policy_.store(true);
+  if (may_leave_idle_policy(kNice) && ::sched_setscheduler(0, SCHED_IDLE, &param) == 0)
+    idle_policy_.store(true);
+  settled_.store(true, std::memory_order_release);
+}
+
+void WalCheckpointer::leave_idle_policy() {
+  if (!idle_policy_.exchange(false)) return;
+  const sched_param param{};
+  ::sched_setscheduler(tid_.load(std::memory_order_acquire), SCHED_OTHER, &param);
 }
 
 bool WalCheckpointer::passive(int& log_frames, int& copied) {

@@ -26,6 +26,11 @@
 // to use up its slice, up to a scheduler tick (4 ms here). An idle-policy thread gets
 // almost no CPU while the cores are busy, so once the WAL passes twice the threshold
 // the writer moves it back to SCHED_OTHER (still niced) until the WAL restarts.
+// Linux lets a thread out of SCHED_IDLE only with CAP_SYS_NICE or an RLIMIT_NICE that
+// allows its nice value (sched(7); 1, i.e. nice 19, for this thread): a service run as
+// a plain user has neither unless it is given one (packaging/agentd.service sets
+// LimitNICE=+19). Without, the thread never takes SCHED_IDLE, as it could not be given
+// the CPU back, and runs niced under SCHED_OTHER.
 #pragma once
 
 #include "core/store/sqlite.h"
@@ -69,6 +74,8 @@ class WalCheckpointer {
   uint64_t held() const { return held_.load(std::memory_order_relaxed); }
   // The checkpoint thread's id once it runs, else 0 (tests and diagnostics).
   pid_t thread_id() const { return tid_.load(std::memory_order_acquire); }
+  // Whether the thread has settled its scheduling (use_idle_policy) (tests).
+  bool settled() const { return settled_.load(std::memory_order_acquire); }
 
  private:
   static int on_commit(void* self, sqlite3*, const char*, int frames);
@@ -76,6 +83,7 @@ class WalCheckpointer {
   bool checkpoint();  // true when the next write restarts the WAL
   bool passive(int& log_frames, int& copied);
   void use_idle_policy();
+  void leave_idle_policy();
   void start_writeback();
 
   const std::string wal_path_;
@@ -98,6 +106,7 @@ class WalCheckpointer {
   std::atomic<uint64_t> held_{0};
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> idle_policy_{false};
+  std::atomic<bool> settled_{false};
   std::thread thread_;
 };
 

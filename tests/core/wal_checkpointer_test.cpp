@@ -4,7 +4,11 @@
 #include "core/store/write_batcher.h"
 #include "tests/core/temp_dir.h"
 
+#include <linux/capability.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -89,9 +93,11 @@ TEST(WalCheckpointerTest, RunsOnIdleCpuUnlessItFallsBehind) {
   bool allowed = false;
   std::thread([&] {
     const sched_param param{};
-    allowed = ::sched_setscheduler(0, SCHED_IDLE, &param) == 0;
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), WalCheckpointer::kNice);
+    allowed = ::sched_setscheduler(0, SCHED_IDLE, &param) == 0 &&
+              ::sched_setscheduler(0, SCHED_OTHER, &param) == 0;
   }).join();
-  if (!allowed) GTEST_SKIP() << "this machine does not let a thread take SCHED_IDLE";
+  if (!allowed) GTEST_SKIP() << "this process may not take a thread out of SCHED_IDLE";
   Writer w;
   WalCheckpointer checkpointer(w.path, w.db, w.batcher, /*threshold_frames=*/20);
   for (auto until = std::chrono::steady_clock::now() + 5s;
@@ -119,6 +125,86 @@ TEST(WalCheckpointerTest, RunsOnIdleCpuUnlessItFallsBehind) {
   }
   EXPECT_EQ(::sched_getscheduler(tid), SCHED_IDLE);
   EXPECT_GT(checkpointer.completed(), done);
+}
+
+// Runs `scenario` on a thread without CAP_SYS_NICE in its effective set, as agentd runs
+// under a plain user; the checkpoint thread it starts inherits that.
+template <class Scenario>
+void without_sys_nice(Scenario&& scenario) {
+  std::thread([&] {
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+    ASSERT_EQ(::syscall(SYS_capget, &header, data), 0);
+    data[CAP_SYS_NICE / 32].effective &= ~(1u << (CAP_SYS_NICE % 32));
+    ASSERT_EQ(::syscall(SYS_capset, &header, data), 0);
+    scenario();
+  }).join();
+}
+
+// The process's RLIMIT_NICE for one test (ctest runs each in a process of its own).
+class NiceLimit {
+ public:
+  explicit NiceLimit(rlim_t soft) {
+    ::getrlimit(RLIMIT_NICE, &saved_);
+    rlimit wanted{soft, std::max(soft, saved_.rlim_max)};
+    set_ = ::setrlimit(RLIMIT_NICE, &wanted) == 0;
+  }
+  ~NiceLimit() { ::setrlimit(RLIMIT_NICE, &saved_); }
+  bool set() const { return set_; }
+
+ private:
+  rlimit saved_{};
+  bool set_ = false;
+};
+
+bool settles(const WalCheckpointer& checkpointer) {
+  for (auto until = std::chrono::steady_clock::now() + 5s;
+       !checkpointer.settled() && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(1ms);
+  return checkpointer.settled();
+}
+
+// Under a plain user Linux would not let the thread out of SCHED_IDLE again (sched(7)),
+// and the writer's attempt to give it the CPU back when it falls behind failed: the
+// packaged service (User=agentrt) kept it on idle CPU for good.
+TEST(WalCheckpointerTest, StaysOffTheIdlePolicyWhereItCouldNotLeaveIt) {
+  NiceLimit no_nice(0);
+  ASSERT_TRUE(no_nice.set());
+  without_sys_nice([] {
+    Writer w;
+    WalCheckpointer checkpointer(w.path, w.db, w.batcher, /*threshold_frames=*/20);
+    ASSERT_TRUE(settles(checkpointer));
+    const pid_t tid = checkpointer.thread_id();
+    EXPECT_EQ(::sched_getscheduler(tid), SCHED_OTHER);
+    EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(tid)), WalCheckpointer::kNice);
+    for (auto until = std::chrono::steady_clock::now() + 10s;
+         checkpointer.completed() == 0 && std::chrono::steady_clock::now() < until;)
+      w.write_pages(5);
+    EXPECT_GT(checkpointer.completed(), 0u);
+  });
+}
+
+// LimitNICE=+19 in packaging/agentd.service (an RLIMIT_NICE of 1) is all a plain user
+// needs for the thread to take the idle policy and be given the CPU back.
+TEST(WalCheckpointerTest, UnderAPlainUserWithLimitNiceItTakesTheIdlePolicyAndLeavesIt) {
+  NiceLimit nice_19(1);
+  if (!nice_19.set()) GTEST_SKIP() << "this process may not raise its RLIMIT_NICE";
+  without_sys_nice([] {
+    Writer w;
+    WalCheckpointer checkpointer(w.path, w.db, w.batcher, /*threshold_frames=*/20);
+    ASSERT_TRUE(settles(checkpointer));
+    const pid_t tid = checkpointer.thread_id();
+    ASSERT_EQ(::sched_getscheduler(tid), SCHED_IDLE);
+    Connection reader(w.path, /*read_only=*/true);
+    reader.exec("BEGIN");
+    {
+      Statement snapshot = reader.prepare("SELECT count(*) FROM t");
+      ASSERT_TRUE(snapshot.step());
+    }
+    w.write_pages(50);  // past twice the threshold, none of it copied past the reader
+    EXPECT_EQ(::sched_getscheduler(tid), SCHED_OTHER);
+    reader.exec("COMMIT");
+  });
 }
 
 }  // namespace

@@ -97,5 +97,31 @@ TEST_F(ProviderThread, AStreamsStartGoesOutBeforeItsRetriesWait) {
   EXPECT_LT(started - asked, ended - started);
 }
 
+// The same when the plugin refuses each call before it starts (Provider::start throws):
+// no call is ever under way, so the start is stored, and goes out, before the first
+// wait instead of with the run's failure.
+TEST_F(ProviderThread, AStreamsStartGoesOutBeforeItsRetriesWaitWhenNoCallStarts) {
+  using Clock = std::chrono::steady_clock;
+  auto stream = open_run(agentd, admin, body("refuse"));
+  ASSERT_EQ(stream->status(), 200) << stream->error_body();
+  auto start = stream->next();
+  ASSERT_TRUE(start);
+  EXPECT_EQ((*start)["type"], "run_start");
+  const auto started = Clock::now();
+  auto rest = stream->rest();
+  const auto ended = Clock::now();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.front()["type"], "error") << rest.front().dump();
+  EXPECT_EQ(rest.front().value("code", ""), "provider_unavailable") << rest.front().dump();
+  EXPECT_EQ(rest.back()["type"], "done");
+  EXPECT_GE(ended - started, 2500ms) << "run_start came only when the retries were over";
+  SseClient replay(agentd.port(), "GET", "/runs/" + std::string((*start)["run_id"]) + "/events",
+                   {{"Authorization", "Bearer " + admin}});
+  auto stored = replay.rest();
+  ASSERT_FALSE(stored.empty());
+  EXPECT_EQ(stored.front(), *start);
+  EXPECT_EQ(std::vector<json>(stored.begin() + 1, stored.end()), rest);
+}
+
 }  // namespace
 }  // namespace agentrt::test

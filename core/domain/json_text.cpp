@@ -6,25 +6,102 @@ namespace agentrt::core {
 namespace {
 
 constexpr auto kReplaceInvalid = nlohmann::json::error_handler_t::replace;
+constexpr char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 
-// Printable ASCII other than '"' and '\\' is written as it is; anything else (control
-// characters, multi-byte UTF-8, which may be invalid) takes nlohmann's own escaping.
-bool needs_escaping(std::string_view text) {
-  for (unsigned char c : text)
-    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return true;
-  return false;
+// The bytes of the well-formed UTF-8 sequence at text[i] (its lead >= 0x80), or 0 when
+// it is ill-formed; `taken` is then how many bytes one U+FFFD stands for: the lead and
+// the bytes after it that could still have continued it (Unicode's "maximal subpart",
+// which is what nlohmann's decoder gives), so the byte that broke it is read afresh.
+size_t utf8_sequence(std::string_view text, size_t i, size_t& taken) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range (Unicode table 3-7)
+  size_t length = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // no overlong forms
+    if (lead == 0xED) high = 0x9F;  // no surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // no overlong forms
+    if (lead == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+  } else {
+    taken = 1;  // a continuation byte, C0, C1 or F5-FF: never a lead
+    return 0;
+  }
+  for (size_t k = 1; k < length; ++k) {
+    const auto byte = i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    if (byte < (k == 1 ? low : 0x80) || byte > (k == 1 ? high : 0xBF)) {
+      taken = k;
+      return 0;
+    }
+  }
+  return length;
+}
+
+void append_escape(std::string& out, unsigned char c) {
+  switch (c) {
+    case '"':
+      out += "\\\"";
+      return;
+    case '\\':
+      out += "\\\\";
+      return;
+    case '\b':
+      out += "\\b";
+      return;
+    case '\f':
+      out += "\\f";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    default: {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const char escape[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+      out.append(escape, sizeof escape);
+    }
+  }
 }
 
 }  // namespace
 
+// Runs of bytes that stand for themselves (printable ASCII but '"' and '\\', and
+// well-formed UTF-8) are copied whole. nlohmann's serializer, used before, went byte
+// by byte and, for any text with a byte to escape or past ASCII, needed a json copy of
+// the text first.
 void append_json_string(std::string& out, std::string_view text) {
-  if (!needs_escaping(text)) {
-    out += '"';
-    out += text;
-    out += '"';
-    return;
+  out += '"';
+  size_t copied = 0;  // text before this is in `out`
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      ++i;
+      continue;
+    }
+    size_t taken = 1;
+    const size_t valid = c >= 0x80 ? utf8_sequence(text, i, taken) : 0;
+    if (valid) {
+      i += valid;
+      continue;
+    }
+    out.append(text.data() + copied, i - copied);
+    if (c < 0x80)
+      append_escape(out, c);
+    else
+      out += kReplacement;
+    i += taken;
+    copied = i;
   }
-  out += nlohmann::json(std::string(text)).dump(-1, ' ', false, kReplaceInvalid);
+  out.append(text.data() + copied, text.size() - copied);
+  out += '"';
 }
 
 void append_json_int(std::string& out, int64_t value) {

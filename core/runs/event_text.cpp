@@ -2,8 +2,6 @@
 
 #include "core/domain/json_text.h"
 
-#include <charconv>
-
 namespace agentrt::core {
 
 // The error handler SSE has always dumped events with; the store now gets the same.
@@ -50,18 +48,11 @@ std::string done_text(std::string_view reason, std::string_view run_id, int64_t 
   return text;
 }
 
-DeltaText::DeltaText()
-    : content_(nlohmann::json::value_t::string),
-      serializer_(nlohmann::detail::output_adapter<char, std::string>(buffer_), ' ', kInvalidUtf8) {
-}
-
 std::string DeltaText::operator()(std::string_view content, int64_t seq) {
   buffer_.assign(R"({"content":)");
-  content_.get_ref<std::string&>().assign(content);
-  serializer_.dump(content_, /*pretty_print=*/false, /*ensure_ascii=*/false, 0);
+  append_json_string(buffer_, content);
   buffer_.append(R"(,"seq":)");
-  char digits[24];
-  buffer_.append(digits, std::to_chars(digits, digits + sizeof digits, seq).ptr);
+  append_json_int(buffer_, seq);
   buffer_.append(R"(,"type":"stream_delta"})");
   return buffer_;
 }

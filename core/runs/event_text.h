@@ -24,23 +24,17 @@ std::string done_text(std::string_view reason, std::string_view run_id, int64_t 
                       int64_t output_tokens, int64_t seq);
 
 // Text of stream_delta events, one per upstream text delta: the hot event, so no JSON
-// object is built for it. Only the content needs escaping, and nlohmann's own
-// serializer does it; the rest is fixed text in the order nlohmann's sorted keys give.
-// Not thread-safe: its owner serialises the calls.
+// object is built for it. Only the content needs escaping (json_text.h); the rest is
+// fixed text in the order nlohmann's sorted keys give. Not thread-safe: its owner
+// serialises the calls.
 class DeltaText {
  public:
-  DeltaText();
-  DeltaText(const DeltaText&) = delete;
-  DeltaText& operator=(const DeltaText&) = delete;
-
   // {"content":<content>,"seq":<seq>,"type":"stream_delta"}
   std::string operator()(std::string_view content, int64_t seq);
 
  private:
   // Reused across deltas, so that a delta costs one allocation: the text it returns.
   std::string buffer_;
-  nlohmann::json content_;                                   // a string value, keeping its capacity
-  nlohmann::detail::serializer<nlohmann::json> serializer_;  // writes into buffer_
 };
 
 }  // namespace agentrt::core

@@ -96,6 +96,46 @@ TEST(JsonText, WritesWhatNlohmannDumps) {
   EXPECT_EQ(out, R"({"a":1,"b":"\"","c":[],"d":{}})");
 }
 
+// append_json_string is our own escaper (it was nlohmann's serializer): compared with
+// nlohmann's dump on every byte, every pair of bytes, every sequence of up to four
+// bytes drawn from the bytes where UTF-8's rules change, and random texts.
+TEST(JsonText, EscapesEveryByteSequenceAsNlohmannDumpsIt) {
+  auto check = [](const std::string& text) {
+    std::string out;
+    append_json_string(out, text);
+    const std::string expected = dumped(json(text));
+    if (out == expected) return true;
+    ADD_FAILURE() << "text " << json(text).dump(-1, ' ', true, json::error_handler_t::replace)
+                  << ": " << out << " against " << expected;
+    return false;
+  };
+  for (int a = 0; a < 256; ++a)
+    for (int b = 0; b < 256; ++b)
+      if (!check({static_cast<char>(a), static_cast<char>(b)})) return;
+  const std::string edges(
+      "\x00\x1f\x20\x22\x41\x5c\x7f\x80\x8f\x90\x9f\xa0\xbf\xc0\xc1\xc2\xdf\xe0\xe1\xed\xee"
+      "\xef\xf0\xf3\xf4\xf5\xff",
+      27);
+  for (char a : edges)
+    for (char b : edges)
+      for (char c : edges) {
+        if (!check({a, b, c})) return;
+        if (static_cast<unsigned char>(a) < 0xc2 || static_cast<unsigned char>(a) > 0xf4) continue;
+        for (char d : edges)  // four bytes only from a lead: the rest is covered shorter
+          if (!check({a, b, c, d})) return;
+      }
+  uint32_t state = 12345;
+  auto next = [&state] { return state = state * 1103515245u + 12345u; };
+  for (int i = 0; i < 20000; ++i) {
+    std::string text(next() % 40, ' ');
+    for (char& ch : text) {
+      const uint32_t r = next() >> 8;
+      ch = static_cast<char>(r % 4 == 0 ? edges[(r >> 2) % edges.size()] : r >> 2);
+    }
+    if (!check(text)) return;
+  }
+}
+
 TEST(EventText, ALiveRunKeepsAndDeliversTheDumpOfEachEvent) {
   LiveRuns registry;
   auto run = registry.start("r1", "c", "s", "a");

@@ -27,6 +27,28 @@ class ProviderThread : public ::testing::Test {
     return b;
   }
 
+  // A /run stream read to its end, and when its run_start and its end arrived.
+  struct TimedRun {
+    json start;
+    std::vector<json> rest;
+    std::chrono::steady_clock::duration to_start{}, start_to_end{};
+  };
+  TimedRun timed_run(const std::string& text) {
+    using Clock = std::chrono::steady_clock;
+    const auto asked = Clock::now();
+    auto stream = open_run(agentd, admin, body(text));
+    TimedRun run;
+    EXPECT_EQ(stream->status(), 200) << stream->error_body();
+    auto start = stream->next();
+    if (!start) return run;
+    const auto started = Clock::now();
+    run.start = *start;
+    run.rest = stream->rest();
+    run.to_start = started - asked;
+    run.start_to_end = Clock::now() - started;
+    return run;
+  }
+
   TempDir dir;
   AgentdProcess agentd;
   std::string admin;
@@ -80,47 +102,31 @@ TEST_F(ProviderThread, AStreamThePluginDeclinesRunsOnItsConnectionsThreadAndIsSt
 // An upstream that keeps answering 503 is retried with backoff (1.5 s, twice); the
 // stream's head and run_start do not wait for the retries to give up.
 TEST_F(ProviderThread, AStreamsStartGoesOutBeforeItsRetriesWait) {
-  using Clock = std::chrono::steady_clock;
-  const auto asked = Clock::now();
-  auto stream = open_run(agentd, admin, body("fail"));
-  ASSERT_EQ(stream->status(), 200) << stream->error_body();
-  auto start = stream->next();
-  ASSERT_TRUE(start);
-  EXPECT_EQ((*start)["type"], "run_start");
-  const auto started = Clock::now();
-  auto rest = stream->rest();
-  const auto ended = Clock::now();
-  ASSERT_FALSE(rest.empty());
-  EXPECT_EQ(rest.back()["type"], "done");
-  EXPECT_EQ(rest.front()["type"], "error") << rest.front().dump();
-  EXPECT_GE(ended - started, 2500ms) << "run_start came only when the retries were over";
-  EXPECT_LT(started - asked, ended - started);
+  TimedRun run = timed_run("fail");
+  EXPECT_EQ(run.start["type"], "run_start");
+  ASSERT_FALSE(run.rest.empty());
+  EXPECT_EQ(run.rest.back()["type"], "done");
+  EXPECT_EQ(run.rest.front()["type"], "error") << run.rest.front().dump();
+  EXPECT_GE(run.start_to_end, 2500ms) << "run_start came only when the retries were over";
+  EXPECT_LT(run.to_start, run.start_to_end);
 }
 
 // The same when the plugin refuses each call before it starts (Provider::start throws):
 // no call is ever under way, so the start is stored, and goes out, before the first
 // wait instead of with the run's failure.
 TEST_F(ProviderThread, AStreamsStartGoesOutBeforeItsRetriesWaitWhenNoCallStarts) {
-  using Clock = std::chrono::steady_clock;
-  auto stream = open_run(agentd, admin, body("refuse"));
-  ASSERT_EQ(stream->status(), 200) << stream->error_body();
-  auto start = stream->next();
-  ASSERT_TRUE(start);
-  EXPECT_EQ((*start)["type"], "run_start");
-  const auto started = Clock::now();
-  auto rest = stream->rest();
-  const auto ended = Clock::now();
-  ASSERT_FALSE(rest.empty());
-  EXPECT_EQ(rest.front()["type"], "error") << rest.front().dump();
-  EXPECT_EQ(rest.front().value("code", ""), "provider_unavailable") << rest.front().dump();
-  EXPECT_EQ(rest.back()["type"], "done");
-  EXPECT_GE(ended - started, 2500ms) << "run_start came only when the retries were over";
-  SseClient replay(agentd.port(), "GET", "/runs/" + std::string((*start)["run_id"]) + "/events",
+  TimedRun run = timed_run("refuse");
+  EXPECT_EQ(run.start["type"], "run_start");
+  ASSERT_FALSE(run.rest.empty());
+  EXPECT_EQ(run.rest.front().value("code", ""), "provider_unavailable") << run.rest.front().dump();
+  EXPECT_EQ(run.rest.back()["type"], "done");
+  EXPECT_GE(run.start_to_end, 2500ms) << "run_start came only when the retries were over";
+  SseClient replay(agentd.port(), "GET", "/runs/" + run.start.value("run_id", "") + "/events",
                    {{"Authorization", "Bearer " + admin}});
   auto stored = replay.rest();
   ASSERT_FALSE(stored.empty());
-  EXPECT_EQ(stored.front(), *start);
-  EXPECT_EQ(std::vector<json>(stored.begin() + 1, stored.end()), rest);
+  EXPECT_EQ(stored.front(), run.start);
+  EXPECT_EQ(std::vector<json>(stored.begin() + 1, stored.end()), run.rest);
 }
 
 }  // namespace

@@ -98,6 +98,13 @@ void WalCheckpointer::run() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kNice);
   tid_.store(gettid(), std::memory_order_release);
   use_idle_policy();
+  if (!idle_policy_.load()) {
+    log_info("WAL checkpoint thread shares the CPU at nice 19, not on idle CPU only",
+             {{"reason",
+               "the process may not take a thread out of SCHED_IDLE: RLIMIT_NICE below 1 "
+               "and no CAP_SYS_NICE (systemd: LimitNICE=+19)"}});
+  }
+  settled_.store(true, std::memory_order_release);
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     wake_.wait(lock, [this] { return due_ || writeback_due_ || stopping_; });
@@ -135,7 +142,6 @@ void WalCheckpointer::use_idle_policy() {
   const sched_param param{};
   if (may_leave_idle_policy(kNice) && ::sched_setscheduler(0, SCHED_IDLE, &param) == 0)
     idle_policy_.store(true);
-  settled_.store(true, std::memory_order_release);
 }
 
 void WalCheckpointer::leave_idle_policy() {

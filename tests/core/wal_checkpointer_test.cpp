@@ -1,6 +1,7 @@
 // The background WAL checkpoint (core/store/wal_checkpointer.h) on its own: one
 // writer connection, its group commit and the checkpointer, on a small threshold.
 #include "core/store/wal_checkpointer.h"
+#include "core/log/logger.h"
 #include "core/store/write_batcher.h"
 #include "tests/core/temp_dir.h"
 
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -170,18 +172,30 @@ bool settles(const WalCheckpointer& checkpointer) {
 TEST(WalCheckpointerTest, StaysOffTheIdlePolicyWhereItCouldNotLeaveIt) {
   NiceLimit no_nice(0);
   ASSERT_TRUE(no_nice.set());
-  without_sys_nice([] {
+  std::mutex logged_mutex;
+  std::string logged;
+  Logger::set_sink([&](std::string_view line) {
+    std::lock_guard<std::mutex> lock(logged_mutex);
+    logged += line;
+  });
+  without_sys_nice([&] {
     Writer w;
     WalCheckpointer checkpointer(w.path, w.db, w.batcher, /*threshold_frames=*/20);
     ASSERT_TRUE(settles(checkpointer));
     const pid_t tid = checkpointer.thread_id();
     EXPECT_EQ(::sched_getscheduler(tid), SCHED_OTHER);
     EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(tid)), WalCheckpointer::kNice);
+    {
+      std::lock_guard<std::mutex> lock(logged_mutex);
+      EXPECT_NE(logged.find("LimitNICE=+19"), std::string::npos)
+          << "the operator is not told: " << logged;
+    }
     for (auto until = std::chrono::steady_clock::now() + 10s;
          checkpointer.completed() == 0 && std::chrono::steady_clock::now() < until;)
       w.write_pages(5);
     EXPECT_GT(checkpointer.completed(), 0u);
   });
+  Logger::set_sink(nullptr);
 }
 
 // LimitNICE=+19 in packaging/agentd.service (an RLIMIT_NICE of 1) is all a plain user

@@ -110,7 +110,7 @@ need cmake cmake
 
 log "building (Release) in $build_dir"
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" -j"${JOBS:-2}" --target agentd mock_upstream sse_load start_probe \
+cmake --build "$build_dir" -j"${JOBS:-2}" --target agentd mock_upstream sse_load start_probe store_bench \
   >"$work/build.log" 2>&1 || {
   tail -n 30 "$work/build.log" >&2
   die "build failed"
@@ -357,6 +357,12 @@ mkdir -p "$work/start-existing"
   >"$work/r/start-existing" 2>"$work/r/start-existing.err" || echo '{}' >"$work/r/start-existing"
 log "start: fresh $(jq -c '{median_healthy_ms, median_rss_kb}' "$work/r/start-fresh"), existing $(jq -c '{median_healthy_ms, median_rss_kb}' "$work/r/start-existing")"
 
+log "7. the state store alone (store_bench, 3 runs)"
+for run in 1 2 3; do
+  "$bin/store_bench" --runs 20000 >"$work/r/store-$run" 2>/dev/null || echo '{}' >"$work/r/store-$run"
+done
+log "store: $(jq -c '[.wall_us.p50, .cpu_us_per_run, .wal_frames_per_commit]' "$work"/r/store-[123] | tr '\n' ' ')"
+
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- The report --------------------------------------------------------------------
@@ -508,6 +514,18 @@ mkdir -p "$(dirname "$report")"
   done
   echo
   echo "- **Idle RSS $idle_rss_mb MB** (target 30: $(verdict "$idle_rss_mb" '<=' 30)); **healthy in $healthy_ms ms** (target 200: $(verdict "$healthy_ms" '<=' 200))."
+  echo
+  echo "## 7. The state store alone"
+  echo
+  echo "bench/store/store_bench --runs 20000: one thread stores runs one after another as /chat"
+  echo "does at c=1 (SessionStore::finish_run, a new session each, an 80-byte answer), with the"
+  echo "store's checkpoint thread beside it; 2,000 unrecorded first. Microseconds per run."
+  echo
+  echo "| run | p50 | p99 | CPU a run | WAL frames a commit |"
+  echo "|---:|---:|---:|---:|---:|"
+  for run in 1 2 3; do
+    echo "| $run | $(jq -r '.wall_us.p50 // "n/a" | if type == "number" then . * 10 | floor / 10 else . end' "$work/r/store-$run") | $(jq -r '.wall_us.p99 // "n/a" | if type == "number" then . * 10 | floor / 10 else . end' "$work/r/store-$run") | $(jq -r '.cpu_us_per_run // "n/a" | if type == "number" then . * 10 | floor / 10 else . end' "$work/r/store-$run") | $(jq -r '.wal_frames_per_commit // "n/a" | if type == "number" then . * 100 | floor / 100 else . end' "$work/r/store-$run") |"
+  done
   echo
   echo "## Targets"
   echo

@@ -2,6 +2,8 @@
 
 #include "core/domain/errors.h"
 
+#include <algorithm>
+
 namespace agentrt::core {
 namespace {
 
@@ -76,6 +78,19 @@ std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t c
              parts.history.end());
   out.insert(out.end(), parts.fresh.begin(), parts.fresh.end());
   return out;
+}
+
+std::vector<StoredMessage> recent_history(const SessionStore& sessions, const std::string& cell,
+                                          const std::string& session, int64_t context_window) {
+  std::vector<StoredMessage> recent;
+  int64_t tokens = 0;
+  sessions.history_newest_first(cell, session, [&](StoredMessage&& message) {
+    tokens += estimate_tokens(message);
+    recent.push_back(std::move(message));
+    return tokens <= context_window;
+  });
+  std::reverse(recent.begin(), recent.end());
+  return recent;
 }
 
 std::vector<StoredMessage> fit_context(const std::vector<StoredMessage>& history,

@@ -39,6 +39,14 @@ int64_t estimate_text_tokens(const std::string& text);
 std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t context_window,
                                             std::optional<int64_t> reserved);
 
+// The newest part of a session's history that a context of `context_window` tokens can
+// hold any of, oldest first. Read newest first, it stops once the messages read pass the
+// window on their own: assemble_context keeps the newest messages that fit, so nothing
+// older could be kept. A run on a long session then reads what fits, not every message
+// the session ever had.
+std::vector<StoredMessage> recent_history(const SessionStore& sessions, const std::string& cell,
+                                          const std::string& session, int64_t context_window);
+
 // History and new messages only.
 std::vector<StoredMessage> fit_context(const std::vector<StoredMessage>& history,
                                        const std::vector<StoredMessage>& fresh,

@@ -63,6 +63,17 @@ std::vector<StoredMessage> SessionStore::history(const std::string& cell,
   return out;
 }
 
+void SessionStore::history_newest_first(const std::string& cell, const std::string& session,
+                                        const std::function<bool(StoredMessage&&)>& take) const {
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(
+        "SELECT role, content FROM messages WHERE cell = ? AND session_id = ? ORDER BY seq DESC");
+    row.bind(1, cell).bind(2, session);
+    while (row.step())
+      if (!take({row.column_text(0), nlohmann::json::parse(row.column_text(1))})) return;
+  });
+}
+
 nlohmann::json SessionStore::messages(const std::string& cell, const std::string& session,
                                       const PageRequest& page) const {
   nlohmann::json body;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ class SessionStore {
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;
   std::vector<StoredMessage> history(const std::string& cell, const std::string& session) const;
+  // The session's messages newest first, each handed to `take` until it returns false.
+  void history_newest_first(const std::string& cell, const std::string& session,
+                            const std::function<bool(StoredMessage&&)>& take) const;
   // Messages oldest first, paged.
   nlohmann::json messages(const std::string& cell, const std::string& session,
                           const PageRequest& page) const;

@@ -2,10 +2,14 @@
 // transaction, a finished run keeps its events with it, and runs stored before schema
 // step 6 (a row per event) still replay.
 #include "core/sessions/session_store.h"
+#include "core/domain/errors.h"
+#include "core/runs/context_window.h"
 #include "tests/core/temp_dir.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +105,72 @@ TEST(SessionStoreTest, ARunWrittenOnlyAtItsEndLooksLikeOneStartedThenFinished) {
   ASSERT_TRUE(created);
   EXPECT_EQ(created->actor, "ada");
   EXPECT_EQ(created->created_at, fresh.started_at);
+}
+
+// A run on a long session reads the history newest first only as far as a context of
+// the model's window could reach (recent_history), and the context it builds is the
+// one the whole history gave: for windows from 10 tokens to all of it, with and
+// without a reserve, over 3,000 messages of mixed sizes, images and irregular roles.
+TEST(SessionStoreTest, ALongSessionIsReadOnlyAsFarAsTheContextWindowReaches) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  SessionStore sessions(store);
+  RunRecord run = a_run("run_long", "ses_long");
+  RunOutcome outcome{"run_long", "cell", "ses_long", "end_turn", 0, 0, "[]", {}};
+  uint32_t state = 7;
+  for (int i = 0; i < 3000; ++i) {
+    state = state * 1103515245u + 12345u;
+    nlohmann::json part =
+        i % 50 == 49
+            ? nlohmann::json{{"type", "image_url"}, {"url", "https://i/" + std::to_string(i)}}
+            : nlohmann::json{{"type", "text"}, {"text", std::string((state >> 8) % 400, 'w')}};
+    outcome.new_messages.push_back(
+        {i % 7 == 3 || i % 2 == 0 ? "user" : "assistant", nlohmann::json::array({part})});
+  }
+  sessions.finish_run(outcome, &run);
+  const auto whole = sessions.history("cell", "ses_long");
+  ASSERT_EQ(whole.size(), 3000u);
+  const std::vector<StoredMessage> fresh = {
+      {"user", nlohmann::json::array({{{"type", "text"}, {"text", "now"}}})}};
+  auto texts = [](const std::vector<StoredMessage>& messages) {
+    std::vector<std::string> out;
+    for (const auto& m : messages) out.push_back(m.role + m.content.dump());
+    return out;
+  };
+  auto tokens = [](auto begin, auto end) {
+    int64_t sum = 0;
+    for (auto it = begin; it != end; ++it) sum += estimate_tokens(*it);
+    return sum;
+  };
+  for (int64_t window : {10, 50, 333, 1000, 5000, 20000, 10'000'000}) {
+    const auto recent = recent_history(sessions, "cell", "ses_long", window);
+    ASSERT_LE(recent.size(), whole.size());
+    EXPECT_TRUE(std::equal(recent.begin(), recent.end(),
+                           whole.end() - static_cast<std::ptrdiff_t>(recent.size()),
+                           [](const StoredMessage& a, const StoredMessage& b) {
+                             return a.role == b.role && a.content == b.content;
+                           }))
+        << "not the newest messages, window " << window;
+    if (recent.size() < whole.size()) {
+      EXPECT_LE(tokens(recent.begin() + 1, recent.end()), window) << "read past the window";
+      EXPECT_GT(tokens(recent.begin(), recent.end()), window) << "stopped short, window " << window;
+    }
+    for (std::optional<int64_t> reserve : {std::optional<int64_t>(), std::optional<int64_t>(7)}) {
+      std::vector<std::string> from_whole, from_recent;
+      try {
+        from_whole = texts(assemble_context({"", {}, whole, fresh}, window, reserve));
+      } catch (const DomainError&) {
+        from_whole = {"refused"};
+      }
+      try {
+        from_recent = texts(assemble_context({"", {}, recent, fresh}, window, reserve));
+      } catch (const DomainError&) {
+        from_recent = {"refused"};
+      }
+      EXPECT_EQ(from_recent, from_whole) << "window " << window;
+    }
+  }
+  EXPECT_LT(recent_history(sessions, "cell", "ses_long", 1000).size(), 100u);
 }
 
 TEST(SessionStoreTest, RunsStoredBeforeStepSixReplayFromTheirEventRows) {

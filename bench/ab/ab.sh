@@ -10,7 +10,11 @@
 #
 #   STREAMS=2000 D=8 ROUNDS=2 bench/ab/ab.sh - "BIN=/tmp/before"    scenario 3's streams
 #
-# Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4). Prints per run:
+#   HISTORY=4000 C=1 ROUNDS=2 bench/ab/ab.sh - "BIN=/tmp/before"   /chat on a long session
+#
+# Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4), HISTORY (0: a
+# new session a /chat; N: every /chat continues one session first given N messages, in
+# /chats of 400 short ones, so each run reads a long history). Prints per run:
 # requests/s, p50, p99 and p99.9 latency (µs, each request timed by post.lua; p99_wrk is
 # wrk's own p99, corrected for coordinated omission) and agentd's CPU per request (µs, from /proc).
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
@@ -38,7 +42,16 @@ trap 'kill $mock_pid 2>/dev/null; rm -rf "$work"' EXIT
 sleep 0.3
 mock_port=$(sed -n 's/^listening.*://p' "$work/mock.out")
 printf '{"server":{"threads":2500,"max_queued":8192}}\n' >"$work/agentd.json"
-echo '{"model":"mock-model","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/chat.json"
+HISTORY=${HISTORY:-0}
+if [ "$HISTORY" -gt 0 ]; then
+  echo '{"model":"mock-model","session_id":"long","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/chat.json"
+  # 400 messages of about 9 tokens: within the mock model's window of 8,192 with its answer.
+  jq -cn '{model: "mock-model", session_id: "long", messages: [range(400) |
+    {role: (if . % 2 == 0 then "user" else "assistant" end),
+     content: [{type: "text", text: "message \(.) of the history"}]}]}' >"$work/seed.json"
+else
+  echo '{"model":"mock-model","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/chat.json"
+fi
 lua="$root/bench/load/post.lua"
 threads=$([ "$C" -lt 2 ] && echo 1 || echo 2)
 
@@ -92,6 +105,12 @@ one() { # variant
     wait "$pid" 2>/dev/null || true
     return
   fi
+  local seeded=0
+  while [ "$seeded" -lt "$HISTORY" ]; do
+    curl -sS --fail -o /dev/null -H "Authorization: Bearer $user" -H 'Content-Type: application/json' \
+      -d @"$work/seed.json" "http://$addr/chat"
+    seeded=$((seeded + 401))
+  done
   load "$addr" "$user" 2 >/dev/null  # warm-up
   local c0 c1 r
   c0=$(awk '{print $14+$15}' "/proc/$pid/stat")

@@ -109,11 +109,55 @@ void append_json_int(std::string& out, int64_t value) {
   out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
 }
 
+// Containers, strings and integers are written here, so that a message's content (an
+// array of parts) costs no nlohmann serializer, which allocates a 512-byte indent string
+// and calls localeconv() each time it is made. Floats, whose shortest round-trip form
+// is nlohmann's own, and binary values still go through dump.
 void append_json_value(std::string& out, const nlohmann::json& value) {
-  if (value.is_string()) return append_json_string(out, value.get_ref<const std::string&>());
-  if (value.type() == nlohmann::json::value_t::number_integer)
-    return append_json_int(out, value.get<int64_t>());
-  out += value.dump(-1, ' ', false, kReplaceInvalid);
+  using Type = nlohmann::json::value_t;
+  switch (value.type()) {
+    case Type::string:
+      return append_json_string(out, value.get_ref<const std::string&>());
+    case Type::number_integer:
+      return append_json_int(out, value.get<int64_t>());
+    case Type::number_unsigned: {
+      char digits[24];
+      out.append(digits, std::to_chars(digits, digits + sizeof digits, value.get<uint64_t>()).ptr);
+      return;
+    }
+    case Type::boolean:
+      out += value.get<bool>() ? "true" : "false";
+      return;
+    case Type::null:
+      out += "null";
+      return;
+    case Type::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& element : value) {
+        if (!first) out += ',';
+        first = false;
+        append_json_value(out, element);
+      }
+      out += ']';
+      return;
+    }
+    case Type::object: {
+      out += '{';
+      bool first = true;
+      for (auto member = value.begin(); member != value.end(); ++member) {
+        if (!first) out += ',';
+        first = false;
+        append_json_string(out, member.key());
+        out += ':';
+        append_json_value(out, member.value());
+      }
+      out += '}';
+      return;
+    }
+    default:
+      out += value.dump(-1, ' ', false, kReplaceInvalid);
+  }
 }
 
 }  // namespace agentrt::core

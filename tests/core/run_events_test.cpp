@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <limits>
+
 namespace agentrt::core {
 namespace {
 
@@ -133,6 +136,52 @@ TEST(JsonText, EscapesEveryByteSequenceAsNlohmannDumpsIt) {
       ch = static_cast<char>(r % 4 == 0 ? edges[(r >> 2) % edges.size()] : r >> 2);
     }
     if (!check(text)) return;
+  }
+}
+
+// append_json_value writes containers, strings and integers itself: compared with
+// nlohmann's dump on 3,000 random documents nested up to four deep.
+TEST(JsonText, WritesEveryValueAsNlohmannDumpsIt) {
+  uint32_t state = 99;
+  auto next = [&state] { return state = state * 1103515245u + 12345u; };
+  std::function<json(int)> document = [&](int depth) -> json {
+    switch ((next() >> 8) % (depth > 0 ? 9 : 7)) {
+      case 0:
+        return nullptr;
+      case 1:
+        return (next() >> 8) % 2 == 0;
+      case 2:
+        return static_cast<int64_t>(next()) - (int64_t{1} << 31) * static_cast<int64_t>(next() % 3);
+      case 3:
+        return std::numeric_limits<uint64_t>::max() - next();
+      case 4:
+        return static_cast<double>(next() % 100000) / 64.0;
+      case 5:
+        return awkward_contents()[(next() >> 8) % awkward_contents().size()];
+      case 6: {
+        std::string bytes(next() % 12, ' ');
+        for (char& c : bytes) c = static_cast<char>(next() >> 12);
+        return bytes;
+      }
+      case 7: {
+        json array = json::array();
+        for (uint32_t n = next() % 5; n > 0; --n) array.push_back(document(depth - 1));
+        return array;
+      }
+      default: {
+        json object = json::object();
+        for (uint32_t n = next() % 5; n > 0; --n)
+          object[awkward_contents()[(next() >> 8) % awkward_contents().size()] +
+                 std::to_string(n)] = document(depth - 1);
+        return object;
+      }
+    }
+  };
+  for (int i = 0; i < 3000; ++i) {
+    const json value = document(4);
+    std::string out;
+    append_json_value(out, value);
+    ASSERT_EQ(out, dumped(value)) << "document " << i;
   }
 }
 

@@ -3,6 +3,7 @@
 #include "core/domain/errors.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace agentrt::core {
 namespace {
@@ -24,7 +25,64 @@ int64_t estimate_text_tokens(const std::string& text) {
   return static_cast<int64_t>((text.size() + 3) / 4);
 }
 
+// Reads the parts of a content array for estimate_tokens' sum, without a DOM: each
+// part's "type" and the byte length of its "text" (depth 2; deeper objects, such as an
+// image part's, are skipped).
+class ContentTokens : public nlohmann::json::json_sax_t {
+ public:
+  int64_t tokens = 0;
+
+  bool key(string_t& name) override {
+    key_ = depth_ == 2 ? name : std::string();
+    return true;
+  }
+  bool string(string_t& value) override {
+    if (depth_ == 2 && key_ == "type") is_text_ = value == "text";
+    if (depth_ == 2 && key_ == "text") text_bytes_ = static_cast<int64_t>(value.size());
+    return true;
+  }
+  bool start_object(std::size_t) override {
+    if (++depth_ == 2) is_text_ = false, text_bytes_ = 0;
+    return true;
+  }
+  bool end_object() override {
+    if (depth_-- == 2) tokens += is_text_ ? (text_bytes_ + 3) / 4 : 256;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception&) override {
+    return false;
+  }
+
+ private:
+  int depth_ = 0;
+  std::string key_;
+  bool is_text_ = false;
+  int64_t text_bytes_ = 0;
+};
+
+int64_t estimate_content_tokens(std::string_view content_json) {
+  ContentTokens parts;
+  if (!nlohmann::json::sax_parse(content_json, &parts))
+    throw std::runtime_error("a stored message's content is not JSON");
+  return parts.tokens;
+}
+
 int64_t estimate_tokens(const StoredMessage& message) {
+  if (message.tokens >= 0) return message.tokens;
   int64_t tokens = kFraming;
   for (const auto& part : message.content) {
     if (part.value("type", "") == "text")
@@ -85,7 +143,8 @@ std::vector<StoredMessage> recent_history(const SessionStore& sessions, const st
   std::vector<StoredMessage> recent;
   int64_t tokens = 0;
   sessions.history_newest_first(cell, session, [&](StoredMessage&& message) {
-    tokens += estimate_tokens(message);
+    message.tokens = kFraming + estimate_content_tokens(message.content_text);
+    tokens += message.tokens;
     recent.push_back(std::move(message));
     return tokens <= context_window;
   });

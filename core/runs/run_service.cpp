@@ -28,7 +28,11 @@ std::string provider_request(const PreparedRun& run) {
   for (const auto& m : run.context) {
     if (messages.back() != '[') messages += ',';
     JsonObjectText message(messages);
-    message.value("content", m.content).string("role", m.role).close();
+    if (m.content_text.empty())
+      message.value("content", m.content);
+    else
+      message.member("content") += m.content_text;  // as stored, which is its dump
+    message.string("role", m.role).close();
   }
   messages += ']';
   request.string("model", run.model.model.id);

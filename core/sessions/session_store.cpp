@@ -70,7 +70,7 @@ void SessionStore::history_newest_first(const std::string& cell, const std::stri
         "SELECT role, content FROM messages WHERE cell = ? AND session_id = ? ORDER BY seq DESC");
     row.bind(1, cell).bind(2, session);
     while (row.step())
-      if (!take({row.column_text(0), nlohmann::json::parse(row.column_text(1))})) return;
+      if (!take({row.column_text(0), nullptr, row.column_text(1)})) return;
   });
 }
 

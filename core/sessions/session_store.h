@@ -23,6 +23,11 @@ nlohmann::json to_json(const SessionRecord& session);
 struct StoredMessage {
   std::string role;
   nlohmann::json content;  // array of parts
+  // A message of a run's history comes as stored instead: its content's JSON text, left
+  // unparsed (`content` null), and its token estimate. The text goes upstream as it is;
+  // parsing it was most of what a long history cost a run.
+  std::string content_text = {};
+  int64_t tokens = -1;
 };
 
 struct RunRecord {
@@ -50,7 +55,8 @@ class SessionStore {
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;
   std::vector<StoredMessage> history(const std::string& cell, const std::string& session) const;
-  // The session's messages newest first, each handed to `take` until it returns false.
+  // The session's messages newest first, as stored (role and content_text only), each
+  // handed to `take` until it returns false.
   void history_newest_first(const std::string& cell, const std::string& session,
                             const std::function<bool(StoredMessage&&)>& take) const;
   // Messages oldest first, paged.

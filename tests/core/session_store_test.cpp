@@ -120,10 +120,14 @@ TEST(SessionStoreTest, ALongSessionIsReadOnlyAsFarAsTheContextWindowReaches) {
   uint32_t state = 7;
   for (int i = 0; i < 3000; ++i) {
     state = state * 1103515245u + 12345u;
-    nlohmann::json part =
-        i % 50 == 49
-            ? nlohmann::json{{"type", "image_url"}, {"url", "https://i/" + std::to_string(i)}}
-            : nlohmann::json{{"type", "text"}, {"text", std::string((state >> 8) % 400, 'w')}};
+    std::string words((state >> 8) % 400, 'w');
+    if (i % 3 == 1)
+      words += "\"quoted\"\n caf\xc3\xa9 \\ \xf0\x9f\x98\x80";  // escaped or multi-byte
+    nlohmann::json part = i % 50 == 49 ? nlohmann::json{{"type", "image_url"},
+                                                        {"image_url",
+                                                         {{"url", "https://i/" + std::to_string(i)},
+                                                          {"text", "not a text part"}}}}
+                                       : nlohmann::json{{"type", "text"}, {"text", words}};
     outcome.new_messages.push_back(
         {i % 7 == 3 || i % 2 == 0 ? "user" : "assistant", nlohmann::json::array({part})});
   }
@@ -132,11 +136,18 @@ TEST(SessionStoreTest, ALongSessionIsReadOnlyAsFarAsTheContextWindowReaches) {
   ASSERT_EQ(whole.size(), 3000u);
   const std::vector<StoredMessage> fresh = {
       {"user", nlohmann::json::array({{{"type", "text"}, {"text", "now"}}})}};
-  auto texts = [](const std::vector<StoredMessage>& messages) {
+  // A history message comes as stored: its content's text, which is the content's dump.
+  auto text_of = [](const StoredMessage& m) {
+    return m.role + (m.content_text.empty() ? m.content.dump() : m.content_text);
+  };
+  auto texts = [&](const std::vector<StoredMessage>& messages) {
     std::vector<std::string> out;
-    for (const auto& m : messages) out.push_back(m.role + m.content.dump());
+    for (const auto& m : messages) out.push_back(text_of(m));
     return out;
   };
+  for (const auto& m : whole)
+    ASSERT_EQ(estimate_content_tokens(m.content.dump()) + 4, estimate_tokens(m))
+        << m.content.dump();
   auto tokens = [](auto begin, auto end) {
     int64_t sum = 0;
     for (auto it = begin; it != end; ++it) sum += estimate_tokens(*it);
@@ -145,11 +156,11 @@ TEST(SessionStoreTest, ALongSessionIsReadOnlyAsFarAsTheContextWindowReaches) {
   for (int64_t window : {10, 50, 333, 1000, 5000, 20000, 10'000'000}) {
     const auto recent = recent_history(sessions, "cell", "ses_long", window);
     ASSERT_LE(recent.size(), whole.size());
-    EXPECT_TRUE(std::equal(recent.begin(), recent.end(),
-                           whole.end() - static_cast<std::ptrdiff_t>(recent.size()),
-                           [](const StoredMessage& a, const StoredMessage& b) {
-                             return a.role == b.role && a.content == b.content;
-                           }))
+    EXPECT_TRUE(std::equal(
+        recent.begin(), recent.end(), whole.end() - static_cast<std::ptrdiff_t>(recent.size()),
+        [&](const StoredMessage& a, const StoredMessage& b) {
+          return text_of(a) == text_of(b) && estimate_tokens(a) == estimate_tokens(b);
+        }))
         << "not the newest messages, window " << window;
     if (recent.size() < whole.size()) {
       EXPECT_LE(tokens(recent.begin() + 1, recent.end()), window) << "read past the window";

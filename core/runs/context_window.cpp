@@ -1,6 +1,7 @@
 #include "core/runs/context_window.h"
 
 #include "core/domain/errors.h"
+#include "core/domain/json_sax.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -28,7 +29,7 @@ int64_t estimate_text_tokens(const std::string& text) {
 // Reads the parts of a content array for estimate_tokens' sum, without a DOM: each
 // part's "type" and the byte length of its "text" (depth 2; deeper objects, such as an
 // image part's, are skipped).
-class ContentTokens : public nlohmann::json::json_sax_t {
+class ContentTokens : public JsonSaxReader {
  public:
   int64_t tokens = 0;
 
@@ -56,15 +57,6 @@ class ContentTokens : public nlohmann::json::json_sax_t {
   bool end_array() override {
     --depth_;
     return true;
-  }
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception&) override {
-    return false;
   }
 
  private:

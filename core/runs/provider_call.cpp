@@ -1,5 +1,6 @@
 #include "core/runs/provider_call.h"
 
+#include "core/domain/json_sax.h"
 #include "core/log/logger.h"
 
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ std::chrono::milliseconds backoff(const RetryPolicy& policy, int attempt, uint32
 // Reads the top-level members a usage or finish delta carries ({"input_tokens":8,
 // "output_tokens":16}, {"reason":"stop"}) as the parser meets them: no document is
 // built for a few numbers, twice a run.
-class DeltaFields : public nlohmann::json_sax<nlohmann::json> {
+class DeltaFields : public JsonSaxReader {
  public:
   std::optional<int64_t> input_tokens, output_tokens;
   std::optional<std::string> reason;
@@ -53,13 +54,6 @@ class DeltaFields : public nlohmann::json_sax<nlohmann::json> {
   bool end_object() override { return leave(); }
   bool start_array(std::size_t) override { return enter(); }
   bool end_array() override { return leave(); }
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    return false;
-  }
 
  private:
   bool take(int64_t value) {

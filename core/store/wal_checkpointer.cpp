@@ -97,8 +97,7 @@ void WalCheckpointer::run() {
   pthread_setname_np(pthread_self(), "agentrt-ckpt");
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kNice);
   tid_.store(gettid(), std::memory_order_release);
-  use_idle_policy();
-  if (!idle_policy_.load()) {
+  if (!use_idle_policy()) {
     log_info("WAL checkpoint thread shares the CPU at nice 19, not on idle CPU only",
              {{"reason",
                "the process may not take a thread out of SCHED_IDLE: RLIMIT_NICE below 1 "
@@ -113,7 +112,7 @@ void WalCheckpointer::run() {
     due_ = writeback_due_ = false;
     lock.unlock();
     const bool restarts = checkpoint_now && checkpoint();
-    if (restarts && !idle_policy_.load()) use_idle_policy();
+    if (restarts && ::sched_getscheduler(0) != SCHED_IDLE) use_idle_policy();
     if (!checkpoint_now) start_writeback();
     lock.lock();
     // The commits that asked meanwhile are covered; if the WAL does not restart after
@@ -135,19 +134,21 @@ void WalCheckpointer::start_writeback() {
     writebacks_.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Only this thread sets SCHED_IDLE; the writer only takes it back (on_commit). A race
-// between the two leaves the thread under SCHED_OTHER, as it ran before, until the
-// next time it falls behind and catches up.
-void WalCheckpointer::use_idle_policy() {
+// Only this thread sets SCHED_IDLE; the writer only takes it back (on_commit), by the
+// kernel's word rather than a flag of ours: once under SCHED_IDLE on busy cores the
+// thread may get no CPU to say so, and a writer going by a flag let 50 commits past
+// twice the threshold go by (a sanitizer run). A writer that asks just before the
+// thread takes the policy finds it at its next commit past twice the threshold.
+bool WalCheckpointer::use_idle_policy() {
   const sched_param param{};
-  if (may_leave_idle_policy(kNice) && ::sched_setscheduler(0, SCHED_IDLE, &param) == 0)
-    idle_policy_.store(true);
+  return may_leave_idle_policy(kNice) && ::sched_setscheduler(0, SCHED_IDLE, &param) == 0;
 }
 
 void WalCheckpointer::leave_idle_policy() {
-  if (!idle_policy_.exchange(false)) return;
+  const pid_t tid = tid_.load(std::memory_order_acquire);
+  if (tid == 0 || ::sched_getscheduler(tid) != SCHED_IDLE) return;
   const sched_param param{};
-  ::sched_setscheduler(tid_.load(std::memory_order_acquire), SCHED_OTHER, &param);
+  ::sched_setscheduler(tid, SCHED_OTHER, &param);
 }
 
 bool WalCheckpointer::passive(int& log_frames, int& copied) {

@@ -82,7 +82,7 @@ class WalCheckpointer {
   void run();
   bool checkpoint();  // true when the next write restarts the WAL
   bool passive(int& log_frames, int& copied);
-  void use_idle_policy();
+  bool use_idle_policy();  // true when the thread took SCHED_IDLE
   void leave_idle_policy();
   void start_writeback();
 
@@ -105,7 +105,6 @@ class WalCheckpointer {
   std::atomic<uint64_t> restarts_{0};
   std::atomic<uint64_t> held_{0};
   std::atomic<pid_t> tid_{0};
-  std::atomic<bool> idle_policy_{false};
   std::atomic<bool> settled_{false};
   std::thread thread_;
 };

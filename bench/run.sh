@@ -523,8 +523,12 @@ mkdir -p "$(dirname "$report")"
   echo
   echo "| run | p50 | p99 | CPU a run | WAL frames a commit |"
   echo "|---:|---:|---:|---:|---:|"
+  # store_field RUN FIELD SCALE: the field rounded down to 1/SCALE, or n/a.
+  store_field() {
+    jq -r "$2 // \"n/a\" | if type == \"number\" then . * $3 | floor / $3 else . end" "$work/r/store-$1"
+  }
   for run in 1 2 3; do
-    echo "| $run | $(jq -r '.wall_us.p50 // "n/a" | if type == "number" then . * 10 | floor / 10 else . end' "$work/r/store-$run") | $(jq -r '.wall_us.p99 // "n/a" | if type == "number" then . * 10 | floor / 10 else . end' "$work/r/store-$run") | $(jq -r '.cpu_us_per_run // "n/a" | if type == "number" then . * 10 | floor / 10 else . end' "$work/r/store-$run") | $(jq -r '.wal_frames_per_commit // "n/a" | if type == "number" then . * 100 | floor / 100 else . end' "$work/r/store-$run") |"
+    echo "| $run | $(store_field $run .wall_us.p50 10) | $(store_field $run .wall_us.p99 10) | $(store_field $run .cpu_us_per_run 10) | $(store_field $run .wal_frames_per_commit 100) |"
   done
   echo
   echo "## Targets"

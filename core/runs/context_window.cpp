@@ -26,6 +26,15 @@ int64_t estimate_text_tokens(const std::string& text) {
   return static_cast<int64_t>((text.size() + 3) / 4);
 }
 
+namespace {
+
+// A content part's share: its text's, or an image's.
+int64_t part_tokens(bool is_text, size_t text_bytes) {
+  return is_text ? static_cast<int64_t>((text_bytes + 3) / 4) : 256;
+}
+
+}  // namespace
+
 // Reads the parts of a content array for estimate_tokens' sum, without a DOM: each
 // part's "type" and the byte length of its "text" (depth 2; deeper objects, such as an
 // image part's, are skipped).
@@ -39,7 +48,7 @@ class ContentTokens : public JsonSaxReader {
   }
   bool string(string_t& value) override {
     if (depth_ == 2 && key_ == "type") is_text_ = value == "text";
-    if (depth_ == 2 && key_ == "text") text_bytes_ = static_cast<int64_t>(value.size());
+    if (depth_ == 2 && key_ == "text") text_bytes_ = value.size();
     return true;
   }
   bool start_object(std::size_t) override {
@@ -47,7 +56,7 @@ class ContentTokens : public JsonSaxReader {
     return true;
   }
   bool end_object() override {
-    if (depth_-- == 2) tokens += is_text_ ? (text_bytes_ + 3) / 4 : 256;
+    if (depth_-- == 2) tokens += part_tokens(is_text_, text_bytes_);
     return true;
   }
   bool start_array(std::size_t) override {
@@ -63,7 +72,7 @@ class ContentTokens : public JsonSaxReader {
   int depth_ = 0;
   std::string key_;
   bool is_text_ = false;
-  int64_t text_bytes_ = 0;
+  size_t text_bytes_ = 0;
 };
 
 int64_t estimate_content_tokens(std::string_view content_json) {
@@ -77,10 +86,8 @@ int64_t estimate_tokens(const StoredMessage& message) {
   if (message.tokens >= 0) return message.tokens;
   int64_t tokens = kFraming;
   for (const auto& part : message.content) {
-    if (part.value("type", "") == "text")
-      tokens += estimate_text_tokens(part.value("text", ""));
-    else
-      tokens += 256;
+    const bool is_text = part.value("type", "") == "text";
+    tokens += part_tokens(is_text, is_text ? part.value("text", "").size() : 0);
   }
   return tokens;
 }

@@ -43,10 +43,10 @@ std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t c
                                             std::optional<int64_t> reserved);
 
 // The newest part of a session's history that a context of `context_window` tokens can
-// hold any of, oldest first, as stored (StoredMessage::content_text, with its tokens). Read newest
-// first, it stops once the messages read pass the window on their own: assemble_context keeps the
-// newest messages that fit, so nothing older could be kept. A run on a long session then reads what
-// fits, not every message the session ever had.
+// hold any of, oldest first, as stored (StoredMessage::content_text, with its tokens).
+// Read newest first, it stops once the messages read pass the window on their own:
+// assemble_context keeps the newest messages that fit, so nothing older could be kept.
+// A run on a long session then reads what fits, not every message the session had.
 std::vector<StoredMessage> recent_history(const SessionStore& sessions, const std::string& cell,
                                           const std::string& session, int64_t context_window);
 

@@ -97,6 +97,7 @@ void WalCheckpointer::run() {
   pthread_setname_np(pthread_self(), "agentrt-ckpt");
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kNice);
   tid_.store(gettid(), std::memory_order_release);
+  idle_allowed_ = may_leave_idle_policy(kNice);
   if (!use_idle_policy()) {
     log_info("WAL checkpoint thread shares the CPU at nice 19, not on idle CPU only",
              {{"reason",
@@ -141,7 +142,7 @@ void WalCheckpointer::start_writeback() {
 // thread takes the policy finds it at its next commit past twice the threshold.
 bool WalCheckpointer::use_idle_policy() {
   const sched_param param{};
-  return may_leave_idle_policy(kNice) && ::sched_setscheduler(0, SCHED_IDLE, &param) == 0;
+  return idle_allowed_ && ::sched_setscheduler(0, SCHED_IDLE, &param) == 0;
 }
 
 void WalCheckpointer::leave_idle_policy() {

@@ -106,6 +106,7 @@ class WalCheckpointer {
   std::atomic<uint64_t> held_{0};
   std::atomic<pid_t> tid_{0};
   std::atomic<bool> settled_{false};
+  bool idle_allowed_ = false;  // the thread may be taken out of SCHED_IDLE (run(), once)
   std::thread thread_;
 };
 

@@ -73,7 +73,9 @@ size_t Memory::total(const Workload& w) const {
     json counts =
         call(table().count,
              {{"cell", cell}, {"actor", nullptr}, {"namespace", nullptr}, {"session_id", nullptr}});
-    for (const auto& item : counts.items()) n += item.value().get<size_t>();
+    // The answer also carries "cache_s" (how long the host may reuse it): not a layer.
+    for (const auto& item : counts.items())
+      if (item.key() != "cache_s") n += item.value().get<size_t>();
   }
   return n;
 }

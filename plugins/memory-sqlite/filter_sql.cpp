@@ -96,13 +96,35 @@ const std::string& clear_sql(FilterShape shape) {
 // candidates up in the table; the narrow covering index is several times faster.
 const std::string& search_term_sql() {
   static const std::string sql =
-      std::string("SELECT c.r, c.tf, c.n, c.tokens, e.token_count, ") + kVisibleSql +
+      std::string("SELECT c.r, c.tf, e.token_count, e.cell = :cell, ") + kVisibleSql +
       " AND ((:layers >> e.layer) & 1)"
-      " FROM (SELECT rowid AS r, agentrt_term_stat(memory_fts, 0) AS tf,"
-      " agentrt_term_stat(memory_fts, 1) AS n, agentrt_term_stat(memory_fts, 2) AS tokens"
+      " FROM (SELECT rowid AS r, agentrt_term_stat(memory_fts, 0) AS tf"
       " FROM memory_fts WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :candidates)"
       " AS c CROSS JOIN memory_entries AS e INDEXED BY " +
       kIndexBySeq + " ON e.seq = c.r";
+  return sql;
+}
+
+const std::string& index_rows_sql() {
+  static const std::string sql =
+      "SELECT agentrt_term_stat(memory_fts, 1) FROM memory_fts WHERE memory_fts MATCH :match"
+      " LIMIT 1";
+  return sql;
+}
+
+// Each bound is one lookup at the edge of a (cell, layer) range of memory_by_layer;
+// SQLite has no such shortcut for min() or max() over several layers at once.
+const std::string& cell_seq_range_sql() {
+  static const std::string sql = [] {
+    std::string edges;
+    for (int layer = 0; layer < kLayerCount; ++layer) {
+      std::string range = std::string(" FROM memory_entries INDEXED BY ") + kIndexByLayer +
+                          " WHERE cell = :cell AND layer = " + std::to_string(layer) + ")";
+      edges += std::string(layer ? " UNION ALL " : "") + "SELECT (SELECT min(seq)" + range +
+               " AS lo, (SELECT max(seq)" + range + " AS hi";
+    }
+    return "SELECT min(lo), max(hi) FROM (" + edges + ")";
+  }();
   return sql;
 }
 

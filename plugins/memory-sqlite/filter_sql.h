@@ -50,10 +50,18 @@ void bind_layer_filter(Statement& s, const Filter& filter, int layer, FilterShap
 extern const char* const kVisibleSql;
 void bind_visibility(Statement& s, const Filter& filter);
 
-// Search's walk over one term: its :candidates newest FTS matches (:match is one quoted
-// term) joined to their entries. Columns: seq, term frequency, rows and tokens in the
-// index, the entry's token count, and whether kVisibleSql and the :layers bit mask
-// admit it. Needs agentrt_term_stat (fts_support.h) on the connection.
+// Search's walk over one term: its :candidates newest FTS matches (:match is a
+// term_match or a cell_term_match, fts_support.h) joined to their entries. Columns:
+// seq, term frequency, the entry's token count, whether it is :cell's, and whether
+// kVisibleSql and the :layers bit mask admit it. Needs agentrt_term_stat
+// (fts_support.h) on the connection.
 const std::string& search_term_sql();
+
+// The rows in the whole FTS index, read off any one match of :match (no row when
+// nothing matches).
+const std::string& index_rows_sql();
+
+// The smallest and largest seq of :cell's entries (NULLs for an empty cell).
+const std::string& cell_seq_range_sql();
 
 }  // namespace agentrt::memory_sqlite

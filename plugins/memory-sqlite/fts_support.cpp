@@ -20,6 +20,21 @@ fts5_api* fts5_api_of(Database& db) {
   return api;
 }
 
+// Instances of the query's last phrase in the row: the term's frequency, since a search
+// puts its term last, after the cell's tag when it has one.
+int last_phrase_frequency(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_int64* out) {
+  int instances = 0;
+  int rc = api->xInstCount(fts, &instances);
+  int last = api->xPhraseCount(fts) - 1;
+  *out = 0;
+  for (int i = 0; rc == SQLITE_OK && i < instances; ++i) {
+    int phrase = 0, column = 0, offset = 0;
+    rc = api->xInst(fts, i, &phrase, &column, &offset);
+    if (phrase == last) ++*out;
+  }
+  return rc;
+}
+
 void term_stat(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int argc,
                sqlite3_value** argv) {
   if (argc != 1) {
@@ -29,20 +44,14 @@ void term_stat(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
   int rc = SQLITE_OK;
   sqlite3_int64 value = 0;
   switch (sqlite3_value_int(argv[0])) {
-    case 0: {
-      int instances = 0;
-      rc = api->xInstCount(fts, &instances);
-      value = instances;
+    case 0:
+      rc = last_phrase_frequency(api, fts, &value);
       break;
-    }
     case 1:
       rc = api->xRowCount(fts, &value);
       break;
-    case 2:
-      rc = api->xColumnTotalSize(fts, 0, &value);
-      break;
     default:
-      sqlite3_result_error(ctx, "agentrt_term_stat: what must be 0, 1 or 2", -1);
+      sqlite3_result_error(ctx, "agentrt_term_stat: what must be 0 or 1", -1);
       return;
   }
   if (rc != SQLITE_OK) {
@@ -137,6 +146,29 @@ std::string fts_literal(std::string_view term) {
   }
   out.push_back('"');
   return out;
+}
+
+std::string cell_tag(std::string_view cell) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string tag = "c";
+  tag.reserve(1 + 2 * cell.size());
+  for (unsigned char c : cell) {
+    tag.push_back(kHex[c >> 4]);
+    tag.push_back(kHex[c & 15]);
+  }
+  return tag;
+}
+
+std::string cell_match(std::string_view cell) {
+  return "cell_tag : " + fts_literal(cell_tag(cell));
+}
+
+std::string term_match(std::string_view term) {
+  return "content : " + fts_literal(term);
+}
+
+std::string cell_term_match(std::string_view cell, std::string_view term) {
+  return cell_match(cell) + " AND " + term_match(term);
 }
 
 }  // namespace agentrt::memory_sqlite

@@ -34,12 +34,25 @@ class Tokenizer {
 };
 
 // Registers the FTS5 auxiliary function agentrt_term_stat(memory_fts, what) on `db`:
-// what 0 = occurrences of the query's phrases in the row (the term frequency when the
-// query is one term), 1 = rows in the index, 2 = tokens in the index. Each is O(1) per
-// row, unlike bm25(), whose IDF step walks every row that matches each term.
+// what 0 = occurrences of the query's last phrase in the row (the term's frequency,
+// since a search puts its term last), 1 = rows in the whole index. Each is O(1) per
+// match, unlike bm25(), whose IDF step walks every row that matches each term.
 void register_term_stat_function(Database& db);
 
 // A MATCH expression that is one literal term: FTS5 syntax never leaks through it.
 std::string fts_literal(std::string_view term);
+
+// The word memory_fts's cell_tag column holds for `cell`: 'c' and the cell's bytes in
+// hex, as schema step 4 spells it with SQLite's hex().
+std::string cell_tag(std::string_view cell);
+
+// `cell`'s entries whose content holds `term`: the tag first, the term last.
+std::string cell_term_match(std::string_view cell, std::string_view term);
+
+// Every entry whose content holds `term`, in any cell.
+std::string term_match(std::string_view term);
+
+// Every entry of `cell`.
+std::string cell_match(std::string_view cell);
 
 }  // namespace agentrt::memory_sqlite

@@ -172,6 +172,68 @@ AFTER UPDATE OF cell, layer, actor, namespace ON memory_entries BEGIN
     ON CONFLICT DO UPDATE SET n = n + 1;
 END;
 )sql",
+    // Search is per cell. Step 1's index mixed the cells: a term's newest matches
+    // could all be another cell's, and BM25's statistics counted every cell, so a
+    // busy tenant pushed a small one's entries out of its own searches and a score
+    // told one tenant something of what the others stored.
+    // - memory_fts gains a second column, cell_tag: one word per entry, 'c' and the
+    //   hex of its cell, so no cell name splits into words or matches another's. A
+    //   search matches `cell_tag : "c<hex>" AND content : "<term>"`.
+    // - Its external content is a view that spells cell_tag the same way, so FTS5's
+    //   own rebuild and integrity check read what the triggers wrote.
+    // - memory_cell_stats keeps per cell the entries and their tokens (BM25's row count
+    //   and average length), in the same transaction as every change, like
+    //   memory_totals; a cell with no entries has no row.
+    R"sql(
+DROP TRIGGER memory_entries_fts_insert;
+DROP TRIGGER memory_entries_fts_delete;
+DROP TRIGGER memory_entries_fts_update;
+DROP TABLE memory_fts;
+CREATE VIEW memory_fts_source AS
+  SELECT seq, content, 'c' || hex(cell) AS cell_tag FROM memory_entries;
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+  content, cell_tag, content='memory_fts_source', content_rowid='seq', columnsize=0,
+  tokenize='unicode61 remove_diacritics 2');
+INSERT INTO memory_fts(memory_fts) VALUES('rebuild');
+CREATE TRIGGER memory_entries_fts_insert AFTER INSERT ON memory_entries BEGIN
+  INSERT INTO memory_fts(rowid, content, cell_tag)
+    VALUES (new.seq, new.content, 'c' || hex(new.cell));
+END;
+CREATE TRIGGER memory_entries_fts_delete AFTER DELETE ON memory_entries BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, content, cell_tag)
+    VALUES ('delete', old.seq, old.content, 'c' || hex(old.cell));
+END;
+CREATE TRIGGER memory_entries_fts_update AFTER UPDATE OF content, cell ON memory_entries BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, content, cell_tag)
+    VALUES ('delete', old.seq, old.content, 'c' || hex(old.cell));
+  INSERT INTO memory_fts(rowid, content, cell_tag)
+    VALUES (new.seq, new.content, 'c' || hex(new.cell));
+END;
+CREATE TABLE memory_cell_stats(
+  cell TEXT PRIMARY KEY,
+  entries INTEGER NOT NULL,
+  tokens INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO memory_cell_stats
+  SELECT cell, count(*), sum(token_count) FROM memory_entries GROUP BY cell;
+CREATE TRIGGER memory_entries_cell_stats_insert AFTER INSERT ON memory_entries BEGIN
+  INSERT INTO memory_cell_stats VALUES(new.cell, 1, new.token_count)
+    ON CONFLICT DO UPDATE SET entries = entries + 1, tokens = tokens + excluded.tokens;
+END;
+CREATE TRIGGER memory_entries_cell_stats_delete AFTER DELETE ON memory_entries BEGIN
+  UPDATE memory_cell_stats SET entries = entries - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell;
+  DELETE FROM memory_cell_stats WHERE cell = old.cell AND entries = 0;
+END;
+CREATE TRIGGER memory_entries_cell_stats_update
+AFTER UPDATE OF cell, token_count ON memory_entries BEGIN
+  UPDATE memory_cell_stats SET entries = entries - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell;
+  DELETE FROM memory_cell_stats WHERE cell = old.cell AND entries = 0;
+  INSERT INTO memory_cell_stats VALUES(new.cell, 1, new.token_count)
+    ON CONFLICT DO UPDATE SET entries = entries + 1, tokens = tokens + excluded.tokens;
+END;
+)sql",
 };
 constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 

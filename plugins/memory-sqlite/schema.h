@@ -32,4 +32,7 @@ inline constexpr const char* kIndexBySeq = "memory_by_seq";
 // Exact per-filter tallies of memory_entries, kept by triggers (schema step 3).
 inline constexpr const char* kTotalsTable = "memory_totals";
 
+// Per cell, its entries and their tokens: BM25's statistics (schema step 4).
+inline constexpr const char* kCellStatsTable = "memory_cell_stats";
+
 }  // namespace agentrt::memory_sqlite

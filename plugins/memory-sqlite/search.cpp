@@ -3,6 +3,7 @@
 #include "bm25.h"
 #include "filter_sql.h"
 #include "fts_support.h"
+#include "schema.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -14,17 +15,15 @@
 namespace agentrt::memory_sqlite {
 namespace {
 
-// Two subqueries, because SQLite answers a lone min() or max() from the b-tree's edge
-// but scans the table for both in one SELECT.
-const std::string& seq_range_sql() {
-  static const std::string sql =
-      "SELECT (SELECT min(seq) FROM memory_entries), (SELECT max(seq) FROM memory_entries)";
-  return sql;
-}
-
 const std::string& by_seq_sql() {
   static const std::string sql =
       std::string("SELECT ") + kEntryColumns + " FROM memory_entries WHERE seq = :seq";
+  return sql;
+}
+
+const std::string& cell_stats_sql() {
+  static const std::string sql =
+      std::string("SELECT entries, tokens FROM ") + kCellStatsTable + " WHERE cell = :cell";
   return sql;
 }
 
@@ -34,30 +33,50 @@ struct Match {
   int64_t tokens;
 };
 
-// What one term's walk saw: every match it read, and the ones the caller may see.
+// What one term's walk saw: every match of the cell it read, and the ones the caller
+// may see.
 struct TermScan {
   int64_t seen = 0;
   int64_t oldest_seq = 0;
-  int64_t corpus_rows = 0;
-  int64_t corpus_tokens = 0;
   std::vector<Match> visible;
+  bool cut_short = false;  // ended before the cell's window filled, by its own limit or
+                           // because the word proved common (see walk)
 };
 
+// The shared walk looks up every match it reads (about 0.6 µs each on the 1M-entry
+// benchmark store); the tagged walk's cost per match falls as the word gets commoner
+// (10 µs at 0.15% of entries, under 0.5 µs at 5% and more), since FTS5 then steps
+// through the two doclists side by side instead of seeking in the tag's. The shared
+// walk gives up for the tagged one once its first kDensityProbe matches show a word in
+// at least one entry of kCommonWordSpan: the figure that measured best for common
+// words without costing mid-frequency ones (bench/README.md, "Search per cell").
+constexpr int64_t kDensityProbe = 256;
+constexpr int64_t kCommonWordSpan = 30;
+
+// BM25 over one cell: its row count and average length are the cell's, and each term's
+// window is the cell's newest matches, however the walk finds them.
 class Ranker {
  public:
-  Ranker(Connection& c, const SearchRequest& request, int candidates)
-      : c_(c), request_(request), candidates_(candidates) {}
+  Ranker(Connection& c, const SearchRequest& request, int candidates, double shared_walk_min_share)
+      : c_(c), request_(request), candidates_(candidates) {
+    Statement& s = c_.prepared(cell_stats_sql());
+    StatementUse use(s);
+    s.bind(":cell", request_.filter.cell);
+    if (!use->step()) return;  // no entries in the cell
+    cell_rows_ = s.column_int(0);
+    if (cell_rows_ == 0) return;
+    average_tokens_ = static_cast<double>(s.column_int(1)) / static_cast<double>(cell_rows_);
+    shared_walk_limit_ = shared_walk_limit(shared_walk_min_share);
+  }
 
   void add_term(const std::string& term) {
+    if (cell_rows_ == 0) return;
     TermScan scan = walk(term);
     if (scan.visible.empty()) return;
     int64_t df = scan.seen < candidates_ ? scan.seen : extrapolated_df(scan);
-    double idf = bm25::idf(scan.corpus_rows, df);
-    double average = scan.corpus_rows > 0 ? static_cast<double>(scan.corpus_tokens) /
-                                                static_cast<double>(scan.corpus_rows)
-                                          : 0;
+    double idf = bm25::idf(cell_rows_, df);
     for (const Match& m : scan.visible)
-      scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average);
+      scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average_tokens_);
   }
 
   // The best `limit`, best first; equal scores put the newer entry first.
@@ -74,39 +93,72 @@ class Ranker {
   }
 
  private:
+  // Both walks see the same matches: the cell's newest `candidates_`, or all of them.
   TermScan walk(const std::string& term) {
+    if (shared_walk_limit_ > 0) {
+      TermScan scan = walk(term_match(term), shared_walk_limit_, true);
+      if (!scan.cut_short) return scan;
+    }
+    return walk(cell_term_match(request_.filter.cell, term), candidates_, false);
+  }
+
+  TermScan walk(const std::string& match, int64_t limit, bool shared) {
     Statement& s = c_.prepared(search_term_sql());
     StatementUse use(s);
-    s.bind(":match", fts_literal(term));
-    s.bind(":candidates", int64_t{candidates_});
+    s.bind(":match", match);
+    s.bind(":candidates", limit);
     s.bind(":layers", static_cast<int64_t>(request_.layers));
     bind_visibility(s, request_.filter);
     TermScan scan;
-    while (use->step()) {
+    int64_t read = 0, newest = 0;
+    while (scan.seen < candidates_ && use->step()) {
+      if (++read == 1) newest = s.column_int(0);
+      if (shared && read == kDensityProbe &&
+          newest - s.column_int(0) < kDensityProbe * kCommonWordSpan) {
+        scan.cut_short = true;
+        return scan;
+      }
+      if (s.column_int(3) == 0) continue;  // another cell's
       ++scan.seen;
       scan.oldest_seq = s.column_int(0);
-      scan.corpus_rows = s.column_int(2);
-      scan.corpus_tokens = s.column_int(3);
-      if (s.column_int(5) != 0)
-        scan.visible.push_back({s.column_int(0), s.column_int(1), s.column_int(4)});
+      if (s.column_int(4) != 0)
+        scan.visible.push_back({s.column_int(0), s.column_int(1), s.column_int(2)});
     }
+    scan.cut_short = scan.seen < candidates_ && read == limit;
     return scan;
+  }
+
+  // 0 when the cell is too small a share of the store for the shared walk; else twice
+  // the matches it should read to fill the window, so an uneven spread rarely makes it
+  // fall back to the tagged walk.
+  int64_t shared_walk_limit(double min_share) {
+    Statement& s = c_.prepared(index_rows_sql());
+    StatementUse use(s);
+    s.bind(":match", cell_match(request_.filter.cell));
+    if (!use->step()) return 0;
+    double share = static_cast<double>(cell_rows_) / static_cast<double>(s.column_int(0));
+    if (share < min_share) return 0;
+    return static_cast<int64_t>(2.0 * candidates_ / std::min(share, 1.0)) + 1;
   }
 
   int64_t extrapolated_df(const TermScan& scan) {
     if (!seq_range_) {
-      Statement& s = c_.prepared(seq_range_sql());
+      Statement& s = c_.prepared(cell_seq_range_sql());
       StatementUse use(s);
+      s.bind(":cell", request_.filter.cell);
       use->step();
       seq_range_ = std::make_pair(s.column_int(0), s.column_int(1));
     }
     return bm25::estimate_df(scan.seen, scan.oldest_seq, seq_range_->first, seq_range_->second,
-                             scan.corpus_rows);
+                             cell_rows_);
   }
 
   Connection& c_;
   const SearchRequest& request_;
   const int candidates_;
+  int64_t cell_rows_ = 0;
+  double average_tokens_ = 0;
+  int64_t shared_walk_limit_ = 0;
   std::optional<std::pair<int64_t, int64_t>> seq_range_;
   std::unordered_map<int64_t, double> scores_;
 };
@@ -129,7 +181,7 @@ int candidates_per_term(int search_candidates, size_t terms) {
 }
 
 std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& request,
-                                      int search_candidates) {
+                                      int search_candidates, double shared_walk_min_share) {
   std::vector<std::string> terms = c.tokenizer().distinct_terms(request.query, kMaxQueryTerms);
   if (terms.empty())
     throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "query has no searchable words");
@@ -137,7 +189,8 @@ std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& reques
   if (request.layers == 0) return hits;
 
   ReadSnapshot snapshot(c);
-  Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()));
+  Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()),
+                shared_walk_min_share);
   for (const std::string& term : terms) ranker.add_term(term);
   for (const auto& [seq, score] : ranker.best(static_cast<size_t>(request.limit)))
     hits.push_back({row_by_seq(c, seq), score});

@@ -4,15 +4,20 @@
 // and each term is searched as a quoted literal. Terms are OR-ed: an entry matching any
 // term is a candidate, and entries matching more (and rarer) terms rank higher.
 //
-// Bounded cost: for each term only its newest matches are read, whatever the cell, and
-// then filtered to the caller's cell, actor, namespace, session and layers. With K the
-// configured search_candidates, a term reads at most K matches, and a query of T terms
-// at most max(K, 4K / T) per term but never fewer than K / 4: a search reads at most 4K
-// index rows however long the query. The price is recall for very common terms: an
-// entry whose only match is a term with more matches than its window, older than that
-// window, is not found; the same entry is still found through any rarer term of the
-// query. A term's frequency (for its IDF) is exact within the window and extrapolated
-// beyond it.
+// Per cell: each term is walked among the cell's entries only (the index tags every
+// entry with its cell, schema step 4), and BM25's row count and average length are the
+// cell's (memory_cell_stats). Nothing another cell stores changes a cell's hits or
+// scores. Within the cell the statistics count entries the caller cannot see.
+//
+// Bounded cost: for each term only the cell's newest matches are read, and then
+// filtered to the caller's actor, namespace, session and layers. With K the configured
+// search_candidates, a term reads at most K matches, and a query of T terms at most
+// max(K, 4K / T) per term but never fewer than K / 4: a search reads at most 4K index
+// rows however long the query. The price is recall for very common terms: an entry
+// whose only match is a term with more matches in the cell than its window, older than
+// that window, is not found; the same entry is still found through any rarer term of
+// the query. A term's frequency (for its IDF) is exact within the window and
+// extrapolated beyond it over the cell's seq range.
 #pragma once
 
 #include "connection.h"
@@ -32,9 +37,20 @@ struct SearchHit {
   double score = 0;
 };
 
+// How a term's window is found. The tagged walk (the AND of the cell's tag and the term)
+// reads the cell's matches only, but seeks in the tag's doclist for each: 10 µs a match
+// for a rare word on the 1M-entry benchmark store. The shared walk reads the term's
+// matches in every cell and looks each up (0.6 µs) to keep the cell's. A cell with at
+// least this share of the store's entries tries the shared walk first, and leaves it
+// for the tagged one when the word proves common or the walk would read more than twice
+// the matches its share should need (search.cpp). Either walk finds the same matches.
+inline constexpr double kSharedWalkMinShare = 0.25;
+
 // Throws INVALID_ARGUMENT "query has no searchable words" when the query has no term.
+// Tests pass another `shared_walk_min_share` to compare the two walks.
 std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& request,
-                                      int search_candidates);
+                                      int search_candidates,
+                                      double shared_walk_min_share = kSharedWalkMinShare);
 
 // The window of newest matches each of `terms` terms reads (see above).
 int candidates_per_term(int search_candidates, size_t terms);

@@ -228,5 +228,32 @@ TEST(MemoryCells, DeletingACellTakesItsMemory) {
   EXPECT_EQ(call(agentd, "GET", "/cells/b/memory/counts", admin).json()["consensus"], 1);
 }
 
+// Search is per cell: what one tenant stores changes neither another's hits nor their
+// scores.
+TEST(MemoryCells, AnotherCellsEntriesChangeNeitherHitsNorScores) {
+  AgentdProcess agentd(with_args({"--mode", "multi"}));
+  std::string admin = first_admin_token(agentd);
+  for (const char* cell : {"a", "b"})
+    ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", cell}}).status, 201);
+  for (const char* content : {"kestrel over the heron marsh", "heron", "a kestrel nest"})
+    ASSERT_EQ(call(agentd, "POST", "/cells/a/memory", admin,
+                   {{"layer", "consensus"}, {"content", content}})
+                  .status,
+              201);
+  json query = {{"query", "kestrel heron"}};
+  json before = call(agentd, "POST", "/cells/a/memory/search", admin, query).json();
+  ASSERT_EQ(before["data"].size(), 3u);
+  for (int i = 0; i < 30; ++i)
+    ASSERT_EQ(call(agentd, "POST", "/cells/b/memory", admin,
+                   {{"layer", "consensus"},
+                    {"content", std::string(i % 2 ? "kestrel" : "heron heron") + " words " +
+                                    std::to_string(i)}})
+                  .status,
+              201);
+  EXPECT_EQ(call(agentd, "POST", "/cells/a/memory/search", admin, query).json(), before);
+  EXPECT_EQ(call(agentd, "POST", "/cells/b/memory/search", admin, query).json()["data"].size(),
+            10u);
+}
+
 }  // namespace
 }  // namespace agentrt::test

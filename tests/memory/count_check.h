@@ -60,6 +60,26 @@ SELECT (SELECT count(*) FROM (SELECT * FROM actual EXCEPT SELECT * FROM expected
 )sql");
   }
 
+  // Rows in which memory_cell_stats and a recount per cell differ (both ways), plus 1
+  // when FTS5's integrity check finds the index and the entries apart.
+  int64_t cell_stats_drift() const {
+    memory_sqlite::Database db(db_path(), memory_sqlite::OpenMode::kReadWrite);
+    int64_t fts_apart = 0;
+    try {
+      db.exec("INSERT INTO memory_fts(memory_fts, rank) VALUES('integrity-check', 1)");
+    } catch (const std::exception&) {
+      fts_apart = 1;
+    }
+    return fts_apart + db.query_int(R"sql(
+WITH expected AS (
+  SELECT cell, count(*) AS entries, sum(token_count) AS tokens FROM memory_entries
+  GROUP BY cell),
+actual AS (SELECT cell, entries, tokens FROM memory_cell_stats)
+SELECT (SELECT count(*) FROM (SELECT * FROM actual EXCEPT SELECT * FROM expected))
+     + (SELECT count(*) FROM (SELECT * FROM expected EXCEPT SELECT * FROM actual))
+)sql");
+  }
+
   int64_t totals_rows() const {
     memory_sqlite::Database db(db_path(), memory_sqlite::OpenMode::kReadOnly);
     return db.query_int("SELECT count(*) FROM memory_totals");

@@ -105,5 +105,17 @@ TEST_F(QueryPlanTest, SearchWalksTheFtsIndexAndLooksEntriesUpByKey) {
   EXPECT_LT(p.find("memory_fts"), p.find("SEARCH e")) << p;
 }
 
+TEST_F(QueryPlanTest, ACellsSeqRangeIsOneEdgeLookupPerLayer) {
+  std::string p = plan(memory_sqlite::cell_seq_range_sql());
+  EXPECT_EQ(p.find("SCAN memory_entries"), std::string::npos) << p;
+  size_t edges = 0;
+  for (size_t at = p.find(
+           "SEARCH memory_entries USING COVERING INDEX memory_by_layer (cell=? AND layer=?)");
+       at != std::string::npos;
+       at = p.find("SEARCH memory_entries USING COVERING INDEX memory_by_layer", at + 1))
+    ++edges;
+  EXPECT_EQ(edges, 14u) << p;
+}
+
 }  // namespace
 }  // namespace agentrt::test

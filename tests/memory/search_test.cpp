@@ -137,17 +137,18 @@ TEST_F(MemoryTest, QueriesWithoutWordsAreRefused) {
 
 TEST_F(MemoryTest, TheCandidateBoundCostsRecallButNeverTheFilter) {
   open({{"search_candidates", 5}});
-  json old_c1 = save({{"cell", "c1"}, {"content", "common word"}});
-  json rare_c1 = save({{"cell", "c1"}, {"content", "common pelican"}});
-  for (int i = 0; i < 30; ++i)
-    save({{"cell", "c2"}, {"content", "common word " + std::to_string(i)}});
-  // The five newest matches of "common" are all in c2: c1 sees none of them, and none
-  // of c2's leak through.
-  EXPECT_TRUE(search(filter("c1"), "common")["data"].empty());
+  json old_c1 = save({{"content", "common word"}});
+  json rare_c1 = save({{"content", "common pelican"}});
+  for (int i = 0; i < 30; ++i) save({{"content", "common word " + std::to_string(i)}});
+  save({{"actor", "bob"}, {"content", "common pelican"}});
+  // The five newest matches of "common" in c1 are all newer than the two: neither is
+  // found through it, and bob's entry never reaches alice.
+  std::vector<std::string> got =
+      ids_of(search(filter("c1", "alice"), "common", nullptr, 100)["data"]);
+  EXPECT_EQ(got.size(), 4u);  // the five newest, less bob's
+  EXPECT_EQ(std::count(got.begin(), got.end(), rare_c1["id"]), 0);
   // A rarer term of the same query still finds the entry.
-  EXPECT_EQ(ids_of(search(filter("c1"), "common pelican")["data"]),
-            std::vector<std::string>{rare_c1["id"]});
-  EXPECT_EQ(search(filter("c2"), "common", nullptr, 100)["data"].size(), 5u);
+  EXPECT_EQ(ids_of(search(filter("c1", "alice"), "common pelican")["data"])[0], rare_c1["id"]);
   (void)old_c1;
 }
 

@@ -29,11 +29,14 @@ class TotalsTest : public CountCheckTest {
     auto nullable = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
     for (int i = 0; i < 1200; ++i) {
       std::string cell = pick({"c1", "c2"});
+      std::string words = "entry";  // 1 to 9 tokens: the cells' token totals differ
+      for (int w = 0; w < i % 9; ++w) words += " w";
       json e = save({{"cell", cell},
                      {"layer", pick(kLayers)},
                      {"actor", pick({"a1", "a2", "a3"})},
                      {"namespace", nullable(pick({"", "n1", "n2"}))},
-                     {"session_id", nullable(pick({"", "s1", "s2", "s3"}))}});
+                     {"session_id", nullable(pick({"", "s1", "s2", "s3"}))},
+                     {"content", words}});
       saved.push_back({cell, e["id"]});
     }
     std::shuffle(saved.begin(), saved.end(), rng);
@@ -42,6 +45,7 @@ class TotalsTest : public CountCheckTest {
   void expect_exact(const std::string& after) {
     SCOPED_TRACE(after);
     EXPECT_EQ(totals_drift(), 0);
+    EXPECT_EQ(cell_stats_drift(), 0);
     expect_counts_equal_lists(kCells, kActors, kNamespaces, kSessions);
   }
 
@@ -75,6 +79,9 @@ TEST_F(TotalsTest, CountsStayExactThroughSavesAndEveryKindOfDelete) {
     for (const std::string& layer : kLayers) clear_layer(filter(cell), layer);
   // A tally at zero goes: an emptied store keeps no actor or namespace names.
   EXPECT_EQ(totals_rows(), 0);
+  EXPECT_EQ(memory_sqlite::Database(db_path(), memory_sqlite::OpenMode::kReadOnly)
+                .query_int("SELECT count(*) FROM memory_cell_stats"),
+            0);
   expect_exact("everything cleared");
 }
 

@@ -6,6 +6,7 @@
 #include "ids_and_time.h"
 #include "schema.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -115,6 +116,35 @@ TEST_F(UpgradeTest, AStoreFromSchemaVersionTwoGetsExactTalliesOnOpen) {
   clear_layer(filter("c1", "a1"), "working");
   EXPECT_EQ(totals_drift(), 0);
   expect_counts_equal_lists(cells, actors, namespaces, sessions);
+}
+
+// Version 3 is the last release whose index mixed the cells: opening it reindexes each
+// entry under its cell and fills the per-cell statistics from the entries.
+TEST_F(UpgradeTest, AStoreFromSchemaVersionThreeSearchesEachCellOnItsOwn) {
+  std::vector<std::string> c1_ids;
+  {
+    auto db = old_store(3);
+    memory_sqlite::Transaction tx(*db, "BEGIN");
+    for (int i = 0; i < 3; ++i) c1_ids.push_back(insert(*db, {"c1", 2, "alice", "", "", "common"}));
+    for (int i = 0; i < 40; ++i) insert(*db, {"c2", 2, "alice", "", "", "common common"});
+    for (int i = 0; i < 5; ++i) insert(*db, {"c3", 0, "bob", "n1", "s1", "other words"});
+    tx.commit();
+  }
+  open({{"search_candidates", 10}});
+  EXPECT_EQ(cell_stats_drift(), 0);
+  EXPECT_EQ(totals_drift(), 0);
+  std::vector<std::string> got = ids_of(search(filter("c1"), "common")["data"]);
+  std::sort(got.begin(), got.end());
+  std::sort(c1_ids.begin(), c1_ids.end());
+  EXPECT_EQ(got, c1_ids);  // not crowded out by c2's 40 newer matches
+  EXPECT_EQ(search(filter("c2"), "common", nullptr, 100)["data"].size(), 10u);
+
+  // The statistics go on from where the fill left them.
+  save({{"cell", "c1"}, {"content", "common kestrel"}});
+  clear_layer(filter("c2"), "about_me");
+  delete_by_session("c3", "s1");
+  EXPECT_EQ(cell_stats_drift(), 0);
+  EXPECT_EQ(search(filter("c1"), "common")["data"].size(), 4u);
 }
 
 TEST_F(UpgradeTest, AnUpgradedStoreHasTheSchemaOfANewOne) {

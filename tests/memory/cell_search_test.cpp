@@ -1,0 +1,163 @@
+// Search is per cell: a cell's hits and scores depend on its own entries only, whether
+// its terms are walked among all cells' matches or through the cell's tag.
+#include "memory_fixture.h"
+
+#include "connection.h"
+#include "requests.h"
+#include "search.h"
+
+#include <algorithm>
+#include <random>
+
+namespace agentrt::test {
+namespace {
+
+// Window 5. c1 saves two "common" entries and `c1_others` without the word, then c2
+// saves `c2_newer` newer entries with it. Returns c1's two ids, sorted.
+class CellWindowTest : public MemoryTest {
+ protected:
+  std::vector<std::string> bury(int c1_others, int c2_newer) {
+    open({{"search_candidates", 5}});
+    std::vector<std::string> ids = {save({{"cell", "c1"}, {"content", "common word"}})["id"],
+                                    save({{"cell", "c1"}, {"content", "common pelican"}})["id"]};
+    for (int i = 0; i < c1_others; ++i)
+      save({{"cell", "c1"}, {"content", "other " + std::to_string(i)}});
+    for (int i = 0; i < c2_newer; ++i)
+      save({{"cell", "c2"}, {"content", "common word " + std::to_string(i)}});
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+
+  std::vector<std::string> sorted_hits(const std::string& cell, const std::string& query) {
+    std::vector<std::string> ids = ids_of(search(filter(cell), query, nullptr, 100)["data"]);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
+};
+
+// A cell's search reads that cell's matches only: another tenant's newer entries
+// cannot push its own out of the window.
+TEST_F(CellWindowTest, AnotherCellsNewerMatchesDoNotCrowdACellsOwnOut) {
+  std::vector<std::string> c1 = bury(0, 30);
+  EXPECT_EQ(sorted_hits("c1", "common"), c1);
+  // c2 keeps its own bound, and none of c1's entries leak into it.
+  std::vector<std::string> c2 = sorted_hits("c2", "common");
+  EXPECT_EQ(c2.size(), 5u);
+  for (const std::string& id : c1) EXPECT_EQ(std::count(c2.begin(), c2.end(), id), 0);
+}
+
+// A cell big enough for the shared walk, whose term's newest matches are all another
+// cell's: the walk's limit ends it before the cell's window fills, and the tagged walk
+// finds the cell's own.
+TEST_F(CellWindowTest, ADenseCellStillFindsWhatAnotherCellsNewerMatchesBury) {
+  // c1 holds 15 of 55 entries (27%): its shared walk reads at most 2 * 5 / 0.27 + 1 = 37
+  // matches, fewer than c2's 40.
+  std::vector<std::string> c1 = bury(13, 40);
+  EXPECT_EQ(sorted_hits("c1", "common"), c1);
+}
+
+std::vector<double> scores_of(const json& result) {
+  std::vector<double> out;
+  for (const json& hit : result["data"]) out.push_back(hit["score"]);
+  return out;
+}
+
+// BM25's statistics (rows, a term's rows, the average length) are the cell's own: a
+// score says nothing about what other tenants stored, and a cell ranks as it would
+// alone in the store.
+TEST_F(MemoryTest, ACellsScoresDependOnItsOwnEntriesOnly) {
+  auto fill = [&](const std::string& cell) {
+    save({{"cell", cell}, {"content", "kestrel over the heron marsh"}});
+    save({{"cell", cell}, {"content", "heron"}});
+    save({{"cell", cell}, {"content", "a long note about the kestrel nest and its eggs"}});
+    save({{"cell", cell}, {"content", "grocery list"}});
+  };
+  fill("c1");
+  json before = search(filter("c1"), "kestrel heron");
+  ASSERT_EQ(before["data"].size(), 3u);
+  // Another cell: many entries, some with the same words, of other lengths.
+  for (int i = 0; i < 200; ++i) {
+    std::string words = i % 3 == 0 ? "kestrel" : i % 3 == 1 ? "heron heron" : "sparrow";
+    for (int filler = 0; filler < i % 7; ++filler) words += " filler";
+    save({{"cell", "c2"}, {"content", words + " " + std::to_string(i)}});
+  }
+  json after = search(filter("c1"), "kestrel heron");
+  EXPECT_EQ(ids_of(after["data"]), ids_of(before["data"]));
+  EXPECT_EQ(scores_of(after), scores_of(before));
+  // The same entries in a third cell score exactly as c1's did.
+  fill("c3");
+  EXPECT_EQ(scores_of(search(filter("c3"), "kestrel heron")), scores_of(before));
+  // Removing c2's entries changes nothing either.
+  clear_layer(filter("c2"), "about_me");
+  EXPECT_EQ(scores_of(search(filter("c1"), "kestrel heron")), scores_of(before));
+}
+
+// The index knows each entry's cell by a word of its own column; content that spells
+// that word is content, never a cell.
+TEST_F(MemoryTest, CellsWhoseNamesTokenizeAlikeStayApart) {
+  json dash = save({{"cell", "acme-prod"}, {"content", "falcon"}});
+  json under = save({{"cell", "acme_prod"}, {"content", "falcon"}});
+  json space = save({{"cell", "acme prod"}, {"content", "falcon"}});
+  json prefix = save({{"cell", "acme"}, {"content", "falcon"}});
+  EXPECT_EQ(ids_of(search(filter("acme-prod"), "falcon")["data"]),
+            std::vector<std::string>{dash["id"]});
+  EXPECT_EQ(ids_of(search(filter("acme_prod"), "falcon")["data"]),
+            std::vector<std::string>{under["id"]});
+  EXPECT_EQ(ids_of(search(filter("acme prod"), "falcon")["data"]),
+            std::vector<std::string>{space["id"]});
+  EXPECT_EQ(ids_of(search(filter("acme"), "falcon")["data"]),
+            std::vector<std::string>{prefix["id"]});
+  // Words that look like the index's cell words, and the cells' own names, are searched
+  // in the content only.
+  json plain = save({{"cell", "c1"}, {"content", "alpha"}});
+  json spelled = save({{"cell", "c1"}, {"content", "c6331 acme prod"}});
+  for (std::string q : {"c6331", "C6331", "acme", "prod", "cell_tag", "c1"}) {
+    std::vector<std::string> want;
+    if (q != "cell_tag" && q != "c1") want.push_back(spelled["id"]);
+    EXPECT_EQ(ids_of(search(filter("c1"), q)["data"]), want) << q;
+  }
+  (void)plain;
+}
+
+// The two walks give the same hits and the same scores, bit for bit, over cells of every
+// share, windows that fill and windows that do not, and every filter.
+TEST_F(MemoryTest, TheSharedWalkAndTheTaggedWalkAgree) {
+  const int candidates = 7;
+  std::mt19937 rng(11);
+  const std::vector<std::string> cells = {"big", "mid", "small", "tiny"};
+  std::discrete_distribution<size_t> cell_of({60, 25, 12, 3});
+  std::discrete_distribution<int> word_of({30, 15, 10, 6, 4, 3, 2, 1, 1, 1});
+  auto word = [&] { return "w" + std::to_string(word_of(rng)); };
+  for (int i = 0; i < 600; ++i) {
+    std::string content = word();
+    for (int n = std::uniform_int_distribution<int>(0, 6)(rng); n > 0; --n) content += " " + word();
+    save({{"cell", cells[cell_of(rng)]},
+          {"layer", kLayers[std::uniform_int_distribution<size_t>(0, 6)(rng)]},
+          {"actor", i % 3 ? "alice" : "bob"},
+          {"namespace", i % 4 ? json(nullptr) : json("n1")},
+          {"session_id", i % 5 ? json(nullptr) : json("s1")},
+          {"content", content}});
+  }
+  auto reader = memory_sqlite::open_reader(db_path());
+  auto hits = [&](const json& request, double min_share) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& hit : memory_sqlite::search_entries(
+             *reader, memory_sqlite::parse_search(request.dump()), candidates, min_share))
+      out.emplace_back(hit.row.id, hit.score);
+    return out;
+  };
+  size_t compared = 0;
+  for (const std::string& cell : cells)
+    for (const json& f : {filter(cell), filter(cell, "alice"), filter(cell, "bob", "n1"),
+                          filter(cell, "", "", "s1")})
+      for (std::string query : {"w0", "w1", "w5", "w9", "w0 w3", "w2 w7 w8", "w0 w1 w2 w3 w4"}) {
+        json request = with(f, {{"query", query}, {"layers", nullptr}, {"limit", 100}});
+        auto shared = hits(request, 0.0), tagged = hits(request, 2.0);
+        EXPECT_EQ(shared, tagged) << request;
+        compared += tagged.size();
+      }
+  EXPECT_GT(compared, 500u);
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+
 namespace agentrt::test {
 namespace {
 
@@ -30,6 +32,18 @@ TEST_F(MemoryTest, TheStoreFileIsPrivate) {
   open();
   ASSERT_EQ(::stat(db_path().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+// The writer checkpoints every 10,000 WAL pages, not SQLite's 1,000 (connection.cpp
+// says why): the WAL grows well past 1,000 pages before its first checkpoint, and a
+// checkpoint still comes, so it stays far below what the saves appended.
+TEST_F(MemoryTest, TheWalIsCheckpointedEveryTenThousandPages) {
+  auto wal_pages = [&] { return std::filesystem::file_size(db_path() + "-wal") / (4096 + 24); };
+  for (int i = 0; i < 300; ++i) save({{"content", "entry number " + std::to_string(i)}});
+  EXPECT_GT(wal_pages(), 2000u);
+  for (int i = 300; i < 1500; ++i) save({{"content", "entry number " + std::to_string(i)}});
+  EXPECT_LT(wal_pages(), 12000u);
+  EXPECT_EQ(count(filter("c1", "alice"))["about_me"], 1500);
 }
 
 TEST_F(MemoryTest, ConfigRefusesUnknownKeysAndBadValues) {

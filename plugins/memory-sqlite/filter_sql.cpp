@@ -62,8 +62,8 @@ FilterShape FilterShape::of(const Filter& filter, int layer) {
 
 // The tally's full key for one shape. A column the shape does not filter is matched
 // against '', which is what the triggers store there.
-std::string totals_sql(FilterShape shape) {
-  return std::string("SELECT n FROM ") + kTotalsTable +
+std::string totals_sql(FilterShape shape, const char* columns = "n") {
+  return std::string("SELECT ") + columns + " FROM " + kTotalsTable +
          " WHERE cell = :cell AND layer = :layer AND shape = " + std::to_string(shape.key()) +
          " AND actor = " + (shape.actor ? ":actor" : "''") +
          " AND ns = " + (shape.ns ? ":ns" : "''");
@@ -73,6 +73,14 @@ const std::string& count_sql(FilterShape shape) {
   static const auto sql = per_shape([](FilterShape s) {
     if (!s.session) return totals_sql(s);
     return "SELECT count(*)" + from_clause(s) + where_clause(s);
+  });
+  return sql[static_cast<size_t>(shape.key())];
+}
+
+const std::string& visible_stats_sql(FilterShape shape) {
+  static const auto sql = per_shape([](FilterShape s) {
+    if (!s.session) return totals_sql(s, "n, tokens");
+    return "SELECT count(*), total(token_count)" + from_clause(s) + where_clause(s);
   });
   return sql[static_cast<size_t>(shape.key())];
 }

@@ -37,6 +37,9 @@ extern const char* const kEntryColumns;
 // none for zero); with one, it is COUNT(*) over memory_by_session. Either way the
 // statement returns at most one row whose column 0 is the count.
 const std::string& count_sql(FilterShape shape);
+// The same entries' number and their tokens (columns 0 and 1, at most one row; none
+// for zero): BM25's statistics over what a search may return.
+const std::string& visible_stats_sql(FilterShape shape);
 // Also :before (only entries with a smaller seq) and :limit; newest first.
 const std::string& list_sql(FilterShape shape);
 const std::string& clear_sql(FilterShape shape);

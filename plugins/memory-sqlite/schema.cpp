@@ -234,6 +234,104 @@ AFTER UPDATE OF cell, token_count ON memory_entries BEGIN
     ON CONFLICT DO UPDATE SET entries = entries + 1, tokens = tokens + excluded.tokens;
 END;
 )sql",
+    // Each tally of memory_totals also sums its entries' tokens, so a search's BM25
+    // statistics (entries, their average length) are those of the entries its caller
+    // may see, read like a count: another actor's private entries move no score of the
+    // caller's, and memory_cell_stats (step 4, per cell only) goes. The tallies are
+    // filled again from the entries, as in step 3, and step 3's triggers give way to
+    // ones that keep both sums.
+    R"sql(
+DROP TRIGGER memory_entries_cell_stats_insert;
+DROP TRIGGER memory_entries_cell_stats_delete;
+DROP TRIGGER memory_entries_cell_stats_update;
+DROP TABLE memory_cell_stats;
+ALTER TABLE memory_totals ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0;
+DELETE FROM memory_totals;
+INSERT INTO memory_totals
+  SELECT cell, layer, 0, '', '', count(*), sum(token_count) FROM memory_entries
+  GROUP BY cell, layer;
+INSERT INTO memory_totals
+  SELECT cell, layer, 1, actor, '', count(*), sum(token_count) FROM memory_entries
+  WHERE layer >= 2 GROUP BY cell, layer, actor;
+INSERT INTO memory_totals
+  SELECT cell, layer, 2, '', namespace, count(*), sum(token_count) FROM memory_entries
+  WHERE namespace IS NOT NULL GROUP BY cell, layer, namespace;
+INSERT INTO memory_totals
+  SELECT cell, layer, 3, actor, namespace, count(*), sum(token_count) FROM memory_entries
+  WHERE layer >= 2 AND namespace IS NOT NULL GROUP BY cell, layer, actor, namespace;
+DROP TRIGGER memory_entries_totals_insert;
+DROP TRIGGER memory_entries_totals_delete;
+DROP TRIGGER memory_entries_totals_update;
+CREATE TRIGGER memory_entries_totals_insert AFTER INSERT ON memory_entries BEGIN
+  INSERT INTO memory_totals VALUES(new.cell, new.layer, 0, '', '', 1, new.token_count)
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+  INSERT INTO memory_totals SELECT new.cell, new.layer, 1, new.actor, '', 1, new.token_count
+    WHERE new.layer >= 2
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+  INSERT INTO memory_totals SELECT new.cell, new.layer, 2, '', new.namespace, 1, new.token_count
+    WHERE new.namespace IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+  INSERT INTO memory_totals
+    SELECT new.cell, new.layer, 3, new.actor, new.namespace, 1, new.token_count
+    WHERE new.layer >= 2 AND new.namespace IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+END;
+CREATE TRIGGER memory_entries_totals_delete AFTER DELETE ON memory_entries BEGIN
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 0 AND actor = '' AND ns = '';
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 1 AND actor = old.actor
+      AND ns = '' AND old.layer >= 2;
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 2 AND actor = ''
+      AND ns = old.namespace;
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 3 AND actor = old.actor
+      AND ns = old.namespace AND old.layer >= 2;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 0 AND actor = '' AND ns = '' AND n = 0;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 1 AND actor = old.actor AND ns = '' AND n = 0;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 2 AND actor = '' AND ns = old.namespace AND n = 0;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 3 AND actor = old.actor AND ns = old.namespace AND n = 0;
+END;
+CREATE TRIGGER memory_entries_totals_update
+AFTER UPDATE OF cell, layer, actor, namespace, token_count ON memory_entries BEGIN
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 0 AND actor = '' AND ns = '';
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 1 AND actor = old.actor
+      AND ns = '' AND old.layer >= 2;
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 2 AND actor = ''
+      AND ns = old.namespace;
+  UPDATE memory_totals SET n = n - 1, tokens = tokens - old.token_count
+    WHERE cell = old.cell AND layer = old.layer AND shape = 3 AND actor = old.actor
+      AND ns = old.namespace AND old.layer >= 2;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 0 AND actor = '' AND ns = '' AND n = 0;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 1 AND actor = old.actor AND ns = '' AND n = 0;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 2 AND actor = '' AND ns = old.namespace AND n = 0;
+  DELETE FROM memory_totals WHERE cell = old.cell AND layer = old.layer
+    AND shape = 3 AND actor = old.actor AND ns = old.namespace AND n = 0;
+  INSERT INTO memory_totals VALUES(new.cell, new.layer, 0, '', '', 1, new.token_count)
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+  INSERT INTO memory_totals SELECT new.cell, new.layer, 1, new.actor, '', 1, new.token_count
+    WHERE new.layer >= 2
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+  INSERT INTO memory_totals SELECT new.cell, new.layer, 2, '', new.namespace, 1, new.token_count
+    WHERE new.namespace IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+  INSERT INTO memory_totals
+    SELECT new.cell, new.layer, 3, new.actor, new.namespace, 1, new.token_count
+    WHERE new.layer >= 2 AND new.namespace IS NOT NULL
+    ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
+END;
+)sql",
 };
 constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 

@@ -29,10 +29,8 @@ inline constexpr const char* kIndexByNamespace = "memory_by_namespace";
 inline constexpr const char* kIndexBySession = "memory_by_session";
 inline constexpr const char* kIndexBySeq = "memory_by_seq";
 
-// Exact per-filter tallies of memory_entries, kept by triggers (schema step 3).
+// Exact per-filter tallies of memory_entries and their tokens, kept by triggers (schema
+// steps 3 and 4).
 inline constexpr const char* kTotalsTable = "memory_totals";
-
-// Per cell, its entries and their tokens: BM25's statistics (schema step 4).
-inline constexpr const char* kCellStatsTable = "memory_cell_stats";
 
 }  // namespace agentrt::memory_sqlite

@@ -3,7 +3,7 @@
 #include "bm25.h"
 #include "filter_sql.h"
 #include "fts_support.h"
-#include "schema.h"
+#include "layers.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -21,10 +21,26 @@ const std::string& by_seq_sql() {
   return sql;
 }
 
-const std::string& cell_stats_sql() {
-  static const std::string sql =
-      std::string("SELECT entries, tokens FROM ") + kCellStatsTable + " WHERE cell = :cell";
-  return sql;
+// Entries and their tokens in the layers of `layers`, as `filter` admits them: one tally
+// per layer (a short range scan with a session filter), in the caller's snapshot.
+struct Corpus {
+  int64_t entries = 0;
+  int64_t tokens = 0;
+};
+
+Corpus corpus_of(Connection& c, const Filter& filter, LayerMask layers) {
+  Corpus corpus;
+  for (int layer = 0; layer < kLayerCount; ++layer) {
+    if (((layers >> layer) & 1) == 0) continue;
+    FilterShape shape = FilterShape::of(filter, layer);
+    Statement& s = c.prepared(visible_stats_sql(shape));
+    StatementUse use(s);
+    bind_layer_filter(s, filter, layer, shape);
+    if (!use->step()) continue;  // no tally row: no entry
+    corpus.entries += s.column_int(0);
+    corpus.tokens += s.column_int(1);
+  }
+  return corpus;
 }
 
 struct Match {
@@ -53,28 +69,29 @@ struct TermScan {
 constexpr int64_t kDensityProbe = 256;
 constexpr int64_t kCommonWordSpan = 30;
 
-// BM25 over one cell: its row count and average length are the cell's, and each term's
-// window is the cell's newest matches, however the walk finds them.
+// BM25 over what the caller may see in the cell: its entries and their average length
+// are those of the entries the search may return, and each term's window is the cell's
+// newest matches, however the walk finds them.
 class Ranker {
  public:
   Ranker(Connection& c, const SearchRequest& request, int candidates, double shared_walk_min_share)
       : c_(c), request_(request), candidates_(candidates) {
-    Statement& s = c_.prepared(cell_stats_sql());
-    StatementUse use(s);
-    s.bind(":cell", request_.filter.cell);
-    if (!use->step()) return;  // no entries in the cell
-    cell_rows_ = s.column_int(0);
-    if (cell_rows_ == 0) return;
-    average_tokens_ = static_cast<double>(s.column_int(1)) / static_cast<double>(cell_rows_);
+    corpus_ = corpus_of(c_, request_.filter, request_.layers);
+    if (corpus_.entries == 0) return;
+    average_tokens_ = static_cast<double>(corpus_.tokens) / static_cast<double>(corpus_.entries);
+    Filter whole_cell;
+    whole_cell.cell = request_.filter.cell;
+    cell_entries_ = corpus_of(c_, whole_cell, kAllLayers).entries;
     shared_walk_limit_ = shared_walk_limit(shared_walk_min_share);
   }
 
   void add_term(const std::string& term) {
-    if (cell_rows_ == 0) return;
+    if (corpus_.entries == 0) return;
     TermScan scan = walk(term);
     if (scan.visible.empty()) return;
-    int64_t df = scan.seen < candidates_ ? scan.seen : extrapolated_df(scan);
-    double idf = bm25::idf(cell_rows_, df);
+    auto df = static_cast<int64_t>(scan.visible.size());
+    if (scan.seen == candidates_) df = extrapolated_df(scan);
+    double idf = bm25::idf(corpus_.entries, df);
     for (const Match& m : scan.visible)
       scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average_tokens_);
   }
@@ -136,7 +153,7 @@ class Ranker {
     StatementUse use(s);
     s.bind(":match", cell_match(request_.filter.cell));
     if (!use->step()) return 0;
-    double share = static_cast<double>(cell_rows_) / static_cast<double>(s.column_int(0));
+    double share = static_cast<double>(cell_entries_) / static_cast<double>(s.column_int(0));
     if (share < min_share) return 0;
     return static_cast<int64_t>(2.0 * candidates_ / std::min(share, 1.0)) + 1;
   }
@@ -149,14 +166,16 @@ class Ranker {
       use->step();
       seq_range_ = std::make_pair(s.column_int(0), s.column_int(1));
     }
-    return bm25::estimate_df(scan.seen, scan.oldest_seq, seq_range_->first, seq_range_->second,
-                             cell_rows_);
+    // The caller's matches in the window, scaled to the cell's whole seq range.
+    return bm25::estimate_df(static_cast<int64_t>(scan.visible.size()), scan.oldest_seq,
+                             seq_range_->first, seq_range_->second, corpus_.entries);
   }
 
   Connection& c_;
   const SearchRequest& request_;
   const int candidates_;
-  int64_t cell_rows_ = 0;
+  Corpus corpus_;
+  int64_t cell_entries_ = 0;
   double average_tokens_ = 0;
   int64_t shared_walk_limit_ = 0;
   std::optional<std::pair<int64_t, int64_t>> seq_range_;

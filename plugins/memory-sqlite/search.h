@@ -4,10 +4,12 @@
 // and each term is searched as a quoted literal. Terms are OR-ed: an entry matching any
 // term is a candidate, and entries matching more (and rarer) terms rank higher.
 //
-// Per cell: each term is walked among the cell's entries only (the index tags every
-// entry with its cell, schema step 4), and BM25's row count and average length are the
-// cell's (memory_cell_stats). Nothing another cell stores changes a cell's hits or
-// scores. Within the cell the statistics count entries the caller cannot see.
+// Per cell and per caller: each term is walked among the cell's entries only (the index
+// tags every entry with its cell, schema step 4), and BM25's row count, average length
+// and term frequencies are those of the entries the search may return: the caller's
+// visible entries in the layers and filters asked, their counts and tokens read from
+// memory_totals (step 5). Nothing another cell stores, and no entry the caller may not
+// see, changes a search's hits or scores.
 //
 // Bounded cost: for each term only the cell's newest matches are read, and then
 // filtered to the caller's actor, namespace, session and layers. With K the configured

@@ -1,5 +1,6 @@
-// Search is per cell: a cell's hits and scores depend on its own entries only, whether
-// its terms are walked among all cells' matches or through the cell's tag.
+// Search is per cell and per caller: a search's hits and scores depend only on the
+// entries its caller may see in its cell, whether its terms are walked among all cells'
+// matches or through the cell's tag.
 #include "memory_fixture.h"
 
 #include "connection.h"
@@ -90,6 +91,30 @@ TEST_F(MemoryTest, ACellsScoresDependOnItsOwnEntriesOnly) {
   // Removing c2's entries changes nothing either.
   clear_layer(filter("c2"), "about_me");
   EXPECT_EQ(scores_of(search(filter("c1"), "kestrel heron")), scores_of(before));
+}
+
+// BM25's statistics are those of the entries the search may return: another actor's
+// private entries, or entries outside the namespace asked for, move no score.
+TEST_F(MemoryTest, ACallersScoresDependOnWhatItMaySeeOnly) {
+  save({{"content", "kestrel over the heron marsh"}});
+  save({{"content", "heron"}});
+  save({{"layer", "consensus"}, {"actor", "bob"}, {"content", "a kestrel nest and eggs"}});
+  save({{"layer", "agent_memory"}, {"namespace", "n1"}, {"content", "heron kestrel heron"}});
+  save({{"layer", "agent_memory"}, {"namespace", "n1"}, {"content", "kestrel"}});
+  json alice = filter("c1", "alice"), alice_n1 = filter("c1", "alice", "n1");
+  json before = search(alice, "kestrel heron"), before_n1 = search(alice_n1, "kestrel heron");
+  ASSERT_EQ(before["data"].size(), 5u);
+  ASSERT_EQ(before_n1["data"].size(), 2u);
+  for (int i = 0; i < 60; ++i) {
+    std::string words = i % 2 ? "kestrel" : "heron heron marsh";
+    for (int filler = 0; filler < i % 5; ++filler) words += " filler";
+    save({{"actor", "bob"}, {"layer", i % 3 ? "about_me" : "working"}, {"content", words}});
+  }
+  EXPECT_EQ(search(alice, "kestrel heron"), before);
+  // Alice's own entries outside n1 count for her whole search, not for one within n1.
+  save({{"content", "kestrel heron kestrel"}});
+  EXPECT_EQ(search(alice_n1, "kestrel heron"), before_n1);
+  EXPECT_NE(scores_of(search(alice, "kestrel heron")), scores_of(before));
 }
 
 // The index knows each entry's cell by a word of its own column; content that spells

@@ -24,6 +24,7 @@ struct RawEntry {
   std::string actor = "alice";
   std::string ns, session;  // empty = null
   std::string content = "old content";
+  int tokens = 2;
 };
 
 std::optional<std::string> nullable(const std::string& s) {
@@ -46,7 +47,7 @@ class UpgradeTest : public CountCheckTest {
     Statement s(db,
                 "INSERT INTO memory_entries(id, cell, layer, actor, namespace, session_id,"
                 " content, metadata, token_count, created_at, updated_at)"
-                " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, '{}', 2, 0, 0)");
+                " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, '{}', ?8, 0, 0)");
     StatementUse use(s);
     std::string id = memory_sqlite::new_entry_id();
     s.bind(1, id);
@@ -56,6 +57,7 @@ class UpgradeTest : public CountCheckTest {
     s.bind(5, nullable(e.ns));
     s.bind(6, nullable(e.session));
     s.bind(7, e.content);
+    s.bind(8, int64_t{e.tokens});
     use->step();
     return id;
   }
@@ -119,7 +121,7 @@ TEST_F(UpgradeTest, AStoreFromSchemaVersionTwoGetsExactTalliesOnOpen) {
 }
 
 // Version 3 is the last release whose index mixed the cells: opening it reindexes each
-// entry under its cell and fills the per-cell statistics from the entries.
+// entry under its cell and fills the tallies' tokens from the entries.
 TEST_F(UpgradeTest, AStoreFromSchemaVersionThreeSearchesEachCellOnItsOwn) {
   std::vector<std::string> c1_ids;
   {
@@ -131,7 +133,7 @@ TEST_F(UpgradeTest, AStoreFromSchemaVersionThreeSearchesEachCellOnItsOwn) {
     tx.commit();
   }
   open({{"search_candidates", 10}});
-  EXPECT_EQ(cell_stats_drift(), 0);
+  EXPECT_EQ(fts_drift(), 0);
   EXPECT_EQ(totals_drift(), 0);
   std::vector<std::string> got = ids_of(search(filter("c1"), "common")["data"]);
   std::sort(got.begin(), got.end());
@@ -143,8 +145,27 @@ TEST_F(UpgradeTest, AStoreFromSchemaVersionThreeSearchesEachCellOnItsOwn) {
   save({{"cell", "c1"}, {"content", "common kestrel"}});
   clear_layer(filter("c2"), "about_me");
   delete_by_session("c3", "s1");
-  EXPECT_EQ(cell_stats_drift(), 0);
+  EXPECT_EQ(fts_drift(), 0);
   EXPECT_EQ(search(filter("c1"), "common")["data"].size(), 4u);
+}
+
+// Version 4 kept per-cell statistics only: opening it sums each tally's tokens from
+// the entries, so a search's statistics are its caller's, and drops the per-cell table.
+TEST_F(UpgradeTest, AStoreFromSchemaVersionFourGetsTalliesWithTokens) {
+  {
+    auto db = old_store(4);
+    memory_sqlite::Transaction tx(*db, "BEGIN");
+    for (int i = 0; i < 300; ++i)
+      insert(*db, {i % 3 ? "c1" : "c2", i % 7, i % 2 ? "alice" : "bob", i % 4 ? "" : "n1",
+                   i % 5 ? "" : "s1", "word " + std::to_string(i), 1 + i % 11});
+    tx.commit();
+  }
+  open();
+  EXPECT_EQ(totals_drift(), 0);
+  EXPECT_EQ(fts_drift(), 0);
+  Database db(db_path(), OpenMode::kReadOnly);
+  EXPECT_EQ(db.query_int("SELECT count(*) FROM sqlite_master WHERE name LIKE '%cell_stats%'"), 0);
+  EXPECT_GT(db.query_int("SELECT sum(tokens) FROM memory_totals WHERE shape = 3"), 0);
 }
 
 TEST_F(UpgradeTest, AnUpgradedStoreHasTheSchemaOfANewOne) {

@@ -72,6 +72,23 @@ TEST_F(QueryPlanTest, CountsWithASessionAreACoveringIndexRangeScan) {
   }
 }
 
+// A search's statistics are read as a count reads them: a tally by its key, or with a
+// session filter that session's range of memory_by_session (its rows for their tokens).
+TEST_F(QueryPlanTest, SearchStatisticsAreReadAsCountsAre) {
+  for (int key = 0; key < kFilterShapes; ++key) {
+    FilterShape shape = FilterShape::from_key(key);
+    std::string p = plan(memory_sqlite::visible_stats_sql(shape));
+    if (!shape.session) {
+      EXPECT_EQ(p, plan(memory_sqlite::count_sql(shape))) << describe(shape);
+      continue;
+    }
+    EXPECT_EQ(p.rfind("SEARCH memory_entries USING INDEX memory_by_session", 0), 0u)
+        << describe(shape) << ": " << p;
+    EXPECT_NE(p.find("(cell=? AND layer=? AND session_id=?"), std::string::npos) << p;
+    EXPECT_EQ(p.find("SCAN"), std::string::npos) << p;
+  }
+}
+
 TEST_F(QueryPlanTest, ListsWalkAnIndexInOrderWithoutSorting) {
   for (int key = 0; key < kFilterShapes; ++key) {
     FilterShape shape = FilterShape::from_key(key);

@@ -1,5 +1,7 @@
 #include "token_store.h"
 
+#include "sqlite-common/migrations.h"
+
 #include <agentrt/plugin.hpp>
 
 #include <fcntl.h>
@@ -49,31 +51,12 @@ std::string create_private_file(const std::string& data_dir) {
   return path;
 }
 
-void migrate(Database& db) {
-  // IMMEDIATE takes the write lock before reading the version, so two processes
-  // opening a new store at once cannot both run step 1.
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    int64_t version = db.query_int("PRAGMA user_version");
-    if (version > kSchemaVersion)
-      throw sdk::Error(AGENTRT_ERR_INTERNAL,
-                       "auth-token: auth.db has schema version " + std::to_string(version) +
-                           ", newer than this plugin's " + std::to_string(kSchemaVersion));
-    for (int64_t step = version; step < kSchemaVersion; ++step) db.exec(kMigrations[step]);
-    db.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
-    db.exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
-}
-
 // For the constructor's initialiser list: statements can only be prepared once the
 // tables they name exist. WAL so that readers and the writer, in this process or
 // another on the same data dir, do not block each other.
 Database& migrated(Database& db) {
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-  migrate(db);
+  plugin_sqlite::migrate_to(db, kMigrations, kSchemaVersion, kSchemaVersion, "auth-token: auth.db");
   return db;
 }
 

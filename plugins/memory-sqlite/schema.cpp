@@ -1,12 +1,13 @@
 #include "schema.h"
 
+#include "sqlite-common/migrations.h"
+
 #include <agentrt/plugin.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -363,19 +364,7 @@ void migrate(Database& db) {
 }
 
 void migrate_to(Database& db, int64_t target) {
-  // IMMEDIATE takes the write lock before reading the version, so two processes
-  // opening a new store at once cannot both run a step.
-  Transaction tx(db, "BEGIN IMMEDIATE");
-  int64_t version = db.query_int("PRAGMA user_version");
-  if (version > kSchemaVersion)
-    throw sdk::Error(AGENTRT_ERR_INTERNAL,
-                     "memory-sqlite: memory.db has schema version " + std::to_string(version) +
-                         ", newer than this plugin's " + std::to_string(kSchemaVersion));
-  target = std::min(target, kSchemaVersion);
-  if (version >= target) return;  // nothing to run; the transaction ends unchanged
-  for (int64_t step = version; step < target; ++step) db.exec(kMigrations[step]);
-  db.exec(("PRAGMA user_version = " + std::to_string(target)).c_str());
-  tx.commit();
+  plugin_sqlite::migrate_to(db, kMigrations, kSchemaVersion, target, "memory-sqlite: memory.db");
 }
 
 }  // namespace agentrt::memory_sqlite

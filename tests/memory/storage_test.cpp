@@ -2,8 +2,11 @@
 // config that refuses what it does not know. Upgrades of older files: upgrade_test.cpp.
 #include "memory_fixture.h"
 
+#include "sqlite_db.h"
+
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 
 namespace agentrt::test {
@@ -44,6 +47,18 @@ TEST_F(MemoryTest, TheWalIsCheckpointedEveryTenThousandPages) {
   for (int i = 300; i < 1500; ++i) save({{"content", "entry number " + std::to_string(i)}});
   EXPECT_LT(wal_pages(), 12000u);
   EXPECT_EQ(count(filter("c1", "alice"))["about_me"], 1500);
+}
+
+// Opening a store already at this plugin's version reads it only: it neither waits for
+// nor takes the write lock another process (an operator's sqlite3 shell) may hold.
+TEST_F(MemoryTest, AnUpToDateStoreOpensWithoutTheWriteLock) {
+  memory.reset();
+  memory_sqlite::Database writer(db_path(), memory_sqlite::OpenMode::kReadWrite);
+  writer.exec("BEGIN IMMEDIATE");
+  auto started = std::chrono::steady_clock::now();
+  EXPECT_NO_THROW(open());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
+  writer.exec("ROLLBACK");
 }
 
 TEST_F(MemoryTest, ConfigRefusesUnknownKeysAndBadValues) {

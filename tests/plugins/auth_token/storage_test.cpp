@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -112,6 +113,19 @@ TEST_F(AuthTokenStorage, ANewerSchemaIsRefused) {
   Failure f = failure([&] { open(); });
   EXPECT_EQ(f.code, AGENTRT_ERR_INTERNAL);
   EXPECT_THAT(f.message, HasSubstr("schema version 99"));
+}
+
+// Opening a store already at this plugin's version reads it only: it neither waits for
+// nor takes the write lock, so agentd starts while `agentd admin-token` (another
+// process) is mid-write, and a start writes nothing.
+TEST_F(AuthTokenStorage, AnUpToDateStoreOpensWithoutTheWriteLock) {
+  close();
+  Sqlite writer(db_path());
+  writer.text("BEGIN IMMEDIATE");
+  auto started = std::chrono::steady_clock::now();
+  EXPECT_NO_THROW(open());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(500));
+  writer.text("ROLLBACK");
 }
 
 TEST_F(AuthTokenStorage, TokensOutliveTheInstance) {

@@ -12,19 +12,12 @@ constexpr const char* kReadPragmas =
     "PRAGMA mmap_size=1073741824; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;";
 
 // The writer touches the leaf pages of five b-trees and the FTS index per save; a
-// larger cache keeps their upper levels resident while loading.
-//
-// A save appends about 16.5 pages to the WAL, and many are the same few pages again
-// (tallies, the statistics row, the indexes' right edges, the FTS structure). SQLite's
-// default checkpoint every 1,000 pages copied those back into the file every 60 saves,
-// each time with two fdatasyncs; every 10,000 pages (40 MB) each is copied once per 600
-// saves. 100k-entry loads: 3,646-4,279 saves/s against 2,898-3,575, p99 0.54-0.67 ms
-// against 6.2-7.3 ms (bench/README.md). journal_size_limit trims the file back after a
-// checkpoint that a reader's snapshot let grow past that.
+// larger cache keeps their upper levels resident while loading. Its checkpoints are
+// WalCheckpointer's (wal_checkpointer.h); journal_size_limit trims the WAL file back
+// after one that a reader's snapshot let grow past that.
 constexpr const char* kWritePragmas =
     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
-    "PRAGMA mmap_size=1073741824; PRAGMA wal_autocheckpoint=10000;"
-    "PRAGMA journal_size_limit=67108864;";
+    "PRAGMA mmap_size=1073741824; PRAGMA journal_size_limit=67108864;";
 
 Database& configured(Database& db, const char* pragmas) {
   db.exec(pragmas);

@@ -65,6 +65,8 @@ EntryRow row_of(const SaveRequest& r) {
 MemoryStore::MemoryStore(const Config& config)
     : config_(config),
       writer_(open_writer(prepare_private_file(config.data_dir))),
+      checkpointer_(config.data_dir + "/memory.db", writer_->db(), write_mutex_,
+                    config.checkpoint_pages),
       readers_(config.data_dir + "/memory.db", kMaxReaders) {}
 
 EntryRow MemoryStore::save(const SaveRequest& r) {

@@ -8,6 +8,7 @@
 #include "reader_pool.h"
 #include "requests.h"
 #include "search.h"
+#include "wal_checkpointer.h"
 
 #include <array>
 #include <cstdint>
@@ -42,6 +43,7 @@ class MemoryStore {
   const Config config_;
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;
+  WalCheckpointer checkpointer_;  // after writer_: detaches from it before it closes
   ReaderPool readers_;
 };
 

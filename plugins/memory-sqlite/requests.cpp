@@ -75,7 +75,8 @@ LayerMask parse_layer_set(const json& request) {
 Config parse_config(const std::string& config_json) {
   json config = parse_request_object(config_json, "memory-sqlite config");
   for (const auto& item : config.items())
-    if (item.key() != "data_dir" && item.key() != "search_candidates")
+    if (item.key() != "data_dir" && item.key() != "search_candidates" &&
+        item.key() != "checkpoint_pages")
       invalid_request("memory-sqlite config: unknown key '" + item.key() + "'");
   Config c;
   auto dir = config.find("data_dir");
@@ -84,6 +85,9 @@ Config parse_config(const std::string& config_json) {
   c.data_dir = dir->get<std::string>();
   if (config.contains("search_candidates"))
     c.search_candidates = bounded_int(config, "search_candidates", 1, kMaxSearchCandidates);
+  if (config.contains("checkpoint_pages"))
+    c.checkpoint_pages =
+        bounded_int(config, "checkpoint_pages", kMinCheckpointPages, kMaxCheckpointPages);
   return c;
 }
 

@@ -64,10 +64,10 @@ EntryRow row_of(const SaveRequest& r) {
 
 MemoryStore::MemoryStore(const Config& config)
     : config_(config),
-      writer_(open_writer(prepare_private_file(config.data_dir))),
-      checkpointer_(config.data_dir + "/memory.db", writer_->db(), write_mutex_,
-                    config.checkpoint_pages),
-      readers_(config.data_dir + "/memory.db", kMaxReaders) {}
+      path_(prepare_private_file(config.data_dir)),
+      writer_(open_writer(path_)),
+      checkpointer_(path_, writer_->db(), write_mutex_, config.checkpoint_pages),
+      readers_(path_, kMaxReaders) {}
 
 EntryRow MemoryStore::save(const SaveRequest& r) {
   EntryRow row = row_of(r);

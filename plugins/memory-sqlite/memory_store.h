@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace agentrt::memory_sqlite {
@@ -41,6 +42,7 @@ class MemoryStore {
 
  private:
   const Config config_;
+  const std::string path_;  // <data_dir>/memory.db
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;
   WalCheckpointer checkpointer_;  // after writer_: detaches from it before it closes

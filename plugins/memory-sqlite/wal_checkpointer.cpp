@@ -2,7 +2,7 @@
 
 #include <pthread.h>
 
-#include <climits>
+#include <cstdint>
 
 namespace agentrt::memory_sqlite {
 namespace {

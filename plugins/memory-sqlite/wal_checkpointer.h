@@ -18,7 +18,6 @@
 
 #include "sqlite_db.h"
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>

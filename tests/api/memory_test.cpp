@@ -142,6 +142,24 @@ TEST_F(Memory, SearchRanksAndNeverPassesSyntaxThrough) {
             400);
 }
 
+// A score is BM25 over what its caller may see: another actor's private entries move
+// none of alice's, and none of hers reach bob.
+TEST_F(Memory, AnotherActorsPrivateEntriesMoveNoScore) {
+  for (const char* content : {"kestrel over the heron marsh", "heron", "a kestrel nest"})
+    save(alice, {{"layer", "about_me"}, {"content", content}});
+  json query_body = {{"query", "kestrel heron"}};
+  json before = call(agentd, "POST", "/memory/search", alice, query_body).json();
+  ASSERT_EQ(before["data"].size(), 3u);
+  for (int i = 0; i < 20; ++i)
+    save(bob,
+         {{"layer", "about_me"},
+          {"content", std::string(i % 2 ? "kestrel" : "heron heron") + " " + std::to_string(i)}});
+  EXPECT_EQ(call(agentd, "POST", "/memory/search", alice, query_body).json(), before);
+  json bobs = call(agentd, "POST", "/memory/search", bob, query_body).json();
+  EXPECT_EQ(bobs["data"].size(), 10u);
+  for (const json& hit : bobs["data"]) EXPECT_EQ(hit["entry"]["actor"], "bob");
+}
+
 TEST_F(Memory, SessionEntriesGoWithTheirSession) {
   json chat = call(agentd, "POST", "/chat", alice, run_body("hello")).json();
   std::string session = chat["session_id"];

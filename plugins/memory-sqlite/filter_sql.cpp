@@ -46,9 +46,12 @@ const char* const kEntryColumns =
     "id, layer, requested_layer, actor, namespace, session_id, content, metadata, "
     "created_at, updated_at, seq";
 
-const char* const kVisibleSql =
-    "(e.cell = :cell AND (:actor IS NULL OR e.layer < 2 OR e.actor = :actor)"
-    " AND (:ns IS NULL OR e.namespace = :ns) AND (:sid IS NULL OR e.session_id = :sid))";
+#define AGENTRT_SCOPE_SQL "e.cell = :cell AND (:actor IS NULL OR e.layer < 2 OR e.actor = :actor)"
+const char* const kScopeSql = "(" AGENTRT_SCOPE_SQL ")";
+const char* const kVisibleSql = "(" AGENTRT_SCOPE_SQL
+                                " AND (:ns IS NULL OR e.namespace = :ns)"
+                                " AND (:sid IS NULL OR e.session_id = :sid))";
+#undef AGENTRT_SCOPE_SQL
 static_assert(kFirstPersonalLayer == 2,
               "kVisibleSql and the memory_totals triggers spell the shared layers as layer < 2");
 static_assert(FilterShape{true, false, false}.key() == 1 &&
@@ -104,7 +107,7 @@ const std::string& clear_sql(FilterShape shape) {
 // candidates up in the table; the narrow covering index is several times faster.
 const std::string& search_term_sql() {
   static const std::string sql =
-      std::string("SELECT c.r, c.tf, e.token_count, e.cell = :cell, ") + kVisibleSql +
+      std::string("SELECT c.r, c.tf, e.token_count, ") + kScopeSql + ", " + kVisibleSql +
       " AND ((:layers >> e.layer) & 1)"
       " FROM (SELECT rowid AS r, agentrt_term_stat(memory_fts, 0) AS tf"
       " FROM memory_fts WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :candidates)"
@@ -120,20 +123,27 @@ const std::string& index_rows_sql() {
   return sql;
 }
 
-// Each bound is one lookup at the edge of a (cell, layer) range of memory_by_layer;
-// SQLite has no such shortcut for min() or max() over several layers at once.
-const std::string& cell_seq_range_sql() {
-  static const std::string sql = [] {
-    std::string edges;
-    for (int layer = 0; layer < kLayerCount; ++layer) {
-      std::string range = std::string(" FROM memory_entries INDEXED BY ") + kIndexByLayer +
-                          " WHERE cell = :cell AND layer = " + std::to_string(layer) + ")";
-      edges += std::string(layer ? " UNION ALL " : "") + "SELECT (SELECT min(seq)" + range +
-               " AS lo, (SELECT max(seq)" + range + " AS hi";
+// Each bound is one lookup at the edge of a (cell, layer) range of memory_by_layer, or
+// of a (cell, layer, actor) range of memory_by_actor; SQLite has no such shortcut for
+// min() or max() over several layers at once.
+const std::string& scope_seq_range_sql(bool actor) {
+  static const auto sql = [] {
+    std::array<std::string, 2> texts;
+    for (int with_actor = 0; with_actor < 2; ++with_actor) {
+      std::string edges;
+      for (int layer = 0; layer < kLayerCount; ++layer) {
+        FilterShape shape{with_actor != 0 && !is_shared_layer(layer), false, false};
+        std::string range = from_clause(shape) +
+                            " WHERE cell = :cell AND layer = " + std::to_string(layer) +
+                            (shape.actor ? " AND actor = :actor)" : ")");
+        edges += std::string(layer ? " UNION ALL " : "") + "SELECT (SELECT min(seq)" + range +
+                 " AS lo, (SELECT max(seq)" + range + " AS hi";
+      }
+      texts[static_cast<size_t>(with_actor)] = "SELECT min(lo), max(hi) FROM (" + edges + ")";
     }
-    return "SELECT min(lo), max(hi) FROM (" + edges + ")";
+    return texts;
   }();
-  return sql;
+  return sql[actor ? 1 : 0];
 }
 
 void bind_layer_filter(Statement& s, const Filter& filter, int layer, FilterShape shape) {

@@ -148,14 +148,37 @@ std::string fts_literal(std::string_view term) {
   return out;
 }
 
-std::string cell_tag(std::string_view cell) {
+namespace {
+
+void append_hex(std::string& out, std::string_view bytes) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string tag = "c";
-  tag.reserve(1 + 2 * cell.size());
-  for (unsigned char c : cell) {
-    tag.push_back(kHex[c >> 4]);
-    tag.push_back(kHex[c & 15]);
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
   }
+}
+
+std::string tag_of(char kind, std::string_view cell) {
+  std::string tag(1, kind);
+  tag.reserve(1 + 2 * cell.size());
+  append_hex(tag, cell);
+  return tag;
+}
+
+}  // namespace
+
+std::string cell_tag(std::string_view cell) {
+  return tag_of('c', cell);
+}
+
+std::string shared_scope_tag(std::string_view cell) {
+  return tag_of('s', cell);
+}
+
+std::string actor_scope_tag(std::string_view cell, std::string_view actor) {
+  std::string tag = tag_of('o', cell);
+  tag.push_back('g');
+  append_hex(tag, actor);
   return tag;
 }
 
@@ -163,12 +186,19 @@ std::string cell_match(std::string_view cell) {
   return "cell_tag : " + fts_literal(cell_tag(cell));
 }
 
+std::string scope_match(std::string_view cell, const std::optional<std::string>& actor) {
+  if (!actor) return cell_match(cell);
+  return "cell_tag : (" + fts_literal(shared_scope_tag(cell)) + " OR " +
+         fts_literal(actor_scope_tag(cell, *actor)) + ")";
+}
+
 std::string term_match(std::string_view term) {
   return "content : " + fts_literal(term);
 }
 
-std::string cell_term_match(std::string_view cell, std::string_view term) {
-  return cell_match(cell) + " AND " + term_match(term);
+std::string scope_term_match(std::string_view cell, const std::optional<std::string>& actor,
+                             std::string_view term) {
+  return scope_match(cell, actor) + " AND " + term_match(term);
 }
 
 }  // namespace agentrt::memory_sqlite

@@ -6,6 +6,7 @@
 #include "sqlite_db.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,12 +43,21 @@ void register_term_stat_function(Database& db);
 // A MATCH expression that is one literal term: FTS5 syntax never leaks through it.
 std::string fts_literal(std::string_view term);
 
-// The word memory_fts's cell_tag column holds for `cell`: 'c' and the cell's bytes in
-// hex, as schema step 4 spells it with SQLite's hex().
+// The words memory_fts's cell_tag column holds (schema step 6), spelled as SQLite's
+// hex() spells the names: 'c' and the cell's hex for every entry of the cell; 's' and
+// the cell's hex for an entry of a shared layer; 'o', the cell's hex, 'g' and the
+// actor's hex for an entry of one actor's.
 std::string cell_tag(std::string_view cell);
+std::string shared_scope_tag(std::string_view cell);
+std::string actor_scope_tag(std::string_view cell, std::string_view actor);
 
-// `cell`'s entries whose content holds `term`: the tag first, the term last.
-std::string cell_term_match(std::string_view cell, std::string_view term);
+// The entries a caller may see in `cell`: all of them without an actor, else the
+// cell's shared entries and the actor's own.
+std::string scope_match(std::string_view cell, const std::optional<std::string>& actor);
+
+// The same entries whose content holds `term`: the scope first, the term last.
+std::string scope_term_match(std::string_view cell, const std::optional<std::string>& actor,
+                             std::string_view term);
 
 // Every entry whose content holds `term`, in any cell.
 std::string term_match(std::string_view term);

@@ -333,6 +333,47 @@ AFTER UPDATE OF cell, layer, actor, namespace, token_count ON memory_entries BEG
     ON CONFLICT DO UPDATE SET n = n + 1, tokens = tokens + excluded.tokens;
 END;
 )sql",
+    // A term's window is its newest matches among what the caller may see, not in the
+    // whole cell: step 4's window was the cell's, so in a cell of many actors the other
+    // actors' private entries could fill it and hide the caller's own older matches.
+    // - cell_tag now holds two words: the cell's ('c' and its hex), and the entry's
+    //   scope: 's' and the cell's hex for a shared layer, else 'o', the cell's hex, 'g'
+    //   (no hex digit, so no two pairs spell the same word) and the actor's hex. An
+    //   actor's search matches `cell_tag : ("s<cell>" OR "o<cell>g<actor>")`, an
+    //   admin's without an actor the cell's word, as before.
+    // - The view spells the words once: the triggers read them from it (a lookup by
+    //   seq), so the index, FTS5's rebuild and its integrity check cannot disagree.
+    //   Deletes read the row before it goes, inserts after it is there.
+    R"sql(
+DROP TRIGGER memory_entries_fts_insert;
+DROP TRIGGER memory_entries_fts_delete;
+DROP TRIGGER memory_entries_fts_update;
+DROP VIEW memory_fts_source;
+CREATE VIEW memory_fts_source AS
+  SELECT seq, content,
+    'c' || hex(cell) || CASE WHEN layer < 2 THEN ' s' || hex(cell)
+                        ELSE ' o' || hex(cell) || 'g' || hex(actor) END AS cell_tag
+  FROM memory_entries;
+INSERT INTO memory_fts(memory_fts) VALUES('rebuild');
+CREATE TRIGGER memory_entries_fts_insert AFTER INSERT ON memory_entries BEGIN
+  INSERT INTO memory_fts(rowid, content, cell_tag)
+    SELECT seq, content, cell_tag FROM memory_fts_source WHERE seq = new.seq;
+END;
+CREATE TRIGGER memory_entries_fts_delete BEFORE DELETE ON memory_entries BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, content, cell_tag)
+    SELECT 'delete', seq, content, cell_tag FROM memory_fts_source WHERE seq = old.seq;
+END;
+CREATE TRIGGER memory_entries_fts_unindex
+BEFORE UPDATE OF content, cell, layer, actor ON memory_entries BEGIN
+  INSERT INTO memory_fts(memory_fts, rowid, content, cell_tag)
+    SELECT 'delete', seq, content, cell_tag FROM memory_fts_source WHERE seq = old.seq;
+END;
+CREATE TRIGGER memory_entries_fts_update
+AFTER UPDATE OF content, cell, layer, actor ON memory_entries BEGIN
+  INSERT INTO memory_fts(rowid, content, cell_tag)
+    SELECT seq, content, cell_tag FROM memory_fts_source WHERE seq = new.seq;
+END;
+)sql",
 };
 constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 

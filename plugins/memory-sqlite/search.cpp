@@ -49,13 +49,13 @@ struct Match {
   int64_t tokens;
 };
 
-// What one term's walk saw: every match of the cell it read, and the ones the caller
-// may see.
+// What one term's walk saw: every match in the caller's scope it read (kScopeSql: the
+// cell's entries its actor may see), and the ones its filters and layers admit.
 struct TermScan {
   int64_t seen = 0;
   int64_t oldest_seq = 0;
   std::vector<Match> visible;
-  bool cut_short = false;  // ended before the cell's window filled, by its own limit or
+  bool cut_short = false;  // ended before the scope's window filled, by its own limit or
                            // because the word proved common (see walk)
 };
 
@@ -70,8 +70,8 @@ constexpr int64_t kDensityProbe = 256;
 constexpr int64_t kCommonWordSpan = 30;
 
 // BM25 over what the caller may see in the cell: its entries and their average length
-// are those of the entries the search may return, and each term's window is the cell's
-// newest matches, however the walk finds them.
+// are those of the entries the search may return, and each term's window is the newest
+// matches in the caller's scope, however the walk finds them.
 class Ranker {
  public:
   Ranker(Connection& c, const SearchRequest& request, int candidates, double shared_walk_min_share)
@@ -79,9 +79,10 @@ class Ranker {
     corpus_ = corpus_of(c_, request_.filter, request_.layers);
     if (corpus_.entries == 0) return;
     average_tokens_ = static_cast<double>(corpus_.tokens) / static_cast<double>(corpus_.entries);
-    Filter whole_cell;
-    whole_cell.cell = request_.filter.cell;
-    cell_entries_ = corpus_of(c_, whole_cell, kAllLayers).entries;
+    Filter scope;
+    scope.cell = request_.filter.cell;
+    scope.actor = request_.filter.actor;
+    scope_entries_ = corpus_of(c_, scope, kAllLayers).entries;
     shared_walk_limit_ = shared_walk_limit(shared_walk_min_share);
   }
 
@@ -110,13 +111,14 @@ class Ranker {
   }
 
  private:
-  // Both walks see the same matches: the cell's newest `candidates_`, or all of them.
+  // Both walks see the same matches: the scope's newest `candidates_`, or all of them.
   TermScan walk(const std::string& term) {
     if (shared_walk_limit_ > 0) {
       TermScan scan = walk(term_match(term), shared_walk_limit_, true);
       if (!scan.cut_short) return scan;
     }
-    return walk(cell_term_match(request_.filter.cell, term), candidates_, false);
+    return walk(scope_term_match(request_.filter.cell, request_.filter.actor, term), candidates_,
+                false);
   }
 
   TermScan walk(const std::string& match, int64_t limit, bool shared) {
@@ -135,7 +137,7 @@ class Ranker {
         scan.cut_short = true;
         return scan;
       }
-      if (s.column_int(3) == 0) continue;  // another cell's
+      if (s.column_int(3) == 0) continue;  // another cell's, or another actor's
       ++scan.seen;
       scan.oldest_seq = s.column_int(0);
       if (s.column_int(4) != 0)
@@ -145,7 +147,7 @@ class Ranker {
     return scan;
   }
 
-  // 0 when the cell is too small a share of the store for the shared walk; else twice
+  // 0 when the scope is too small a share of the store for the shared walk; else twice
   // the matches it should read to fill the window, so an uneven spread rarely makes it
   // fall back to the tagged walk.
   int64_t shared_walk_limit(double min_share) {
@@ -153,20 +155,21 @@ class Ranker {
     StatementUse use(s);
     s.bind(":match", cell_match(request_.filter.cell));
     if (!use->step()) return 0;
-    double share = static_cast<double>(cell_entries_) / static_cast<double>(s.column_int(0));
+    double share = static_cast<double>(scope_entries_) / static_cast<double>(s.column_int(0));
     if (share < min_share) return 0;
     return static_cast<int64_t>(2.0 * candidates_ / std::min(share, 1.0)) + 1;
   }
 
   int64_t extrapolated_df(const TermScan& scan) {
     if (!seq_range_) {
-      Statement& s = c_.prepared(cell_seq_range_sql());
+      Statement& s = c_.prepared(scope_seq_range_sql(request_.filter.actor.has_value()));
       StatementUse use(s);
       s.bind(":cell", request_.filter.cell);
+      if (request_.filter.actor) s.bind(":actor", *request_.filter.actor);
       use->step();
       seq_range_ = std::make_pair(s.column_int(0), s.column_int(1));
     }
-    // The caller's matches in the window, scaled to the cell's whole seq range.
+    // The caller's matches in the window, scaled to the scope's whole seq range.
     return bm25::estimate_df(static_cast<int64_t>(scan.visible.size()), scan.oldest_seq,
                              seq_range_->first, seq_range_->second, corpus_.entries);
   }
@@ -175,7 +178,7 @@ class Ranker {
   const SearchRequest& request_;
   const int candidates_;
   Corpus corpus_;
-  int64_t cell_entries_ = 0;
+  int64_t scope_entries_ = 0;
   double average_tokens_ = 0;
   int64_t shared_walk_limit_ = 0;
   std::optional<std::pair<int64_t, int64_t>> seq_range_;

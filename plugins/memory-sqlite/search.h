@@ -4,22 +4,25 @@
 // and each term is searched as a quoted literal. Terms are OR-ed: an entry matching any
 // term is a candidate, and entries matching more (and rarer) terms rank higher.
 //
-// Per cell and per caller: each term is walked among the cell's entries only (the index
-// tags every entry with its cell, schema step 4), and BM25's row count, average length
+// Per cell and per caller: each term is walked among the entries of the caller's scope
+// only, the cell's shared entries and its actor's own, or the whole cell for an admin
+// without an actor (the index tags every entry with its cell and its scope, schema
+// steps 4 and 6), and BM25's row count, average length
 // and term frequencies are those of the entries the search may return: the caller's
 // visible entries in the layers and filters asked, their counts and tokens read from
 // memory_totals (step 5). Nothing another cell stores, and no entry the caller may not
 // see, changes a search's hits or scores.
 //
-// Bounded cost: for each term only the cell's newest matches are read, and then
-// filtered to the caller's actor, namespace, session and layers. With K the configured
+// Bounded cost: for each term only the scope's newest matches are read, and then
+// filtered to the caller's namespace, session and layers. With K the configured
 // search_candidates, a term reads at most K matches, and a query of T terms at most
 // max(K, 4K / T) per term but never fewer than K / 4: a search reads at most 4K index
 // rows however long the query. The price is recall for very common terms: an entry
-// whose only match is a term with more matches in the cell than its window, older than
+// whose only match is a term with more matches in the scope than its window, older than
 // that window, is not found; the same entry is still found through any rarer term of
-// the query. A term's frequency (for its IDF) is exact within the window and
-// extrapolated beyond it over the cell's seq range.
+// the query. Other actors' private entries never take a place in the window. A term's
+// frequency (for its IDF) is exact within the window and extrapolated beyond it over
+// the scope's seq range.
 #pragma once
 
 #include "connection.h"
@@ -39,10 +42,10 @@ struct SearchHit {
   double score = 0;
 };
 
-// How a term's window is found. The tagged walk (the AND of the cell's tag and the term)
-// reads the cell's matches only, but seeks in the tag's doclist for each: 10 µs a match
+// How a term's window is found. The tagged walk (the AND of the scope's tags and the
+// term) reads the scope's matches only, but seeks in the tags' doclists for each: 10 µs a match
 // for a rare word on the 1M-entry benchmark store. The shared walk reads the term's
-// matches in every cell and looks each up (0.6 µs) to keep the cell's. A cell with at
+// matches in every cell and looks each up (0.6 µs) to keep the scope's. A scope with at
 // least this share of the store's entries tries the shared walk first, and leaves it
 // for the tagged one when the word proves common or the walk would read more than twice
 // the matches its share should need (search.cpp). Either walk finds the same matches.

@@ -160,6 +160,42 @@ TEST_F(Memory, AnotherActorsPrivateEntriesMoveNoScore) {
   for (const json& hit : bobs["data"]) EXPECT_EQ(hit["entry"]["actor"], "bob");
 }
 
+// A word's window (plugin config search_candidates) is its newest matches among what
+// the caller may see: bob's newer private entries take no place in alice's, so her own
+// older entry and the cell's shared one are still found.
+TEST(MemoryWindow, AnotherActorsPrivateEntriesTakeNoPlaceInACallersWindow) {
+  TempDir dir;
+  AgentdProcess agentd(with_args(
+      {"--config",
+       dir.write("c.json",
+                 R"({"plugins":{"memory-sqlite":{"config":{"search_candidates":5}}}})")}));
+  std::string admin = first_admin_token(agentd);
+  std::string alice = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+  std::string bob = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
+  auto save = [&](const std::string& token, const json& body) {
+    auto response = call(agentd, "POST", "/memory", token, body);
+    EXPECT_EQ(response.status, 201) << response.body;
+    return response.json()["id"].get<std::string>();
+  };
+  std::set<std::string> want = {save(alice, {{"layer", "about_me"}, {"content", "common word"}}),
+                                save(bob, {{"layer", "consensus"}, {"content", "common ground"}})};
+  for (int i = 0; i < 12; ++i)
+    save(bob,
+         {{"layer", i % 2 ? "about_me" : "working"}, {"content", "common " + std::to_string(i)}});
+  json query_body = {{"query", "common"}, {"limit", 100}};
+  auto search = [&](const std::string& token) {
+    auto response = call(agentd, "POST", "/memory/search", token, query_body);
+    EXPECT_EQ(response.status, 200) << response.body;
+    std::set<std::string> ids;
+    for (const json& hit : response.json()["data"]) ids.insert(hit["entry"]["id"]);
+    return ids;
+  };
+  EXPECT_EQ(search(alice), want);
+  std::set<std::string> bobs = search(bob);
+  EXPECT_EQ(bobs.size(), 5u);
+  EXPECT_EQ(bobs.count(*want.begin()) + bobs.count(*want.rbegin()), 0u);
+}
+
 TEST_F(Memory, SessionEntriesGoWithTheirSession) {
   json chat = call(agentd, "POST", "/chat", alice, run_body("hello")).json();
   std::string session = chat["session_id"];

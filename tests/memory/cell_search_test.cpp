@@ -57,6 +57,50 @@ TEST_F(CellWindowTest, ADenseCellStillFindsWhatAnotherCellsNewerMatchesBury) {
   EXPECT_EQ(sorted_hits("c1", "common"), c1);
 }
 
+// An actor's search reads the matches of its own scope only, the cell's shared entries
+// and its own: another actor's newer private entries cannot push them out of the
+// window, nor take a place in it.
+TEST_F(MemoryTest, AnotherActorsPrivateMatchesDoNotCrowdAnActorsOwnOut) {
+  open({{"search_candidates", 5}});
+  json own = save({{"actor", "alice"}, {"content", "common word"}});
+  json shared = save({{"actor", "bob"}, {"layer", "consensus"}, {"content", "common ground"}});
+  for (int i = 0; i < 30; ++i)
+    save({{"actor", "bob"},
+          {"layer", kLayers[static_cast<size_t>(2 + i % 5)]},
+          {"content", "common word " + std::to_string(i)}});
+  std::vector<std::string> want = {own["id"], shared["id"]};
+  std::sort(want.begin(), want.end());
+  std::vector<std::string> got = ids_of(search(filter("c1", "alice"), "common")["data"]);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want);
+  // Bob's window is his newest five; an admin without an actor reads the whole cell's.
+  for (const json& f : {filter("c1", "bob"), filter("c1")}) {
+    got = ids_of(search(f, "common", nullptr, 100)["data"]);
+    EXPECT_EQ(got.size(), 5u);
+    EXPECT_EQ(std::count(got.begin(), got.end(), own["id"]), 0);
+  }
+  // Alice's own entries in every layer are hers to find, however many bob has.
+  json working = save({{"actor", "alice"}, {"layer", "working"}, {"content", "common task"}});
+  for (int i = 0; i < 30; ++i) save({{"actor", "bob"}, {"content", "common again"}});
+  EXPECT_EQ(search(filter("c1", "alice"), "common")["data"].size(), 3u);
+  (void)working;
+}
+
+// Actor names that tokenize alike, or that an actor and cell name could spell together,
+// stay apart in the index.
+TEST_F(MemoryTest, ActorsWhoseNamesTokenizeAlikeStayApart) {
+  json dash = save({{"cell", "c1"}, {"actor", "ann-lee"}, {"content", "falcon"}});
+  json space = save({{"cell", "c1"}, {"actor", "ann lee"}, {"content", "falcon"}});
+  json moved = save({{"cell", "c1a"}, {"actor", "nn-lee"}, {"content", "falcon"}});
+  EXPECT_EQ(ids_of(search(filter("c1", "ann-lee"), "falcon")["data"]),
+            std::vector<std::string>{dash["id"]});
+  EXPECT_EQ(ids_of(search(filter("c1", "ann lee"), "falcon")["data"]),
+            std::vector<std::string>{space["id"]});
+  EXPECT_EQ(ids_of(search(filter("c1a", "nn-lee"), "falcon")["data"]),
+            std::vector<std::string>{moved["id"]});
+  EXPECT_TRUE(search(filter("c1", "ann"), "falcon")["data"].empty());
+}
+
 std::vector<double> scores_of(const json& result) {
   std::vector<double> out;
   for (const json& hit : result["data"]) out.push_back(hit["score"]);

@@ -123,7 +123,7 @@ TEST_F(QueryPlanTest, SearchWalksTheFtsIndexAndLooksEntriesUpByKey) {
 }
 
 TEST_F(QueryPlanTest, ACellsSeqRangeIsOneEdgeLookupPerLayer) {
-  std::string p = plan(memory_sqlite::cell_seq_range_sql());
+  std::string p = plan(memory_sqlite::scope_seq_range_sql(false));
   EXPECT_EQ(p.find("SCAN memory_entries"), std::string::npos) << p;
   size_t edges = 0;
   for (size_t at = p.find(
@@ -132,6 +132,26 @@ TEST_F(QueryPlanTest, ACellsSeqRangeIsOneEdgeLookupPerLayer) {
        at = p.find("SEARCH memory_entries USING COVERING INDEX memory_by_layer", at + 1))
     ++edges;
   EXPECT_EQ(edges, 14u) << p;
+}
+
+// An actor's scope: the shared layers' edges in memory_by_layer, its own layers' in
+// memory_by_actor, where seq follows the actor.
+TEST_F(QueryPlanTest, AnActorsScopeSeqRangeIsOneEdgeLookupPerLayer) {
+  std::string p = plan(memory_sqlite::scope_seq_range_sql(true));
+  EXPECT_EQ(p.find("SCAN memory_entries"), std::string::npos) << p;
+  auto count = [&p](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = p.find(what); at != std::string::npos; at = p.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("SEARCH memory_entries USING COVERING INDEX memory_by_layer (cell=? AND "
+                  "layer=?)"),
+            4u)
+      << p;
+  EXPECT_EQ(count("SEARCH memory_entries USING COVERING INDEX memory_by_actor (cell=? AND "
+                  "layer=? AND actor=?)"),
+            10u)
+      << p;
 }
 
 }  // namespace

@@ -141,11 +141,12 @@ TEST_F(MemoryTest, TheCandidateBoundCostsRecallButNeverTheFilter) {
   json rare_c1 = save({{"content", "common pelican"}});
   for (int i = 0; i < 30; ++i) save({{"content", "common word " + std::to_string(i)}});
   save({{"actor", "bob"}, {"content", "common pelican"}});
-  // The five newest matches of "common" in c1 are all newer than the two: neither is
-  // found through it, and bob's entry never reaches alice.
+  // The five newest matches of "common" alice may see are all newer than the two:
+  // neither is found through it, and bob's private entry neither reaches alice nor
+  // takes a place in her window.
   std::vector<std::string> got =
       ids_of(search(filter("c1", "alice"), "common", nullptr, 100)["data"]);
-  EXPECT_EQ(got.size(), 4u);  // the five newest, less bob's
+  EXPECT_EQ(got.size(), 5u);
   EXPECT_EQ(std::count(got.begin(), got.end(), rare_c1["id"]), 0);
   // A rarer term of the same query still finds the entry.
   EXPECT_EQ(ids_of(search(filter("c1", "alice"), "common pelican")["data"])[0], rare_c1["id"]);

@@ -168,6 +168,35 @@ TEST_F(UpgradeTest, AStoreFromSchemaVersionFourGetsTalliesWithTokens) {
   EXPECT_GT(db.query_int("SELECT sum(tokens) FROM memory_totals WHERE shape = 3"), 0);
 }
 
+// Version 5 walked a term among the whole cell's matches: opening it reindexes each
+// entry under its scope, so another actor's private entries no longer fill an actor's
+// window.
+TEST_F(UpgradeTest, AStoreFromSchemaVersionFiveSearchesEachActorsScope) {
+  std::vector<std::string> alice_ids;
+  {
+    auto db = old_store(5);
+    memory_sqlite::Transaction tx(*db, "BEGIN");
+    alice_ids.push_back(insert(*db, {"c1", 2, "alice", "", "", "common"}));
+    alice_ids.push_back(insert(*db, {"c1", 1, "bob", "", "", "common shared"}));
+    for (int i = 0; i < 40; ++i) insert(*db, {"c1", 2 + i % 5, "bob", "", "", "common common"});
+    tx.commit();
+  }
+  open({{"search_candidates", 10}});
+  EXPECT_EQ(fts_drift(), 0);
+  std::vector<std::string> got = ids_of(search(filter("c1", "alice"), "common")["data"]);
+  std::sort(got.begin(), got.end());
+  std::sort(alice_ids.begin(), alice_ids.end());
+  EXPECT_EQ(got, alice_ids);  // not crowded out by bob's 40 newer private matches
+  EXPECT_EQ(search(filter("c1", "bob"), "common", nullptr, 100)["data"].size(), 10u);
+  EXPECT_EQ(search(filter("c1"), "common", nullptr, 100)["data"].size(), 10u);
+
+  // The index goes on from where the rebuild left it.
+  save({{"cell", "c1"}, {"content", "common kestrel"}});
+  clear_layer(filter("c1", "bob"), "working");
+  EXPECT_EQ(fts_drift(), 0);
+  EXPECT_EQ(search(filter("c1", "alice"), "common")["data"].size(), 3u);
+}
+
 TEST_F(UpgradeTest, AnUpgradedStoreHasTheSchemaOfANewOne) {
   std::string fresh = schema_text();
   ASSERT_NE(fresh.find("memory_totals"), std::string::npos) << fresh;

@@ -110,7 +110,7 @@ need cmake cmake
 
 log "building (Release) in $build_dir"
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" -j"${JOBS:-2}" --target agentd mock_upstream sse_load start_probe store_bench \
+cmake --build "$build_dir" -j"${JOBS:-2}" --target agentd mock_upstream floor_relay sse_load start_probe store_bench \
   >"$work/build.log" 2>&1 || {
   tail -n 30 "$work/build.log" >&2
   die "build failed"
@@ -135,6 +135,9 @@ start paced "$bin/mock_upstream" --port 0 --mode paced --deltas "$paced_deltas" 
   --delay-ms "$paced_delay_ms" --threads 1
 paced_pid=$last_pid
 paced_port="$(wait_for "$work/paced.out" '^listening' 10 | sed 's/.*://')" || die "paced mock did not start"
+start floor "$bin/floor_relay" --upstream "127.0.0.1:$mock_port"
+floor_pid=$last_pid
+floor_addr="$(wait_for "$work/floor.out" '^listening' 10 | sed 's/^listening //')" || die "floor relay did not start"
 
 data="$work/agentd-data"
 mkdir -p "$data"
@@ -278,6 +281,7 @@ warm
 log "1. /chat latency at concurrency 1"
 wrk_run lat-direct-stream "$direct_url" 1 "$work/direct-stream.json" "" "$mock_pid"
 wrk_run lat-agentd "http://$agentd_addr/chat" 1 "$work/chat.json" "$auth" "$agentd_pid"
+wrk_run lat-floor "http://$floor_addr/chat" 1 "$work/chat.json" "" "$floor_pid"
 wrk_run lat-direct-json "$direct_url" 1 "$work/direct-json.json" "" "$mock_pid"
 [ -n "$gateway_url" ] && wrk_run lat-gateway "$gateway_url" 1 "$work/direct-json.json" "$gateway_headers" "$gateway_pid"
 
@@ -386,6 +390,8 @@ errors() { jq -r '[.errors[]] | add // "n/a"' "$work/r/$1" 2>/dev/null || echo n
 
 lat_added_p50="$(diff_ms "$(j lat-agentd .latency_us.p50)" "$(j lat-direct-stream .latency_us.p50)")"
 lat_added_p99="$(diff_ms "$(j lat-agentd .latency_us.p99)" "$(j lat-direct-stream .latency_us.p99)")"
+floor_added_p50="$(diff_ms "$(j lat-floor .latency_us.p50)" "$(j lat-direct-stream .latency_us.p50)")"
+floor_added_p99="$(diff_ms "$(j lat-floor .latency_us.p99)" "$(j lat-direct-stream .latency_us.p99)")"
 lat_added_p999="$(diff_ms "$(j lat-agentd .latency_us.p999)" "$(j lat-direct-stream .latency_us.p999)")"
 lat_added_p99_wrk="$(diff_ms "$(j lat-agentd .latency_us_wrk.p99)" "$(j lat-direct-stream .latency_us_wrk.p99)")"
 ttfd_added_p50="$(diff_ms "$(j ttfd-agentd .ttfd_us.p50)" "$(j ttfd-direct .ttfd_us.p50)")"
@@ -425,13 +431,16 @@ mkdir -p "$(dirname "$report")"
   echo "| path | requests | p50 | p90 | p99 | p99.9 | max | wrk p99 | errors | server CPU per request |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for row in "direct to mock, streaming|lat-direct-stream" "agentd /chat|lat-agentd" \
-    "direct to mock, non-streaming|lat-direct-json" "npm gateway|lat-gateway"; do
+    "floor relay|lat-floor" "direct to mock, non-streaming|lat-direct-json" "npm gateway|lat-gateway"; do
     f="${row##*|}"
     [ -s "$work/r/$f" ] || continue
     echo "| ${row%%|*} | $(j "$f" .requests) | $(ms "$(j "$f" .latency_us.p50)") | $(ms "$(j "$f" .latency_us.p90)") | $(ms "$(j "$f" .latency_us.p99)") | $(ms "$(j "$f" .latency_us.p999)") | $(ms "$(j "$f" .latency_us.max)") | $(ms "$(j "$f" .latency_us_wrk.p99)") | $(errors "$f") | $(cpu_per_request "$f") |"
   done
   echo
   echo "- **agentd added: p50 $lat_added_p50 ms, p99 $lat_added_p99 ms** (targets 0.1 and 0.5 ms: $(verdict "$lat_added_p50" '<=' 0.1), $(verdict "$lat_added_p99" '<=' 0.5)); p99.9 $lat_added_p999 ms; by wrk's own p99, $lat_added_p99_wrk ms."
+  echo "- The floor (bench/upstream/floor_relay: a relay that hands each request on and does nothing"
+  echo "  else, one thread a connection as agentd) added p50 $floor_added_p50 ms, p99 $floor_added_p99 ms: what one"
+  echo "  more hop over loopback costs on this machine, which no engine in agentd's place avoids."
   if [ -s "$work/r/lat-gateway" ]; then
     echo "- npm gateway added: p50 $(diff_ms "$(j lat-gateway .latency_us.p50)" "$(j lat-direct-json .latency_us.p50)") ms, p99 $(diff_ms "$(j lat-gateway .latency_us.p99)" "$(j lat-direct-json .latency_us.p99)") ms."
   fi

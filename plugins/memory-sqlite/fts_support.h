@@ -46,7 +46,9 @@ std::string fts_literal(std::string_view term);
 // The words memory_fts's cell_tag column holds (schema step 6), spelled as SQLite's
 // hex() spells the names: 'c' and the cell's hex for every entry of the cell; 's' and
 // the cell's hex for an entry of a shared layer; 'o', the cell's hex, 'g' and the
-// actor's hex for an entry of one actor's.
+// actor's hex for an entry of one actor's. FTS5 keeps a word's first 32 KB only, so
+// names past about 16 KB can share a word: the words choose a walk's matches, and
+// search still checks each match's cell and actor exactly (filter_sql.h, kScopeSql).
 std::string cell_tag(std::string_view cell);
 std::string shared_scope_tag(std::string_view cell);
 std::string actor_scope_tag(std::string_view cell, std::string_view actor);

@@ -101,6 +101,22 @@ TEST_F(MemoryTest, ActorsWhoseNamesTokenizeAlikeStayApart) {
   EXPECT_TRUE(search(filter("c1", "ann"), "falcon")["data"].empty());
 }
 
+// FTS5 keeps a word's first 32 KB only, so names longer than about 16 KB (their hex
+// doubles them) can share a scope word. Such names share a window; each match's cell
+// and actor are still checked exactly, so neither sees the other's entries.
+TEST_F(MemoryTest, NamesTooLongForOneIndexWordStillStayApart) {
+  const std::string prefix(20000, 'x');
+  json a = save({{"cell", prefix + "1"}, {"actor", prefix + "a"}, {"content", "falcon"}});
+  json b = save({{"cell", prefix + "1"}, {"actor", prefix + "b"}, {"content", "falcon"}});
+  json c = save({{"cell", prefix + "2"}, {"actor", prefix + "a"}, {"content", "falcon"}});
+  EXPECT_EQ(ids_of(search(filter(prefix + "1", prefix + "a"), "falcon")["data"]),
+            std::vector<std::string>{a["id"]});
+  EXPECT_EQ(ids_of(search(filter(prefix + "1", prefix + "b"), "falcon")["data"]),
+            std::vector<std::string>{b["id"]});
+  EXPECT_EQ(ids_of(search(filter(prefix + "2"), "falcon")["data"]),
+            std::vector<std::string>{c["id"]});
+}
+
 std::vector<double> scores_of(const json& result) {
   std::vector<double> out;
   for (const json& hit : result["data"]) out.push_back(hit["score"]);

@@ -46,12 +46,12 @@ const char* const kEntryColumns =
     "id, layer, requested_layer, actor, namespace, session_id, content, metadata, "
     "created_at, updated_at, seq";
 
-#define AGENTRT_SCOPE_SQL "e.cell = :cell AND (:actor IS NULL OR e.layer < 2 OR e.actor = :actor)"
-const char* const kScopeSql = "(" AGENTRT_SCOPE_SQL ")";
-const char* const kVisibleSql = "(" AGENTRT_SCOPE_SQL
+#define AGENTRT_MAY_SEE_SQL "e.cell = :cell AND (:actor IS NULL OR e.layer < 2 OR e.actor = :actor)"
+const char* const kScopeSql = "(" AGENTRT_MAY_SEE_SQL " AND ((:scope_layers >> e.layer) & 1))";
+const char* const kVisibleSql = "(" AGENTRT_MAY_SEE_SQL
                                 " AND (:ns IS NULL OR e.namespace = :ns)"
                                 " AND (:sid IS NULL OR e.session_id = :sid))";
-#undef AGENTRT_SCOPE_SQL
+#undef AGENTRT_MAY_SEE_SQL
 static_assert(kFirstPersonalLayer == 2,
               "kVisibleSql and the memory_totals triggers spell the shared layers as layer < 2");
 static_assert(FilterShape{true, false, false}.key() == 1 &&
@@ -126,20 +126,20 @@ const std::string& index_rows_sql() {
 // Each bound is one lookup at the edge of a (cell, layer) range of memory_by_layer, or
 // of a (cell, layer, actor) range of memory_by_actor; SQLite has no such shortcut for
 // min() or max() over several layers at once.
-const std::string& scope_seq_range_sql(bool actor) {
+const std::string& layer_seq_ranges_sql(bool actor) {
   static const auto sql = [] {
     std::array<std::string, 2> texts;
     for (int with_actor = 0; with_actor < 2; ++with_actor) {
-      std::string edges;
+      std::string rows;
       for (int layer = 0; layer < kLayerCount; ++layer) {
         FilterShape shape{with_actor != 0 && !is_shared_layer(layer), false, false};
         std::string range = from_clause(shape) +
                             " WHERE cell = :cell AND layer = " + std::to_string(layer) +
                             (shape.actor ? " AND actor = :actor)" : ")");
-        edges += std::string(layer ? " UNION ALL " : "") + "SELECT (SELECT min(seq)" + range +
-                 " AS lo, (SELECT max(seq)" + range + " AS hi";
+        rows += std::string(layer ? " UNION ALL " : "") + "SELECT " + std::to_string(layer) +
+                ", (SELECT min(seq)" + range + ", (SELECT max(seq)" + range;
       }
-      texts[static_cast<size_t>(with_actor)] = "SELECT min(lo), max(hi) FROM (" + edges + ")";
+      texts[static_cast<size_t>(with_actor)] = rows;
     }
     return texts;
   }();

@@ -51,13 +51,13 @@ void bind_layer_filter(Statement& s, const Filter& filter, int layer, FilterShap
 // lets its caller see, whatever the layer. Parameters: :cell, :actor, :ns, :sid (bind
 // them all; null means "any") — see bind_visibility.
 extern const char* const kVisibleSql;
-// The same without the namespace and session filters: the caller's scope, the entries
-// of the cell that its actor may see (:cell, :actor).
+// A search's scope (search.cpp): the entries of the cell that the caller's actor may
+// see, in the layers of the :scope_layers bit mask (:cell, :actor, :scope_layers).
 extern const char* const kScopeSql;
 void bind_visibility(Statement& s, const Filter& filter);
 
 // Search's walk over one term: its :candidates newest FTS matches (:match is a
-// term_match or a scope_term_match, fts_support.h) joined to their entries. Columns:
+// term_match or a tags_term_match, fts_support.h) joined to their entries. Columns:
 // seq, term frequency, the entry's token count, whether it is in the caller's scope
 // (kScopeSql), and whether kVisibleSql and the :layers bit mask admit it. Needs agentrt_term_stat
 // (fts_support.h) on the connection.
@@ -67,8 +67,8 @@ const std::string& search_term_sql();
 // nothing matches).
 const std::string& index_rows_sql();
 
-// The smallest and largest seq of :cell's entries, or with `actor` of the entries in
-// :actor's scope (kScopeSql); NULLs when there are none.
-const std::string& scope_seq_range_sql(bool actor);
+// Seven rows, one a layer: the layer, and the smallest and largest seq of :cell's
+// entries in it, or with `actor` of those :actor may see (NULLs when there are none).
+const std::string& layer_seq_ranges_sql(bool actor);
 
 }  // namespace agentrt::memory_sqlite

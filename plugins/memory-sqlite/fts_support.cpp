@@ -186,19 +186,19 @@ std::string cell_match(std::string_view cell) {
   return "cell_tag : " + fts_literal(cell_tag(cell));
 }
 
-std::string scope_match(std::string_view cell, const std::optional<std::string>& actor) {
-  if (!actor) return cell_match(cell);
-  return "cell_tag : (" + fts_literal(shared_scope_tag(cell)) + " OR " +
-         fts_literal(actor_scope_tag(cell, *actor)) + ")";
+std::string tags_match(const std::vector<std::string>& tags) {
+  if (tags.size() == 1) return "cell_tag : " + fts_literal(tags[0]);
+  std::string match = "cell_tag : (";
+  for (size_t i = 0; i < tags.size(); ++i) match += (i ? " OR " : "") + fts_literal(tags[i]);
+  return match + ")";
 }
 
 std::string term_match(std::string_view term) {
   return "content : " + fts_literal(term);
 }
 
-std::string scope_term_match(std::string_view cell, const std::optional<std::string>& actor,
-                             std::string_view term) {
-  return scope_match(cell, actor) + " AND " + term_match(term);
+std::string tags_term_match(const std::vector<std::string>& tags, std::string_view term) {
+  return tags_match(tags) + " AND " + term_match(term);
 }
 
 }  // namespace agentrt::memory_sqlite

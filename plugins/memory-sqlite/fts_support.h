@@ -6,7 +6,6 @@
 #include "sqlite_db.h"
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,13 +52,11 @@ std::string cell_tag(std::string_view cell);
 std::string shared_scope_tag(std::string_view cell);
 std::string actor_scope_tag(std::string_view cell, std::string_view actor);
 
-// The entries a caller may see in `cell`: all of them without an actor, else the
-// cell's shared entries and the actor's own.
-std::string scope_match(std::string_view cell, const std::optional<std::string>& actor);
+// The entries that hold any of `tags` (words of the cell_tag column, at least one).
+std::string tags_match(const std::vector<std::string>& tags);
 
-// The same entries whose content holds `term`: the scope first, the term last.
-std::string scope_term_match(std::string_view cell, const std::optional<std::string>& actor,
-                             std::string_view term);
+// The same entries whose content holds `term`: the tags first, the term last.
+std::string tags_term_match(const std::vector<std::string>& tags, std::string_view term);
 
 // Every entry whose content holds `term`, in any cell.
 std::string term_match(std::string_view term);

@@ -27,5 +27,7 @@ std::optional<int> layer_code(std::string_view name);
 // A set of layers as a bit mask (bit `code`), the form SQL filters receive.
 using LayerMask = uint32_t;
 inline constexpr LayerMask kAllLayers = (1u << kLayerCount) - 1;
+inline constexpr LayerMask kSharedLayers = (1u << kFirstPersonalLayer) - 1;
+inline constexpr LayerMask kPersonalLayers = kAllLayers & ~kSharedLayers;
 
 }  // namespace agentrt::memory_sqlite

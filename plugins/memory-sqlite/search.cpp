@@ -8,6 +8,7 @@
 #include <agentrt/plugin.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -49,8 +50,39 @@ struct Match {
   int64_t tokens;
 };
 
-// What one term's walk saw: every match in the caller's scope it read (kScopeSql: the
-// cell's entries its actor may see), and the ones its filters and layers admit.
+// Where a search's windows are drawn from: the entries of the cell its caller may see,
+// in the kinds of layer (shared, an actor's own) it asks for, so that neither another
+// actor's private entries nor the caller's entries of a kind of layer it did not ask
+// for take a place in a window. The index marks them with words of the cell_tag column
+// (schema steps 4 and 6): an admin without an actor has no word for the cell's
+// personal entries alone and reads the whole cell's.
+struct Scope {
+  LayerMask layers = 0;
+  std::vector<std::string> tags;
+};
+
+Scope scope_of(const SearchRequest& request) {
+  const std::string& cell = request.filter.cell;
+  const bool shared = (request.layers & kSharedLayers) != 0;
+  const bool own = (request.layers & kPersonalLayers) != 0;
+  if (!request.filter.actor) {
+    if (!own) return {kSharedLayers, {shared_scope_tag(cell)}};
+    return {kAllLayers, {cell_tag(cell)}};
+  }
+  Scope scope;
+  if (shared) {
+    scope.layers |= kSharedLayers;
+    scope.tags.push_back(shared_scope_tag(cell));
+  }
+  if (own) {
+    scope.layers |= kPersonalLayers;
+    scope.tags.push_back(actor_scope_tag(cell, *request.filter.actor));
+  }
+  return scope;
+}
+
+// What one term's walk saw: every match in the scope it read, and the ones the
+// caller's filters and layers admit.
 struct TermScan {
   int64_t seen = 0;
   int64_t oldest_seq = 0;
@@ -75,14 +107,14 @@ constexpr int64_t kCommonWordSpan = 30;
 class Ranker {
  public:
   Ranker(Connection& c, const SearchRequest& request, int candidates, double shared_walk_min_share)
-      : c_(c), request_(request), candidates_(candidates) {
+      : c_(c), request_(request), scope_(scope_of(request)), candidates_(candidates) {
     corpus_ = corpus_of(c_, request_.filter, request_.layers);
     if (corpus_.entries == 0) return;
     average_tokens_ = static_cast<double>(corpus_.tokens) / static_cast<double>(corpus_.entries);
     Filter scope;
     scope.cell = request_.filter.cell;
     scope.actor = request_.filter.actor;
-    scope_entries_ = corpus_of(c_, scope, kAllLayers).entries;
+    scope_entries_ = corpus_of(c_, scope, scope_.layers).entries;
     shared_walk_limit_ = shared_walk_limit(shared_walk_min_share);
   }
 
@@ -117,8 +149,7 @@ class Ranker {
       TermScan scan = walk(term_match(term), shared_walk_limit_, true);
       if (!scan.cut_short) return scan;
     }
-    return walk(scope_term_match(request_.filter.cell, request_.filter.actor, term), candidates_,
-                false);
+    return walk(tags_term_match(scope_.tags, term), candidates_, false);
   }
 
   TermScan walk(const std::string& match, int64_t limit, bool shared) {
@@ -127,6 +158,7 @@ class Ranker {
     s.bind(":match", match);
     s.bind(":candidates", limit);
     s.bind(":layers", static_cast<int64_t>(request_.layers));
+    s.bind(":scope_layers", static_cast<int64_t>(scope_.layers));
     bind_visibility(s, request_.filter);
     TermScan scan;
     int64_t read = 0, newest = 0;
@@ -161,21 +193,31 @@ class Ranker {
   }
 
   int64_t extrapolated_df(const TermScan& scan) {
-    if (!seq_range_) {
-      Statement& s = c_.prepared(scope_seq_range_sql(request_.filter.actor.has_value()));
-      StatementUse use(s);
-      s.bind(":cell", request_.filter.cell);
-      if (request_.filter.actor) s.bind(":actor", *request_.filter.actor);
-      use->step();
-      seq_range_ = std::make_pair(s.column_int(0), s.column_int(1));
-    }
+    if (!seq_range_) seq_range_ = scope_seq_range();
     // The caller's matches in the window, scaled to the scope's whole seq range.
     return bm25::estimate_df(static_cast<int64_t>(scan.visible.size()), scan.oldest_seq,
                              seq_range_->first, seq_range_->second, corpus_.entries);
   }
 
+  // The smallest and largest seq in the scope: edges of its layers' ranges.
+  std::pair<int64_t, int64_t> scope_seq_range() {
+    Statement& s = c_.prepared(layer_seq_ranges_sql(request_.filter.actor.has_value()));
+    StatementUse use(s);
+    s.bind(":cell", request_.filter.cell);
+    if (request_.filter.actor) s.bind(":actor", *request_.filter.actor);
+    std::pair<int64_t, int64_t> range{std::numeric_limits<int64_t>::max(), 0};
+    while (use->step()) {
+      // A layer outside the scope, or without entries (a seq is never 0).
+      if (((scope_.layers >> s.column_int(0)) & 1) == 0 || s.column_int(1) == 0) continue;
+      range.first = std::min(range.first, s.column_int(1));
+      range.second = std::max(range.second, s.column_int(2));
+    }
+    return range;
+  }
+
   Connection& c_;
   const SearchRequest& request_;
+  const Scope scope_;
   const int candidates_;
   Corpus corpus_;
   int64_t scope_entries_ = 0;

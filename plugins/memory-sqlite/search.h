@@ -5,10 +5,11 @@
 // term is a candidate, and entries matching more (and rarer) terms rank higher.
 //
 // Per cell and per caller: each term is walked among the entries of the caller's scope
-// only, the cell's shared entries and its actor's own, or the whole cell for an admin
-// without an actor (the index tags every entry with its cell and its scope, schema
-// steps 4 and 6), and BM25's row count, average length
-// and term frequencies are those of the entries the search may return: the caller's
+// only, the cell's shared entries and its actor's own, of the kinds of layer (shared,
+// personal) the search asks for; an admin without an actor reads the cell's shared
+// entries, or the whole cell when it asks for a personal layer (the index tags every
+// entry with its cell and its scope, schema steps 4 and 6). BM25's row count, average
+// length and term frequencies are those of the entries the search may return: the caller's
 // visible entries in the layers and filters asked, their counts and tokens read from
 // memory_totals (step 5). Nothing another cell stores, and no entry the caller may not
 // see, changes a search's hits or scores.

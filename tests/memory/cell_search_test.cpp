@@ -86,6 +86,38 @@ TEST_F(MemoryTest, AnotherActorsPrivateMatchesDoNotCrowdAnActorsOwnOut) {
   (void)working;
 }
 
+// A search of the shared layers alone reads the cell's shared entries only, and one of
+// an actor's own layers alone reads that actor's entries only: the caller's other kind
+// of entry takes no place in the window either. (The kinds are the scope's grain: a
+// search of consensus alone still shares its window with environment.)
+TEST_F(MemoryTest, ASearchOfOneKindOfLayerReadsThatKindOnly) {
+  open({{"search_candidates", 5}});
+  auto hits = [&](const json& f, const json& layers) {
+    return ids_of(search(f, "common", layers, 100)["data"]);
+  };
+  // c1: a shared entry, then 20 newer of alice's own.
+  json shared = save({{"actor", "bob"}, {"layer", "consensus"}, {"content", "common ground"}});
+  for (int i = 0; i < 20; ++i)
+    save({{"actor", "alice"},
+          {"layer", "working"},
+          {"content", "common task " + std::to_string(i)}});
+  EXPECT_EQ(hits(filter("c1", "alice"), json::array({"consensus"})),
+            std::vector<std::string>{shared["id"]});
+  EXPECT_EQ(hits(filter("c1"), json::array({"environment", "consensus"})),
+            std::vector<std::string>{shared["id"]});
+  EXPECT_EQ(hits(filter("c1", "alice"), nullptr).size(), 5u);  // both kinds: one window
+  // c2: one of alice's own, then 20 newer shared ones.
+  json mine = save({{"cell", "c2"}, {"actor", "alice"}, {"content", "common mine"}});
+  for (int i = 0; i < 20; ++i)
+    save({{"cell", "c2"},
+          {"actor", "bob"},
+          {"layer", "environment"},
+          {"content", "common env " + std::to_string(i)}});
+  EXPECT_EQ(hits(filter("c2", "alice"), json::array({"about_me", "working"})),
+            std::vector<std::string>{mine["id"]});
+  EXPECT_EQ(hits(filter("c2", "alice"), json::array({"about_me", "environment"})).size(), 5u);
+}
+
 // Actor names that tokenize alike, or that an actor and cell name could spell together,
 // stay apart in the index.
 TEST_F(MemoryTest, ActorsWhoseNamesTokenizeAlikeStayApart) {
@@ -235,13 +267,16 @@ TEST_F(MemoryTest, TheSharedWalkAndTheTaggedWalkAgree) {
   for (const std::string& cell : cells)
     for (const json& f : {filter(cell), filter(cell, "alice"), filter(cell, "bob", "n1"),
                           filter(cell, "", "", "s1")})
-      for (std::string query : {"w0", "w1", "w5", "w9", "w0 w3", "w2 w7 w8", "w0 w1 w2 w3 w4"}) {
-        json request = with(f, {{"query", query}, {"layers", nullptr}, {"limit", 100}});
-        auto shared = hits(request, 0.0), tagged = hits(request, 2.0);
-        EXPECT_EQ(shared, tagged) << request;
-        compared += tagged.size();
-      }
-  EXPECT_GT(compared, 500u);
+      for (std::string query : {"w0", "w1", "w5", "w9", "w0 w3", "w2 w7 w8", "w0 w1 w2 w3 w4"})
+        for (const json& layers :
+             {json(nullptr), json::array({"consensus"}), json::array({"environment", "working"}),
+              json::array({"about_me", "agent_memory", "session"})}) {
+          json request = with(f, {{"query", query}, {"layers", layers}, {"limit", 100}});
+          auto shared = hits(request, 0.0), tagged = hits(request, 2.0);
+          EXPECT_EQ(shared, tagged) << request;
+          compared += tagged.size();
+        }
+  EXPECT_GT(compared, 1000u);
 }
 
 }  // namespace

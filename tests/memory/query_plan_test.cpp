@@ -123,7 +123,7 @@ TEST_F(QueryPlanTest, SearchWalksTheFtsIndexAndLooksEntriesUpByKey) {
 }
 
 TEST_F(QueryPlanTest, ACellsSeqRangeIsOneEdgeLookupPerLayer) {
-  std::string p = plan(memory_sqlite::scope_seq_range_sql(false));
+  std::string p = plan(memory_sqlite::layer_seq_ranges_sql(false));
   EXPECT_EQ(p.find("SCAN memory_entries"), std::string::npos) << p;
   size_t edges = 0;
   for (size_t at = p.find(
@@ -137,7 +137,7 @@ TEST_F(QueryPlanTest, ACellsSeqRangeIsOneEdgeLookupPerLayer) {
 // An actor's scope: the shared layers' edges in memory_by_layer, its own layers' in
 // memory_by_actor, where seq follows the actor.
 TEST_F(QueryPlanTest, AnActorsScopeSeqRangeIsOneEdgeLookupPerLayer) {
-  std::string p = plan(memory_sqlite::scope_seq_range_sql(true));
+  std::string p = plan(memory_sqlite::layer_seq_ranges_sql(true));
   EXPECT_EQ(p.find("SCAN memory_entries"), std::string::npos) << p;
   auto count = [&p](const std::string& what) {
     size_t n = 0;

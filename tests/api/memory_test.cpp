@@ -177,8 +177,9 @@ TEST(MemoryWindow, AnotherActorsPrivateEntriesTakeNoPlaceInACallersWindow) {
     EXPECT_EQ(response.status, 201) << response.body;
     return response.json()["id"].get<std::string>();
   };
-  std::set<std::string> want = {save(alice, {{"layer", "about_me"}, {"content", "common word"}}),
-                                save(bob, {{"layer", "consensus"}, {"content", "common ground"}})};
+  const std::string own = save(alice, {{"layer", "about_me"}, {"content", "common word"}});
+  const std::string shared = save(bob, {{"layer", "consensus"}, {"content", "common ground"}});
+  const std::set<std::string> want = {own, shared};
   for (int i = 0; i < 12; ++i)
     save(bob,
          {{"layer", i % 2 ? "about_me" : "working"}, {"content", "common " + std::to_string(i)}});
@@ -193,7 +194,12 @@ TEST(MemoryWindow, AnotherActorsPrivateEntriesTakeNoPlaceInACallersWindow) {
   EXPECT_EQ(search(alice), want);
   std::set<std::string> bobs = search(bob);
   EXPECT_EQ(bobs.size(), 5u);
-  EXPECT_EQ(bobs.count(*want.begin()) + bobs.count(*want.rbegin()), 0u);
+  EXPECT_EQ(bobs.count(own) + bobs.count(shared), 0u);
+  // Nor do alice's own newer entries when she searches the shared layers alone.
+  for (int i = 0; i < 12; ++i)
+    save(alice, {{"layer", "working"}, {"content", "common task " + std::to_string(i)}});
+  query_body["layers"] = json::array({"consensus"});
+  EXPECT_EQ(search(alice), std::set<std::string>{shared});
 }
 
 TEST_F(Memory, SessionEntriesGoWithTheirSession) {

@@ -139,6 +139,7 @@ std::vector<ClassResult> measure_searches(const Memory& memory, const Workload& 
     const char* name;
     bool actor;
     std::function<std::string()> query;
+    json layers = nullptr;  // null: all seven
   };
   const Kind kinds[] = {
       {"1 common word (rank 1-10), actor", true, [&] { return word_in(0, 10); }},
@@ -147,17 +148,22 @@ std::vector<ClassResult> measure_searches(const Memory& memory, const Workload& 
       {"1 rare word (rank 5000-50000), actor", true, [&] { return word_in(5000, 50000); }},
       {"3 words: common + mid + rare, actor", true,
        [&] { return word_in(0, 10) + " " + word_in(100, 1000) + " " + word_in(5000, 50000); }},
-      {"8 words, mixed ranks, actor", true, [&] {
+      {"8 words, mixed ranks, actor", true,
+       [&] {
          std::string q;
          for (int i = 0; i < 8; ++i) q += word_in(0, i < 2 ? 10 : 20000) + " ";
          return q;
-       }}};
+       }},
+      {"1 common word, shared layers only, actor", true, [&] { return word_in(0, 10); },
+       json::array({"environment", "consensus"})},
+      {"1 mid word, about_me only, actor", true, [&] { return word_in(100, 1000); },
+       json::array({"about_me"})}};
   std::vector<ClassResult> results;
   for (const Kind& k : kinds)
     results.push_back(run_class(k.name, samples, [&] {
       json request = draw(k.actor, false, false);
       request["query"] = k.query();
-      request["layers"] = nullptr;
+      request["layers"] = k.layers;
       request["limit"] = 10;
       return memory.call(memory.table().search, request)["data"].size();
     }));

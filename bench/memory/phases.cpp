@@ -139,7 +139,8 @@ std::vector<ClassResult> measure_searches(const Memory& memory, const Workload& 
     const char* name;
     bool actor;
     std::function<std::string()> query;
-    json layers = nullptr;  // null: all seven
+    json layers = nullptr;             // null: all seven
+    bool ns = false, session = false;  // filters drawn as counts draw them
   };
   const Kind kinds[] = {
       {"1 common word (rank 1-10), actor", true, [&] { return word_in(0, 10); }},
@@ -157,11 +158,15 @@ std::vector<ClassResult> measure_searches(const Memory& memory, const Workload& 
       {"1 common word, shared layers only, actor", true, [&] { return word_in(0, 10); },
        json::array({"environment", "consensus"})},
       {"1 mid word, about_me only, actor", true, [&] { return word_in(100, 1000); },
-       json::array({"about_me"})}};
+       json::array({"about_me"})},
+      {"1 common word, actor + session", true, [&] { return word_in(0, 10); }, nullptr, false,
+       true},
+      {"1 mid word, agent_memory, actor + namespace", true, [&] { return word_in(100, 1000); },
+       json::array({"agent_memory"}), true, false}};
   std::vector<ClassResult> results;
   for (const Kind& k : kinds)
     results.push_back(run_class(k.name, samples, [&] {
-      json request = draw(k.actor, false, false);
+      json request = draw(k.actor, k.ns, k.session);
       request["query"] = k.query();
       request["layers"] = k.layers;
       request["limit"] = 10;

@@ -96,6 +96,13 @@ const std::string& list_sql(FilterShape shape) {
   return sql[static_cast<size_t>(shape.key())];
 }
 
+const std::string& scan_sql(FilterShape shape) {
+  static const auto sql = per_shape([](FilterShape s) {
+    return "SELECT seq, content, token_count" + from_clause(s) + where_clause(s);
+  });
+  return sql[static_cast<size_t>(shape.key())];
+}
+
 const std::string& clear_sql(FilterShape shape) {
   static const auto sql =
       per_shape([](FilterShape s) { return "DELETE" + from_clause(s) + where_clause(s); });

@@ -43,6 +43,9 @@ const std::string& visible_stats_sql(FilterShape shape);
 // Also :before (only entries with a smaller seq) and :limit; newest first.
 const std::string& list_sql(FilterShape shape);
 const std::string& clear_sql(FilterShape shape);
+// Every entry the filter admits in the layer: seq, content and token count, in no
+// particular order (search reads a small filtered set whole).
+const std::string& scan_sql(FilterShape shape);
 
 // Binds :cell, :layer and the filters `shape` applies.
 void bind_layer_filter(Statement& s, const Filter& filter, int layer, FilterShape shape);

@@ -80,6 +80,19 @@ int count_token(void* user, int, const char*, int, int, int) {
   return SQLITE_OK;
 }
 
+struct TermCounter {
+  const std::vector<std::string>* terms;
+  std::vector<int64_t>* counts;
+};
+
+int count_term(void* user, int, const char* token, int len, int, int) {
+  auto* c = static_cast<TermCounter*>(user);
+  std::string_view word(token, static_cast<size_t>(len));
+  for (size_t i = 0; i < c->terms->size(); ++i)
+    if ((*c->terms)[i] == word) ++(*c->counts)[i];
+  return SQLITE_OK;
+}
+
 }  // namespace
 
 struct Tokenizer::Impl {
@@ -130,6 +143,16 @@ int64_t Tokenizer::count_tokens(std::string_view text) {
   if (rc != SQLITE_OK)
     throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: cannot tokenize the content");
   return count;
+}
+
+void Tokenizer::count_terms(std::string_view text, const std::vector<std::string>& terms,
+                            std::vector<int64_t>& counts) {
+  counts.assign(terms.size(), 0);
+  TermCounter counter{&terms, &counts};
+  int rc = impl_->methods.xTokenize(impl_->instance, &counter, FTS5_TOKENIZE_DOCUMENT, text.data(),
+                                    text_length(text), count_term);
+  if (rc != SQLITE_OK)
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, "memory-sqlite: cannot tokenize the content");
 }
 
 void register_term_stat_function(Database& db) {

@@ -28,6 +28,11 @@ class Tokenizer {
   // How many tokens the index records for `text` (BM25's document length).
   int64_t count_tokens(std::string_view text);
 
+  // How often each of `terms` (as distinct_terms gives them) occurs in `text` as the
+  // index would count it: counts[i] for terms[i].
+  void count_terms(std::string_view text, const std::vector<std::string>& terms,
+                   std::vector<int64_t>& counts);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -106,7 +106,7 @@ constexpr int64_t kCommonWordSpan = 30;
 // matches in the caller's scope, however the walk finds them.
 class Ranker {
  public:
-  Ranker(Connection& c, const SearchRequest& request, int candidates, double shared_walk_min_share)
+  Ranker(Connection& c, const SearchRequest& request, int candidates, const SearchPlan& plan)
       : c_(c), request_(request), scope_(scope_of(request)), candidates_(candidates) {
     corpus_ = corpus_of(c_, request_.filter, request_.layers);
     if (corpus_.entries == 0) return;
@@ -115,18 +115,15 @@ class Ranker {
     scope.cell = request_.filter.cell;
     scope.actor = request_.filter.actor;
     scope_entries_ = corpus_of(c_, scope, scope_.layers).entries;
-    shared_walk_limit_ = shared_walk_limit(shared_walk_min_share);
+    shared_walk_limit_ = shared_walk_limit(plan.shared_walk_min_share);
   }
 
-  void add_term(const std::string& term) {
+  // Scores `terms`, by reading the filtered entries whole when they are at most
+  // `read_whole_max`, else by walking each term's window.
+  void add_terms(const std::vector<std::string>& terms, int64_t read_whole_max) {
     if (corpus_.entries == 0) return;
-    TermScan scan = walk(term);
-    if (scan.visible.empty()) return;
-    auto df = static_cast<int64_t>(scan.visible.size());
-    if (scan.seen == candidates_) df = extrapolated_df(scan);
-    double idf = bm25::idf(corpus_.entries, df);
-    for (const Match& m : scan.visible)
-      scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average_tokens_);
+    if (corpus_.entries <= read_whole_max) return read_whole(terms);
+    for (const std::string& term : terms) add_term(term);
   }
 
   // The best `limit`, best first; equal scores put the newer entry first.
@@ -143,6 +140,42 @@ class Ranker {
   }
 
  private:
+  void add_term(const std::string& term) {
+    if (corpus_.entries == 0) return;
+    TermScan scan = walk(term);
+    if (scan.visible.empty()) return;
+    auto df = static_cast<int64_t>(scan.visible.size());
+    if (scan.seen == candidates_) df = extrapolated_df(scan);
+    double idf = bm25::idf(corpus_.entries, df);
+    for (const Match& m : scan.visible)
+      scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average_tokens_);
+  }
+
+  // Every entry the filters admit, its content tokenized once. The sums run term by
+  // term, as add_term's do, so both give the same scores to the last bit.
+  void read_whole(const std::vector<std::string>& terms) {
+    std::vector<std::vector<Match>> by_term(terms.size());
+    std::vector<int64_t> counts;
+    for (int layer = 0; layer < kLayerCount; ++layer) {
+      if (((request_.layers >> layer) & 1) == 0) continue;
+      FilterShape shape = FilterShape::of(request_.filter, layer);
+      Statement& s = c_.prepared(scan_sql(shape));
+      StatementUse use(s);
+      bind_layer_filter(s, request_.filter, layer, shape);
+      while (use->step()) {
+        c_.tokenizer().count_terms(s.column_blob(1), terms, counts);
+        for (size_t t = 0; t < terms.size(); ++t)
+          if (counts[t] > 0) by_term[t].push_back({s.column_int(0), counts[t], s.column_int(2)});
+      }
+    }
+    for (const std::vector<Match>& matches : by_term) {
+      if (matches.empty()) continue;
+      double idf = bm25::idf(corpus_.entries, static_cast<int64_t>(matches.size()));
+      for (const Match& m : matches)
+        scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average_tokens_);
+    }
+  }
+
   // Both walks see the same matches: the scope's newest `candidates_`, or all of them.
   TermScan walk(const std::string& term) {
     if (shared_walk_limit_ > 0) {
@@ -245,7 +278,7 @@ int candidates_per_term(int search_candidates, size_t terms) {
 }
 
 std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& request,
-                                      int search_candidates, double shared_walk_min_share) {
+                                      int search_candidates, const SearchPlan& plan) {
   std::vector<std::string> terms = c.tokenizer().distinct_terms(request.query, kMaxQueryTerms);
   if (terms.empty())
     throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "query has no searchable words");
@@ -253,9 +286,9 @@ std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& reques
   if (request.layers == 0) return hits;
 
   ReadSnapshot snapshot(c);
-  Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()),
-                shared_walk_min_share);
-  for (const std::string& term : terms) ranker.add_term(term);
+  Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()), plan);
+  ranker.add_terms(terms, plan.read_whole_max >= 0 ? plan.read_whole_max
+                                                   : search_candidates / kReadWholeDivisor);
   for (const auto& [seq, score] : ranker.best(static_cast<size_t>(request.limit)))
     hits.push_back({row_by_seq(c, seq), score});
   return hits;

@@ -52,11 +52,22 @@ struct SearchHit {
 // the matches its share should need (search.cpp). Either walk finds the same matches.
 inline constexpr double kSharedWalkMinShare = 0.25;
 
+// A search whose filters admit at most this share of search_candidates entries reads
+// them whole instead of walking the index: each entry's content is tokenized once, so
+// no match is left out of a window and a word's frequency is exact. A session's
+// entries, or an actor's in one agent namespace, are usually that few; the walk's
+// window is drawn from the whole scope, where they can be crowded out.
+inline constexpr int kReadWholeDivisor = 4;
+
+// How search_entries finds its matches; tests force one way or the other.
+struct SearchPlan {
+  double shared_walk_min_share = kSharedWalkMinShare;
+  int64_t read_whole_max = -1;  // -1: search_candidates / kReadWholeDivisor
+};
+
 // Throws INVALID_ARGUMENT "query has no searchable words" when the query has no term.
-// Tests pass another `shared_walk_min_share` to compare the two walks.
 std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& request,
-                                      int search_candidates,
-                                      double shared_walk_min_share = kSharedWalkMinShare);
+                                      int search_candidates, const SearchPlan& plan = {});
 
 // The window of newest matches each of `terms` terms reads (see above).
 int candidates_per_term(int search_candidates, size_t terms);

@@ -15,7 +15,8 @@
 // see, changes a search's hits or scores.
 //
 // Bounded cost: for each term only the scope's newest matches are read, and then
-// filtered to the caller's namespace, session and layers. With K the configured
+// filtered to the caller's namespace, session and layers (unless the filters admit so
+// few entries that they are read whole, kReadWholeDivisor below). With K the configured
 // search_candidates, a term reads at most K matches, and a query of T terms at most
 // max(K, 4K / T) per term but never fewer than K / 4: a search reads at most 4K index
 // rows however long the query. The price is recall for very common terms: an entry

@@ -202,6 +202,40 @@ TEST(MemoryWindow, AnotherActorsPrivateEntriesTakeNoPlaceInACallersWindow) {
   EXPECT_EQ(search(alice), std::set<std::string>{shared});
 }
 
+// A session's few entries are read whole (at most search_candidates / 4 of them), so
+// the caller's newer matches elsewhere cannot push them out of a session's search.
+TEST(MemoryWindow, ASessionsEntriesAreFoundPastNewerMatchesElsewhere) {
+  TempDir dir;
+  AgentdProcess agentd(with_args(
+      {"--config",
+       dir.write("c.json",
+                 R"({"plugins":{"memory-sqlite":{"config":{"search_candidates":20}}}})")}));
+  std::string admin = first_admin_token(agentd);
+  std::string alice = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+  std::string session =
+      call(agentd, "POST", "/chat", alice, run_body("hello")).json()["session_id"];
+  std::set<std::string> want;
+  for (int i = 0; i < 3; ++i) {
+    json body = {{"layer", "session"},
+                 {"session_id", session},
+                 {"content", "common note " + std::to_string(i)}};
+    auto response = call(agentd, "POST", "/memory", alice, body);
+    ASSERT_EQ(response.status, 201) << response.body;
+    want.insert(response.json()["id"].get<std::string>());
+  }
+  for (int i = 0; i < 30; ++i)
+    ASSERT_EQ(call(agentd, "POST", "/memory", alice,
+                   json{{"layer", "about_me"}, {"content", "common fact " + std::to_string(i)}})
+                  .status,
+              201);
+  auto response = call(agentd, "POST", "/memory/search", alice,
+                       json{{"query", "common"}, {"session_id", session}, {"limit", 100}});
+  ASSERT_EQ(response.status, 200) << response.body;
+  std::set<std::string> got;
+  for (const json& hit : response.json()["data"]) got.insert(hit["entry"]["id"]);
+  EXPECT_EQ(got, want);
+}
+
 TEST_F(Memory, SessionEntriesGoWithTheirSession) {
   json chat = call(agentd, "POST", "/chat", alice, run_body("hello")).json();
   std::string session = chat["session_id"];

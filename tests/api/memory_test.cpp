@@ -160,80 +160,72 @@ TEST_F(Memory, AnotherActorsPrivateEntriesMoveNoScore) {
   for (const json& hit : bobs["data"]) EXPECT_EQ(hit["entry"]["actor"], "bob");
 }
 
-// A word's window (plugin config search_candidates) is its newest matches among what
-// the caller may see: bob's newer private entries take no place in alice's, so her own
-// older entry and the cell's shared one are still found.
-TEST(MemoryWindow, AnotherActorsPrivateEntriesTakeNoPlaceInACallersWindow) {
-  TempDir dir;
-  AgentdProcess agentd(with_args(
-      {"--config",
-       dir.write("c.json",
-                 R"({"plugins":{"memory-sqlite":{"config":{"search_candidates":5}}}})")}));
-  std::string admin = first_admin_token(agentd);
-  std::string alice = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
-  std::string bob = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
-  auto save = [&](const std::string& token, const json& body) {
-    auto response = call(agentd, "POST", "/memory", token, body);
+// An agentd whose memory-sqlite reads windows of `search_candidates` matches, with a
+// token each for alice and bob.
+class MemoryWindow : public ::testing::Test {
+ protected:
+  void start(int search_candidates) {
+    json config = {
+        {"plugins", {{"memory-sqlite", {{"config", {{"search_candidates", search_candidates}}}}}}}};
+    agentd = std::make_unique<AgentdProcess>(
+        with_args({"--config", dir.write("c.json", config.dump())}));
+    std::string admin = first_admin_token(*agentd);
+    alice = issue_token(*agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+    bob = issue_token(*agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
+  }
+  std::string save(const std::string& token, const json& body) {
+    auto response = call(*agentd, "POST", "/memory", token, body);
     EXPECT_EQ(response.status, 201) << response.body;
     return response.json()["id"].get<std::string>();
-  };
-  const std::string own = save(alice, {{"layer", "about_me"}, {"content", "common word"}});
-  const std::string shared = save(bob, {{"layer", "consensus"}, {"content", "common ground"}});
-  const std::set<std::string> want = {own, shared};
-  for (int i = 0; i < 12; ++i)
-    save(bob,
-         {{"layer", i % 2 ? "about_me" : "working"}, {"content", "common " + std::to_string(i)}});
-  json query_body = {{"query", "common"}, {"limit", 100}};
-  auto search = [&](const std::string& token) {
-    auto response = call(agentd, "POST", "/memory/search", token, query_body);
+  }
+  std::set<std::string> search(const std::string& token, const json& body) {
+    auto response = call(*agentd, "POST", "/memory/search", token, body);
     EXPECT_EQ(response.status, 200) << response.body;
     std::set<std::string> ids;
     for (const json& hit : response.json()["data"]) ids.insert(hit["entry"]["id"]);
     return ids;
-  };
-  EXPECT_EQ(search(alice), want);
-  std::set<std::string> bobs = search(bob);
+  }
+  TempDir dir;
+  std::unique_ptr<AgentdProcess> agentd;
+  std::string alice, bob;
+};
+
+// A word's window is its newest matches among what the caller may see: bob's newer
+// private entries take no place in alice's, so her own older entry and the cell's
+// shared one are still found.
+TEST_F(MemoryWindow, AnotherActorsPrivateEntriesTakeNoPlaceInACallersWindow) {
+  start(5);
+  const std::string own = save(alice, {{"layer", "about_me"}, {"content", "common word"}});
+  const std::string shared = save(bob, {{"layer", "consensus"}, {"content", "common ground"}});
+  for (int i = 0; i < 12; ++i)
+    save(bob,
+         {{"layer", i % 2 ? "about_me" : "working"}, {"content", "common " + std::to_string(i)}});
+  json query_body = {{"query", "common"}, {"limit", 100}};
+  EXPECT_EQ(search(alice, query_body), (std::set<std::string>{own, shared}));
+  std::set<std::string> bobs = search(bob, query_body);
   EXPECT_EQ(bobs.size(), 5u);
   EXPECT_EQ(bobs.count(own) + bobs.count(shared), 0u);
   // Nor do alice's own newer entries when she searches the shared layers alone.
   for (int i = 0; i < 12; ++i)
     save(alice, {{"layer", "working"}, {"content", "common task " + std::to_string(i)}});
   query_body["layers"] = json::array({"consensus"});
-  EXPECT_EQ(search(alice), std::set<std::string>{shared});
+  EXPECT_EQ(search(alice, query_body), std::set<std::string>{shared});
 }
 
 // A session's few entries are read whole (at most search_candidates / 4 of them), so
 // the caller's newer matches elsewhere cannot push them out of a session's search.
-TEST(MemoryWindow, ASessionsEntriesAreFoundPastNewerMatchesElsewhere) {
-  TempDir dir;
-  AgentdProcess agentd(with_args(
-      {"--config",
-       dir.write("c.json",
-                 R"({"plugins":{"memory-sqlite":{"config":{"search_candidates":20}}}})")}));
-  std::string admin = first_admin_token(agentd);
-  std::string alice = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+TEST_F(MemoryWindow, ASessionsEntriesAreFoundPastNewerMatchesElsewhere) {
+  start(20);
   std::string session =
-      call(agentd, "POST", "/chat", alice, run_body("hello")).json()["session_id"];
+      call(*agentd, "POST", "/chat", alice, run_body("hello")).json()["session_id"];
   std::set<std::string> want;
-  for (int i = 0; i < 3; ++i) {
-    json body = {{"layer", "session"},
-                 {"session_id", session},
-                 {"content", "common note " + std::to_string(i)}};
-    auto response = call(agentd, "POST", "/memory", alice, body);
-    ASSERT_EQ(response.status, 201) << response.body;
-    want.insert(response.json()["id"].get<std::string>());
-  }
+  for (int i = 0; i < 3; ++i)
+    want.insert(save(alice, {{"layer", "session"},
+                             {"session_id", session},
+                             {"content", "common note " + std::to_string(i)}}));
   for (int i = 0; i < 30; ++i)
-    ASSERT_EQ(call(agentd, "POST", "/memory", alice,
-                   json{{"layer", "about_me"}, {"content", "common fact " + std::to_string(i)}})
-                  .status,
-              201);
-  auto response = call(agentd, "POST", "/memory/search", alice,
-                       json{{"query", "common"}, {"session_id", session}, {"limit", 100}});
-  ASSERT_EQ(response.status, 200) << response.body;
-  std::set<std::string> got;
-  for (const json& hit : response.json()["data"]) got.insert(hit["entry"]["id"]);
-  EXPECT_EQ(got, want);
+    save(alice, {{"layer", "about_me"}, {"content", "common fact " + std::to_string(i)}});
+  EXPECT_EQ(search(alice, {{"query", "common"}, {"session_id", session}, {"limit", 100}}), want);
 }
 
 TEST_F(Memory, SessionEntriesGoWithTheirSession) {

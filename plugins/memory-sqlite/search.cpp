@@ -141,13 +141,18 @@ class Ranker {
 
  private:
   void add_term(const std::string& term) {
-    if (corpus_.entries == 0) return;
     TermScan scan = walk(term);
     if (scan.visible.empty()) return;
     auto df = static_cast<int64_t>(scan.visible.size());
     if (scan.seen == candidates_) df = extrapolated_df(scan);
+    add_scores(scan.visible, df);
+  }
+
+  // One term's part of each score: its IDF over the caller's entries, `df` of which
+  // hold it, times each match's weight.
+  void add_scores(const std::vector<Match>& matches, int64_t df) {
     double idf = bm25::idf(corpus_.entries, df);
-    for (const Match& m : scan.visible)
+    for (const Match& m : matches)
       scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average_tokens_);
   }
 
@@ -168,12 +173,8 @@ class Ranker {
           if (counts[t] > 0) by_term[t].push_back({s.column_int(0), counts[t], s.column_int(2)});
       }
     }
-    for (const std::vector<Match>& matches : by_term) {
-      if (matches.empty()) continue;
-      double idf = bm25::idf(corpus_.entries, static_cast<int64_t>(matches.size()));
-      for (const Match& m : matches)
-        scores_[m.seq] += idf * bm25::term_weight(m.tf, m.tokens, average_tokens_);
-    }
+    for (const std::vector<Match>& matches : by_term)
+      if (!matches.empty()) add_scores(matches, static_cast<int64_t>(matches.size()));
   }
 
   // Both walks see the same matches: the scope's newest `candidates_`, or all of them.

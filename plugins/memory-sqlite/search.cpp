@@ -106,23 +106,20 @@ constexpr int64_t kCommonWordSpan = 30;
 // matches in the caller's scope, however the walk finds them.
 class Ranker {
  public:
-  Ranker(Connection& c, const SearchRequest& request, int candidates, const SearchPlan& plan)
+  Ranker(Connection& c, const SearchRequest& request, int candidates)
       : c_(c), request_(request), scope_(scope_of(request)), candidates_(candidates) {
     corpus_ = corpus_of(c_, request_.filter, request_.layers);
     if (corpus_.entries == 0) return;
     average_tokens_ = static_cast<double>(corpus_.tokens) / static_cast<double>(corpus_.entries);
-    Filter scope;
-    scope.cell = request_.filter.cell;
-    scope.actor = request_.filter.actor;
-    scope_entries_ = corpus_of(c_, scope, scope_.layers).entries;
-    shared_walk_limit_ = shared_walk_limit(plan.shared_walk_min_share);
   }
 
   // Scores `terms`, by reading the filtered entries whole when they are at most
   // `read_whole_max`, else by walking each term's window.
-  void add_terms(const std::vector<std::string>& terms, int64_t read_whole_max) {
+  void add_terms(const std::vector<std::string>& terms, int64_t read_whole_max,
+                 double shared_walk_min_share) {
     if (corpus_.entries == 0) return;
     if (corpus_.entries <= read_whole_max) return read_whole(terms);
+    shared_walk_limit_ = shared_walk_limit(shared_walk_min_share);
     for (const std::string& term : terms) add_term(term);
   }
 
@@ -217,11 +214,15 @@ class Ranker {
   // the matches it should read to fill the window, so an uneven spread rarely makes it
   // fall back to the tagged walk.
   int64_t shared_walk_limit(double min_share) {
+    Filter scope;
+    scope.cell = request_.filter.cell;
+    scope.actor = request_.filter.actor;
+    const int64_t scope_entries = corpus_of(c_, scope, scope_.layers).entries;
     Statement& s = c_.prepared(index_rows_sql());
     StatementUse use(s);
     s.bind(":match", cell_match(request_.filter.cell));
     if (!use->step()) return 0;
-    double share = static_cast<double>(scope_entries_) / static_cast<double>(s.column_int(0));
+    double share = static_cast<double>(scope_entries) / static_cast<double>(s.column_int(0));
     if (share < min_share) return 0;
     return static_cast<int64_t>(2.0 * candidates_ / std::min(share, 1.0)) + 1;
   }
@@ -254,7 +255,6 @@ class Ranker {
   const Scope scope_;
   const int candidates_;
   Corpus corpus_;
-  int64_t scope_entries_ = 0;
   double average_tokens_ = 0;
   int64_t shared_walk_limit_ = 0;
   std::optional<std::pair<int64_t, int64_t>> seq_range_;
@@ -287,9 +287,10 @@ std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& reques
   if (request.layers == 0) return hits;
 
   ReadSnapshot snapshot(c);
-  Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()), plan);
-  ranker.add_terms(terms, plan.read_whole_max >= 0 ? plan.read_whole_max
-                                                   : search_candidates / kReadWholeDivisor);
+  Ranker ranker(c, request, candidates_per_term(search_candidates, terms.size()));
+  ranker.add_terms(
+      terms, plan.read_whole_max >= 0 ? plan.read_whole_max : search_candidates / kReadWholeDivisor,
+      plan.shared_walk_min_share);
   for (const auto& [seq, score] : ranker.best(static_cast<size_t>(request.limit)))
     hits.push_back({row_by_seq(c, seq), score});
   return hits;

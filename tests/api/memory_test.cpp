@@ -142,6 +142,31 @@ TEST_F(Memory, SearchRanksAndNeverPassesSyntaxThrough) {
             400);
 }
 
+// Bad search input is refused whole, in the documented error shape; a wrong token is
+// 401; a non-admin naming another actor still searches as itself.
+TEST_F(Memory, SearchRefusesBadInputAndSearchesAsTheCaller) {
+  save(alice, {{"layer", "about_me"}, {"content", "alice keeps bees"}});
+  for (const json& body :
+       {json{{"limit", 3}}, json{{"query", 7}}, json{{"query", "bees"}, {"layers", "about_me"}},
+        json{{"query", "bees"}, {"limit", "3"}}, json{{"query", "bees"}, {"colour", "red"}}}) {
+    auto response = call(agentd, "POST", "/memory/search", alice, body);
+    EXPECT_EQ(response.status, 400) << body.dump() << " -> " << response.body;
+    const json& error = response.json()["error"];
+    ASSERT_TRUE(error.is_object()) << response.body;
+    EXPECT_TRUE(error["code"].is_string()) << response.body;
+    EXPECT_FALSE(error["message"].get<std::string>().empty()) << response.body;
+    EXPECT_EQ(error["request_id"], response.header("X-Request-Id"));
+  }
+  auto refused = call(agentd, "POST", "/memory/search", "art_not_a_token", {{"query", "bees"}});
+  EXPECT_EQ(refused.status, 401) << refused.body;
+  EXPECT_EQ(refused.json()["error"]["code"], "unauthorized");
+  EXPECT_EQ(refused.body.find("art_not_a_token"), std::string::npos);
+  auto as_bob =
+      call(agentd, "POST", "/memory/search", bob, {{"query", "bees"}, {"actor", "alice"}});
+  EXPECT_EQ(as_bob.status, 200) << as_bob.body;
+  EXPECT_TRUE(as_bob.json()["data"].empty()) << as_bob.body;
+}
+
 // A score is BM25 over what its caller may see: another actor's private entries move
 // none of alice's, and none of hers reach bob.
 TEST_F(Memory, AnotherActorsPrivateEntriesMoveNoScore) {

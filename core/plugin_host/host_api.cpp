@@ -1,6 +1,7 @@
 #include "core/plugin_host/host_api.h"
 
 #include "core/log/logger.h"
+#include "core/store/wal_buffer_vfs.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,17 @@ int32_t host_secret_lookup(agentrt_host_t*, const char* ref_json, size_t len,
   }
 }
 
+// The state store's VFS shim, offered so that a plugin's SQLite commits pay one WAL
+// write each, as the state store's do. Registering it can only fail without a default
+// VFS, and then a plugin opens with SQLite's own.
+const char* host_sqlite_vfs(agentrt_host_t*) noexcept {
+  try {
+    return wal_buffer_vfs();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 int32_t host_output_write(agentrt_output_t* out, const char* data, size_t len) noexcept {
   if (out == nullptr || (data == nullptr && len > 0)) return AGENTRT_ERR_INVALID_ARGUMENT;
   if (out->data.size() + len > out->max_bytes) return AGENTRT_ERR_INVALID_ARGUMENT;
@@ -90,6 +102,7 @@ HostContext::HostContext(std::string name) : plugin_name(std::move(name)) {
   api.log = &host_log;
   api.secret_lookup = &host_secret_lookup;
   api.output_write = &host_output_write;
+  api.sqlite_vfs = &host_sqlite_vfs;
 }
 
 std::string resolve_secret(std::string_view ref_json) {

@@ -58,7 +58,7 @@ constexpr int kIssueAttempts = 4;
 class AuthTokenPlugin : public sdk::Auth {
  public:
   AuthTokenPlugin(const sdk::Host& host, const std::string& config_json)
-      : store_(parse_config(config_json)) {
+      : store_(parse_config(config_json), plugin_sqlite::offered_vfs(host)) {
     host.log(AGENTRT_LOG_DEBUG, "auth-token store ready");
   }
 

@@ -81,9 +81,9 @@ constexpr size_t kMaxCached = 100000;
 
 // SQLite's own mutex costs nothing noticeable here and keeps it safe even if a caller
 // forgets mutex_.
-TokenStore::TokenStore(const std::string& data_dir)
+TokenStore::TokenStore(const std::string& data_dir, const std::string& vfs)
     : db_(create_private_file(data_dir), plugin_sqlite::OpenMode::kReadWrite, "auth-token",
-          plugin_sqlite::ConnectionMutex::kFull),
+          plugin_sqlite::ConnectionMutex::kFull, vfs),
       insert_(migrated(db_),
               "INSERT INTO tokens(id, secret_hash, actor, cell, admin, created_at, expires_at) "
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO NOTHING"),

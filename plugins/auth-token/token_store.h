@@ -50,7 +50,8 @@ struct ListPage {
 class TokenStore {
  public:
   // Opens or creates data_dir/auth.db (mode 0600) and brings its schema up to date.
-  explicit TokenStore(const std::string& data_dir);
+  // `vfs`: the host's offered SQLite VFS (plugin_sqlite::offered_vfs), or empty.
+  TokenStore(const std::string& data_dir, const std::string& vfs);
 
   // False when the id is already taken (the caller draws a new one).
   bool insert(const TokenRecord& record, const Sha256Digest& secret_hash);

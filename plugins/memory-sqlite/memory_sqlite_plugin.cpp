@@ -27,10 +27,15 @@ std::string deleted(int64_t n) {
   return json{{"deleted", n}}.dump();
 }
 
+Config with_vfs(Config config, const sdk::Host& host) {
+  config.vfs = plugin_sqlite::offered_vfs(host);
+  return config;
+}
+
 class MemorySqlitePlugin : public sdk::MemoryBackend {
  public:
   MemorySqlitePlugin(const sdk::Host& host, const std::string& config_json)
-      : store_(parse_config(config_json)) {
+      : store_(with_vfs(parse_config(config_json), host)) {
     host.log(AGENTRT_LOG_DEBUG, "memory-sqlite store ready");
   }
 

@@ -28,6 +28,9 @@ struct Config {
   std::string data_dir;
   int search_candidates = kDefaultSearchCandidates;
   int checkpoint_pages = kDefaultCheckpointPages;
+  // Not from the config: the SQLite VFS the host offers (plugin_sqlite::offered_vfs),
+  // or empty for SQLite's default.
+  std::string vfs;
 };
 
 // Which entries of one cell an operation sees; an unset field does not filter.

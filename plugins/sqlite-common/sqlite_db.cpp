@@ -23,9 +23,11 @@ int open_flags(OpenMode mode, ConnectionMutex mutex) {
 
 }  // namespace
 
-Database::Database(const std::string& path, OpenMode mode, std::string label, ConnectionMutex mutex)
+Database::Database(const std::string& path, OpenMode mode, std::string label, ConnectionMutex mutex,
+                   const std::string& vfs)
     : label_(std::move(label)) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, open_flags(mode, mutex), nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, open_flags(mode, mutex),
+                           vfs.empty() ? nullptr : vfs.c_str());
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
@@ -34,6 +36,11 @@ Database::Database(const std::string& path, OpenMode mode, std::string label, Co
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, 5000);
+}
+
+std::string offered_vfs(const sdk::Host& host) {
+  const char* name = host.sqlite_vfs();
+  return name != nullptr && sqlite3_vfs_find(name) != nullptr ? name : "";
 }
 
 Database::~Database() {

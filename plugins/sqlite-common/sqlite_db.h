@@ -6,6 +6,7 @@
 #pragma once
 
 #include <sqlite3.h>
+#include <agentrt/plugin.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -88,9 +89,10 @@ enum class ConnectionMutex { kNone, kFull };
 class Database {
  public:
   // `label` (the plugin's name) starts every error message, as the plugin's own
-  // errors do. kReadWrite creates the file when it is missing.
+  // errors do. kReadWrite creates the file when it is missing. `vfs` names the SQLite
+  // VFS to open through (offered_vfs below); empty is SQLite's default.
   Database(const std::string& path, OpenMode mode, std::string label,
-           ConnectionMutex mutex = ConnectionMutex::kNone);
+           ConnectionMutex mutex = ConnectionMutex::kNone, const std::string& vfs = {});
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -108,6 +110,12 @@ class Database {
   sqlite3* db_ = nullptr;
   std::string label_;
 };
+
+// The VFS the host offers its plugins' SQLite stores (ABI 1.3 sqlite_vfs), when this
+// plugin's SQLite library has it registered; otherwise empty, for SQLite's default. The
+// host's is registered in the process's libsqlite3, which a plugin linked to a SQLite
+// of its own does not share.
+std::string offered_vfs(const sdk::Host& host);
 
 // A transaction that rolls back unless committed, for atomic multi-statement changes.
 class Transaction {

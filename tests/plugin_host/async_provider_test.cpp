@@ -35,7 +35,7 @@ class AsyncProvider : public ::testing::Test {
   void SetUp() override {
     PluginStatus status = host.load(test::fixture("async-fixture"));
     ASSERT_TRUE(status.loaded) << status.error;
-    EXPECT_EQ(status.abi, "1.2");
+    EXPECT_EQ(status.abi, AGENTRT_ABI_VERSION_STRING);
     provider = std::make_unique<ProviderInstance>(host.find("async-fixture"), "{}");
   }
 

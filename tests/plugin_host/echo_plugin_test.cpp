@@ -56,7 +56,7 @@ TEST_F(EchoPlugin, DescribesItself) {
   const PluginStatus& s = host.statuses().back();
   EXPECT_EQ(s.name, "echo");
   EXPECT_EQ(s.kind, "provider");
-  EXPECT_EQ(s.abi, "1.2");
+  EXPECT_EQ(s.abi, AGENTRT_ABI_VERSION_STRING);
   auto models = json::parse(make()->list_models());
   EXPECT_EQ(models["models"][0]["id"], "echo");
 }

@@ -54,7 +54,8 @@ TEST(AbiLayout, HostApi) {
   EXPECT_EQ(offsetof(T, log), 16u);
   EXPECT_EQ(offsetof(T, secret_lookup), 24u);
   EXPECT_EQ(offsetof(T, output_write), 32u);
-  EXPECT_GE(sizeof(T), 40u);
+  EXPECT_EQ(offsetof(T, sqlite_vfs), 40u);  // 1.3, appended
+  EXPECT_GE(sizeof(T), 48u);
 }
 
 TEST(AbiLayout, Sink) {

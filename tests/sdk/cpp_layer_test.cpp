@@ -219,6 +219,20 @@ TEST(CppLayer, SetWakerReachesA11HostAndNotA10One) {
   EXPECT_EQ(seen.first, nullptr) << "read past the end of a 1.0 sink";
 }
 
+const char* offered_vfs(agentrt_host_t*) {
+  return "some-vfs";
+}
+
+TEST(CppLayer, SqliteVfsComesFromA13HostAndNotA12One) {
+  agentrt_host_api_t raw = make_host();
+  agentrt::sdk::Host host(&raw);
+  EXPECT_EQ(host.sqlite_vfs(), nullptr) << "a 1.3 host that offers none";
+  raw.sqlite_vfs = &offered_vfs;
+  EXPECT_STREQ(host.sqlite_vfs(), "some-vfs");
+  raw.struct_size = offsetof(agentrt_host_api_t, sqlite_vfs);  // what a 1.2 host passes
+  EXPECT_EQ(host.sqlite_vfs(), nullptr) << "read past the end of a 1.2 host table";
+}
+
 }  // namespace
 
 // ABI 1.2: a provider that does not override start() declines complete_async, so the

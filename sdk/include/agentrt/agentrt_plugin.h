@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.2 (1.0 plus appended members, each marked "Since").
+ * agentrt plugin ABI, version 1.3 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 2
-#define AGENTRT_ABI_VERSION_STRING "1.2"
+#define AGENTRT_ABI_MINOR 3
+#define AGENTRT_ABI_VERSION_STRING "1.3"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -139,6 +139,16 @@ typedef struct agentrt_host_api_t {
   /* Appends `len` bytes to a host-owned output; the host copies them. Returns
    * AGENTRT_OK, or AGENTRT_ERR_INVALID_ARGUMENT when the output refuses more data. */
   int32_t (*output_write)(agentrt_output_t* out, const char* data, size_t len);
+
+  /* Since 1.3, optional. The name of a SQLite VFS the host has registered in the
+   * process's SQLite library, or NULL when it offers none. The string is host-owned
+   * and lives as long as the process. agentd's ("agentrt-walbuf") wraps the default
+   * VFS and writes a connection's write-ahead-log appends with one write a commit
+   * instead of two per page; it changes nothing that SQLite guarantees. A plugin that
+   * keeps a store in SQLite may pass the name to sqlite3_open_v2, after checking that
+   * sqlite3_vfs_find() finds it: a plugin linked to a SQLite of its own will not, and
+   * opens with its default VFS. */
+  const char* (*sqlite_vfs)(agentrt_host_t* host);
 } agentrt_host_api_t;
 
 /* ---- Streaming sink (provider completions) ------------------------------ */
@@ -160,8 +170,7 @@ typedef struct agentrt_sink_t {
 
   /* Reports one delta; `data` is borrowed. A non-zero return means "stop": the
    * plugin ends the upstream call promptly and returns AGENTRT_ERR_CANCELLED. */
-  int32_t (*emit)(struct agentrt_sink_t* sink, uint32_t delta_kind, const char* data,
-                  size_t len);
+  int32_t (*emit)(struct agentrt_sink_t* sink, uint32_t delta_kind, const char* data, size_t len);
 
   /* Non-zero once the host wants the call to stop (client gone, interrupt,
    * shutdown). Cheap; poll it while waiting on the upstream, at least every 100 ms. */
@@ -175,8 +184,7 @@ typedef struct agentrt_sink_t {
    * it. Register NULL before whatever `wake_ctx` points to goes away: once that call
    * returns, `wake` is not running and will not be called. A thousand idle streams
    * polled every 25 ms cost a core in thread switches alone. */
-  int32_t (*set_waker)(struct agentrt_sink_t* sink, void (*wake)(void* wake_ctx),
-                       void* wake_ctx);
+  int32_t (*set_waker)(struct agentrt_sink_t* sink, void (*wake)(void* wake_ctx), void* wake_ctx);
 
   /* Since 1.2, set only on a sink handed to `complete_async`: ends that call. The
    * plugin calls it exactly once, after the call's last emit and after unregistering
@@ -245,11 +253,11 @@ typedef struct agentrt_memory_vtable_t {
   uint32_t reserved;
   agentrt_create_fn create;
   agentrt_destroy_fn destroy;
-  agentrt_json_call_fn save;              /* entry in, stored entry out */
-  agentrt_json_call_fn get;               /* {"cell","id",filters} -> entry */
-  agentrt_json_call_fn list;              /* filters, limit, cursor -> {"data","next_cursor"} */
-  agentrt_json_call_fn remove;            /* {"cell","id",filters} -> {"deleted":n} */
-  agentrt_json_call_fn clear_layer;       /* {"cell","layer",filters} -> {"deleted":n} */
+  agentrt_json_call_fn save;        /* entry in, stored entry out */
+  agentrt_json_call_fn get;         /* {"cell","id",filters} -> entry */
+  agentrt_json_call_fn list;        /* filters, limit, cursor -> {"data","next_cursor"} */
+  agentrt_json_call_fn remove;      /* {"cell","id",filters} -> {"deleted":n} */
+  agentrt_json_call_fn clear_layer; /* {"cell","layer",filters} -> {"deleted":n} */
   /* filters -> {"<layer>":n,...}. Optional "cache_s": the host may reuse the counts
    * of the same filters for that many seconds (at most 300) as long as it sends the
    * cell no write (save, remove, clear_layer, delete_by_session) meanwhile; set it

@@ -62,6 +62,15 @@ class Host {
       throw Error(AGENTRT_ERR_INTERNAL, "host refused output");
   }
 
+  // The SQLite VFS the host offers its plugins (ABI 1.3), or nullptr: an older host,
+  // or one that offers none.
+  const char* sqlite_vfs() const noexcept {
+    if (!api_ || !AGENTRT_HAS_FIELD(agentrt_host_api_t, sqlite_vfs, api_->struct_size) ||
+        !api_->sqlite_vfs)
+      return nullptr;
+    return api_->sqlite_vfs(api_->host);
+  }
+
   const agentrt_host_api_t* api() const noexcept { return api_; }
 
  private:

@@ -60,6 +60,8 @@ StartReport Engine::start(bool bootstrap_admin) {
   agents_ = std::make_unique<AgentService>(*store_);
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
+  cells_->add_cleanup(
+      [runs = runs_.get()](Connection&, const std::string& cell) { runs->forget_cell(cell); });
   start_auth();
   start_memory();
   return bootstrap_admin ? bootstrap_admin_token() : StartReport{};

@@ -26,6 +26,10 @@ int64_t estimate_text_tokens(const std::string& text) {
   return static_cast<int64_t>((text.size() + 3) / 4);
 }
 
+int64_t estimate_stored_tokens(std::string_view content_json) {
+  return kFraming + estimate_content_tokens(content_json);
+}
+
 namespace {
 
 // A content part's share: its text's, or an image's.
@@ -142,7 +146,7 @@ std::vector<StoredMessage> recent_history(const SessionStore& sessions, const st
   std::vector<StoredMessage> recent;
   int64_t tokens = 0;
   sessions.history_newest_first(cell, session, [&](StoredMessage&& message) {
-    message.tokens = kFraming + estimate_content_tokens(message.content_text);
+    message.tokens = estimate_stored_tokens(message.content_text);
     tokens += message.tokens;
     recent.push_back(std::move(message));
     return tokens <= context_window;

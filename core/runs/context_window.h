@@ -38,6 +38,8 @@ int64_t estimate_tokens(const StoredMessage& message);
 // The same for content given as JSON text (an array of parts), read without building it.
 int64_t estimate_content_tokens(std::string_view content_json);
 int64_t estimate_text_tokens(const std::string& text);
+// A stored message's estimate (StoredMessage::tokens) from its content's JSON text.
+int64_t estimate_stored_tokens(std::string_view content_json);
 
 std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t context_window,
                                             std::optional<int64_t> reserved);

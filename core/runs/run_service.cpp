@@ -132,7 +132,7 @@ std::vector<StoredMessage> RunService::context_for(const std::string& cell,
     parts.memory = memory_source_(scope);
   }
   if (continues)
-    parts.history = recent_history(sessions_, cell, session_id, run.model.model.context_window);
+    parts.history = history_.recent(sessions_, cell, session_id, run.model.model.context_window);
   parts.fresh = run.request.messages;
   return assemble_context(parts, run.model.model.context_window, run.request.max_tokens);
 }

@@ -9,6 +9,7 @@
 #include "core/auth/principal.h"
 #include "core/providers/provider_registry.h"
 #include "core/runs/context_window.h"
+#include "core/runs/history_cache.h"
 #include "core/runs/live_runs.h"
 #include "core/runs/provider_call.h"
 #include "core/runs/run_request.h"
@@ -125,6 +126,9 @@ class RunService {
   void interrupt_all();
 
   // Called after a session is deleted, for what other features keep per session.
+  // Drops the cell's sessions from the history cache (a cell cleanup).
+  void forget_cell(const std::string& cell) { history_.forget_cell(cell); }
+
   void on_session_deleted(std::function<void(const std::string&, const std::string&)> hook) {
     session_deleted_ = std::move(hook);
   }
@@ -146,6 +150,9 @@ class RunService {
   MemorySource memory_source_;
   RunSettings settings_;
   LiveRuns live_;
+  // 32 MiB holds the windows of about 350 sessions of 580 short messages each, or of 64
+  // whose messages fill a 128k-token window (512 KB of text).
+  HistoryCache history_{32u << 20};
   std::function<void(const std::string&, const std::string&)> session_deleted_;
 };
 

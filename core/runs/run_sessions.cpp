@@ -51,6 +51,7 @@ void RunService::delete_session(const std::string& cell, const Principal& who,
     running->wait_finished(std::chrono::seconds(10));
   }
   sessions_.remove(cell, session);
+  history_.forget(cell, session);
   if (session_deleted_) session_deleted_(cell, session);
 }
 

@@ -67,11 +67,29 @@ void SessionStore::history_newest_first(const std::string& cell, const std::stri
                                         const std::function<bool(StoredMessage&&)>& take) const {
   store_.read([&](Connection& db) {
     auto row = db.prepare(
-        "SELECT role, content FROM messages WHERE cell = ? AND session_id = ? ORDER BY seq DESC");
+        "SELECT role, content, seq FROM messages WHERE cell = ? AND session_id = ? "
+        "ORDER BY seq DESC");
     row.bind(1, cell).bind(2, session);
     while (row.step())
-      if (!take({row.column_text(0), nullptr, row.column_text(1)})) return;
+      if (!take({row.column_text(0), nullptr, row.column_text(1), -1, row.column_int(2)})) return;
   });
+}
+
+std::optional<std::vector<StoredMessage>> SessionStore::history_from(const std::string& cell,
+                                                                     const std::string& session,
+                                                                     int64_t seq) const {
+  std::optional<std::vector<StoredMessage>> out;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare(
+        "SELECT role, content, seq FROM messages WHERE cell = ? AND session_id = ? AND seq >= ? "
+        "ORDER BY seq");
+    row.bind(1, cell).bind(2, session).bind(3, seq);
+    if (!row.step() || row.column_int(2) != seq) return;
+    out.emplace();
+    do out->push_back({row.column_text(0), nullptr, row.column_text(1), -1, row.column_int(2)});
+    while (row.step());
+  });
+  return out;
 }
 
 nlohmann::json SessionStore::messages(const std::string& cell, const std::string& session,

@@ -28,6 +28,7 @@ struct StoredMessage {
   // parsing it was most of what a long history cost a run.
   std::string content_text = {};
   int64_t tokens = -1;
+  int64_t seq = 0;  // its place in the store, when read from it
 };
 
 struct RunRecord {
@@ -55,10 +56,17 @@ class SessionStore {
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;
   std::vector<StoredMessage> history(const std::string& cell, const std::string& session) const;
-  // The session's messages newest first, as stored (role and content_text only), each
+  // The session's messages newest first, as stored (role, content_text and seq), each
   // handed to `take` until it returns false.
   void history_newest_first(const std::string& cell, const std::string& session,
                             const std::function<bool(StoredMessage&&)>& take) const;
+  // The session's messages from the one stored as `seq` on, oldest first, as
+  // history_newest_first gives them; nullopt when that message is no longer the
+  // session's (the session was deleted since, and maybe made anew under its id). One
+  // statement, so one snapshot of the session.
+  std::optional<std::vector<StoredMessage>> history_from(const std::string& cell,
+                                                         const std::string& session,
+                                                         int64_t seq) const;
   // Messages oldest first, paged.
   nlohmann::json messages(const std::string& cell, const std::string& session,
                           const PageRequest& page) const;

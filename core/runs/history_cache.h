@@ -1,0 +1,75 @@
+// The newest messages of the sessions runs went to lately, so that a run on a long
+// session reads from the store only what was stored since the session's last run
+// instead of its whole window again: with 580 messages in the window, reading them and
+// estimating their tokens was half of a /chat's CPU (bench/README.md).
+//
+// A session only grows, by messages appended at its end, or goes whole (on its own or
+// with its cell). So an entry is checked at each use, by the statement that reads what
+// is new: the entry's newest message must still be the session's
+// (SessionStore::history_from). Anything else, and the window is read from the store
+// again. The answer is always recent_history's (context_window.h).
+//
+// Entries go least recently used first once their messages pass `max_bytes`.
+#pragma once
+
+#include "core/sessions/session_store.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace agentrt::core {
+
+class HistoryCache {
+ public:
+  explicit HistoryCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // What recent_history(sessions, cell, session, context_window) gives.
+  std::vector<StoredMessage> recent(const SessionStore& sessions, const std::string& cell,
+                                    const std::string& session, int64_t context_window);
+
+  // Drops what is held of a deleted session, or of every session of a deleted cell, so
+  // that their messages do not stay in memory until they are the least recently used.
+  void forget(const std::string& cell, const std::string& session);
+  void forget_cell(const std::string& cell);
+
+  struct Stats {
+    uint64_t hits = 0;           // answered from an entry and what was new
+    uint64_t misses = 0;         // read from the store
+    uint64_t messages_read = 0;  // rows read from the store, either way
+    size_t bytes = 0;            // held now
+  };
+  Stats stats() const;
+
+ private:
+  struct Entry {
+    std::deque<StoredMessage> messages;  // the session's newest, oldest first
+    bool from_first = false;             // the session's first message is among them
+    int64_t tokens = 0;                  // of `messages`
+    int64_t window = 0;                  // the largest context window asked of it
+    size_t bytes = 0;
+    std::list<std::string>::iterator lru;
+  };
+
+  std::optional<Entry> take(const std::string& key);
+  void erase(std::unordered_map<std::string, Entry>::iterator it);
+  void put(const std::string& key, Entry entry);
+  bool catch_up(Entry& entry, const SessionStore& sessions, const std::string& cell,
+                const std::string& session, int64_t context_window);
+  Entry read_window(const SessionStore& sessions, const std::string& cell,
+                    const std::string& session, int64_t context_window);
+
+  const size_t max_bytes_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Entry> entries_;
+  std::list<std::string> lru_;  // most recently used first
+  Stats stats_;
+};
+
+}  // namespace agentrt::core

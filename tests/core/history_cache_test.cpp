@@ -1,0 +1,147 @@
+// The history cache answers every run as recent_history does from what the store holds
+// now (appends, deleted and remade sessions, deleted cells, windows of any size), while
+// reading from the store only what was stored since a session's last run.
+#include "core/runs/history_cache.h"
+#include "core/runs/context_window.h"
+#include "core/sessions/session_store.h"
+#include "tests/core/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+namespace {
+
+constexpr int64_t kWindows[] = {30, 200, 1000, 5000, 10'000'000};
+
+class HistoryCacheTest : public ::testing::Test {
+ protected:
+  // Stores one run of `n` messages of pseudo-random sizes in the session.
+  void append(const std::string& cell, const std::string& session, int n) {
+    std::string id = "run_" + std::to_string(++runs_);
+    RunRecord run{id, cell, session, "ada", "m", "running", "", "2026-11-26T00:00:00Z", "", 0, 0};
+    RunOutcome outcome{id, cell, session, "end_turn", 0, 0, "[]", {}};
+    for (int i = 0; i < n; ++i) {
+      state_ = state_ * 1103515245u + 12345u;
+      std::string text =
+          session + " " + id + "." + std::to_string(i) + std::string((state_ >> 8) % 300, 'w');
+      outcome.new_messages.push_back({i % 2 == 0 ? "user" : "assistant",
+                                      nlohmann::json::array({{{"type", "text"}, {"text", text}}})});
+    }
+    sessions.finish_run(outcome, &run);
+  }
+
+  void expect_as_the_store(HistoryCache& cache, const std::string& cell, const std::string& session,
+                           int64_t window) {
+    std::vector<StoredMessage> want = recent_history(sessions, cell, session, window);
+    std::vector<StoredMessage> got = cache.recent(sessions, cell, session, window);
+    ASSERT_EQ(got.size(), want.size()) << cell << "/" << session << ", window " << window;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].role, want[i].role);
+      EXPECT_EQ(got[i].content_text, want[i].content_text);
+      EXPECT_EQ(got[i].tokens, want[i].tokens);
+      EXPECT_EQ(got[i].seq, want[i].seq);
+    }
+  }
+
+  test_util::TempDir tmp;
+  StateStore store{tmp.path()};
+  SessionStore sessions{store};
+
+ private:
+  int runs_ = 0;
+  uint32_t state_ = 11;
+};
+
+TEST_F(HistoryCacheTest, ARunOnALongSessionReadsOnlyWhatWasStoredSinceTheLast) {
+  HistoryCache cache(32u << 20);
+  for (int i = 0; i < 30; ++i) append("cell", "long", 100);
+  expect_as_the_store(cache, "cell", "long", 5000);
+  HistoryCache::Stats first = cache.stats();
+  EXPECT_EQ(first.misses, 1u);
+  EXPECT_GT(first.messages_read, 20u);
+  append("cell", "long", 2);
+  expect_as_the_store(cache, "cell", "long", 5000);
+  HistoryCache::Stats second = cache.stats();
+  EXPECT_EQ(second.hits, 1u);
+  EXPECT_EQ(second.misses, 1u);
+  // The entry's newest message, to check it is still the session's, and the two new.
+  EXPECT_EQ(second.messages_read - first.messages_read, 3u);
+  // A smaller window comes from the entry as it is; a larger one reads the store again.
+  expect_as_the_store(cache, "cell", "long", 200);
+  EXPECT_EQ(cache.stats().hits, 2u);
+  expect_as_the_store(cache, "cell", "long", 20000);
+  EXPECT_EQ(cache.stats().misses, 2u);
+}
+
+TEST_F(HistoryCacheTest, ASessionDeletedAndMadeAnewUnderItsIdIsReadAgain) {
+  HistoryCache cache(32u << 20);
+  append("cell", "s", 40);
+  expect_as_the_store(cache, "cell", "s", 10'000'000);
+  ASSERT_TRUE(sessions.remove("cell", "s"));
+  append("cell", "s", 3);
+  expect_as_the_store(cache, "cell", "s", 10'000'000);
+  EXPECT_EQ(cache.stats().misses, 2u);
+  EXPECT_EQ(cache.stats().hits, 0u);
+}
+
+TEST_F(HistoryCacheTest, AnswersAsTheStoreThroughAppendsDeletionsAndWindows) {
+  HistoryCache cache(32u << 20);
+  const std::vector<std::pair<std::string, std::string>> all = {
+      {"cell", "a"}, {"cell", "b"}, {"other", "a"}};
+  uint32_t pick = 5;
+  for (int step = 0; step < 240; ++step) {
+    pick = pick * 1103515245u + 12345u;
+    const auto& [cell, session] = all[(pick >> 8) % all.size()];
+    switch ((pick >> 16) % 8) {
+      case 0:
+        sessions.remove(cell, session);
+        break;
+      case 1:
+        store.write([&](Connection& db) { SessionStore::remove_cell(db, cell); });
+        break;
+      default:
+        append(cell, session, 1 + static_cast<int>((pick >> 20) % 5));
+    }
+    if (step % 3 != 2) continue;  // a few changes between runs, as between real ones
+    for (const auto& [c, s] : all)
+      for (int64_t window : kWindows) expect_as_the_store(cache, c, s, window);
+  }
+  EXPECT_GT(cache.stats().hits, 100u);
+}
+
+TEST_F(HistoryCacheTest, EntriesGoOldestFirstPastTheBudgetAndAnswersStayRight) {
+  HistoryCache cache(24 * 1024);
+  for (const char* session : {"a", "b", "c"}) append("cell", session, 60);
+  for (int round = 0; round < 3; ++round)
+    for (const char* session : {"a", "b", "c"}) {
+      expect_as_the_store(cache, "cell", session, 10'000'000);
+      EXPECT_LE(cache.stats().bytes, 24u * 1024);
+    }
+}
+
+TEST_F(HistoryCacheTest, ADeletedSessionOrCellLeavesNothingHeld) {
+  HistoryCache cache(32u << 20);
+  for (const char* session : {"a", "b"}) {
+    append("cell", session, 10);
+    expect_as_the_store(cache, "cell", session, 10'000'000);
+  }
+  append("cell-2", "a", 10);
+  expect_as_the_store(cache, "cell-2", "a", 10'000'000);
+  const size_t all = cache.stats().bytes;
+  cache.forget("cell", "a");
+  const size_t without_a = cache.stats().bytes;
+  EXPECT_LT(without_a, all);
+  cache.forget_cell("cell");
+  EXPECT_GT(cache.stats().bytes, 0u) << "another cell's session went too";
+  EXPECT_LT(cache.stats().bytes, without_a);
+  cache.forget_cell("cell-2");
+  EXPECT_EQ(cache.stats().bytes, 0u);
+  expect_as_the_store(cache, "cell", "b", 10'000'000);
+  EXPECT_EQ(cache.stats().misses, 4u);
+}
+
+}  // namespace
+}  // namespace agentrt::core

@@ -165,6 +165,24 @@ TEST_F(Conversation, DeletingASessionRemovesItsMessagesAndRuns) {
   EXPECT_EQ(call(agentd, "DELETE", "/sessions/" + session, admin).status, 404);
 }
 
+// agentd keeps a session's recent history in memory between runs (history_cache.h):
+// a session deleted and begun again under the same id must carry none of the old turns.
+TEST_F(Conversation, ASessionBegunAgainUnderADeletedOnesIdCarriesNoneOfItsTurns) {
+  json reuse = {{"session_id", "ses_reused"}};
+  for (int turn = 0; turn < 3; ++turn)
+    ASSERT_EQ(call(agentd, "POST", "/chat", admin, run_body(std::string(800, 'a'), reuse)).status,
+              200);
+  json long_turn = call(agentd, "POST", "/chat", admin, run_body("b", reuse)).json();
+  EXPECT_GE(long_turn["usage"]["input_tokens"].get<int>(), 1200) << "the old turns came along";
+  ASSERT_EQ(call(agentd, "DELETE", "/sessions/ses_reused", admin).status, 204);
+  // Echo counts a token per 4 bytes it receives, and answers with what it was sent.
+  json anew = call(agentd, "POST", "/chat", admin, run_body(std::string(80, 'c'), reuse)).json();
+  EXPECT_LT(anew["usage"]["input_tokens"].get<int>(), 100) << anew.dump();
+  json next = call(agentd, "POST", "/chat", admin, run_body("d", reuse)).json();
+  EXPECT_GE(next["usage"]["input_tokens"].get<int>(), 40) << "lost the new turn";
+  EXPECT_LT(next["usage"]["input_tokens"].get<int>(), 200) << next.dump();
+}
+
 TEST(ConversationContext, ATinyContextWindowDropsTheOldestTurns) {
   AgentdProcess agentd;
   std::string admin = first_admin_token(agentd);

@@ -124,6 +124,7 @@ void HistoryCache::forget_cell(const std::string& cell) {
 // Two runs that raced on one session (the second is refused as busy after reading its
 // context) both put an entry back; the one with the newer messages stays.
 void HistoryCache::put(const std::string& key, Entry entry) {
+  if (entry.bytes > max_bytes_) return;  // it would push out every other entry, then itself
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(key);
   if (it != entries_.end()) {

@@ -122,6 +122,19 @@ TEST_F(HistoryCacheTest, EntriesGoOldestFirstPastTheBudgetAndAnswersStayRight) {
     }
 }
 
+TEST_F(HistoryCacheTest, AWindowLargerThanTheBudgetIsNotHeldAndPushesNothingOut) {
+  HistoryCache cache(8 * 1024);
+  append("cell", "small", 4);
+  expect_as_the_store(cache, "cell", "small", 10'000'000);
+  const size_t small = cache.stats().bytes;
+  ASSERT_GT(small, 0u);
+  append("cell", "large", 200);
+  expect_as_the_store(cache, "cell", "large", 10'000'000);
+  EXPECT_EQ(cache.stats().bytes, small);
+  expect_as_the_store(cache, "cell", "small", 10'000'000);
+  EXPECT_EQ(cache.stats().hits, 1u);
+}
+
 TEST_F(HistoryCacheTest, ADeletedSessionOrCellLeavesNothingHeld) {
   HistoryCache cache(32u << 20);
   for (const char* session : {"a", "b"}) {

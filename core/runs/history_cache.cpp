@@ -59,14 +59,14 @@ bool HistoryCache::catch_up(Entry& entry, const SessionStore& sessions, const st
                             const std::string& session, int64_t context_window) {
   std::optional<std::vector<StoredMessage>> added =
       sessions.history_from(cell, session, entry.messages.back().seq);
-  std::lock_guard<std::mutex> lock(mutex_);
   if (!added) return false;
-  stats_.messages_read += added->size();
   for (size_t i = 1; i < added->size(); ++i)  // the first is the entry's newest
     add_newest(entry.messages, std::move((*added)[i]), entry.tokens, entry.bytes);
-  if (!entry.from_first && entry.tokens <= context_window) return false;
-  ++stats_.hits;
-  return true;
+  const bool covers = entry.from_first || entry.tokens > context_window;
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.messages_read += added->size();
+  if (covers) ++stats_.hits;
+  return covers;
 }
 
 HistoryCache::Entry HistoryCache::read_window(const SessionStore& sessions, const std::string& cell,

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace agentrt::core {
@@ -154,6 +156,47 @@ TEST_F(HistoryCacheTest, ADeletedSessionOrCellLeavesNothingHeld) {
   EXPECT_EQ(cache.stats().bytes, 0u);
   expect_as_the_store(cache, "cell", "b", 10'000'000);
   EXPECT_EQ(cache.stats().misses, 4u);
+}
+
+// Runs on many sessions at once while their sessions grow: every answer is a run of its
+// session's messages without a gap, and the answers once nothing moves are the store's.
+TEST_F(HistoryCacheTest, ConcurrentRunsGetWholeRunsOfTheirSessionsMessages) {
+  HistoryCache cache(64 * 1024);  // small, so that entries also go and come back
+  const std::vector<std::string> names = {"s0", "s1", "s2", "s3", "s4", "s5"};
+  for (const auto& name : names) append("cell", name, 20);
+  std::vector<std::vector<std::pair<size_t, std::vector<int64_t>>>> answers(4);
+  std::vector<std::thread> readers;
+  for (size_t t = 0; t < answers.size(); ++t)
+    readers.emplace_back([&, t] {
+      for (size_t i = 0; i < 300; ++i) {
+        const size_t session = (t * 7 + i) % names.size();
+        std::vector<int64_t> seqs;
+        const int64_t window = 500 + 100 * static_cast<int64_t>(t);
+        for (const StoredMessage& m : cache.recent(sessions, "cell", names[session], window))
+          seqs.push_back(m.seq);
+        answers[t].emplace_back(session, std::move(seqs));
+      }
+    });
+  for (int i = 0; i < 60; ++i) append("cell", names[static_cast<size_t>(i) % names.size()], 2);
+  for (auto& r : readers) r.join();
+  std::vector<std::vector<int64_t>> stored(names.size());
+  for (size_t n = 0; n < names.size(); ++n) {
+    sessions.history_newest_first("cell", names[n], [&](StoredMessage&& m) {
+      stored[n].insert(stored[n].begin(), m.seq);
+      return true;
+    });
+  }
+  for (const auto& of_thread : answers)
+    for (const auto& [session, seqs] : of_thread) {
+      ASSERT_FALSE(seqs.empty());
+      const auto& all = stored[session];
+      auto at = std::find(all.begin(), all.end(), seqs.front());
+      ASSERT_NE(at, all.end());
+      ASSERT_LE(seqs.size(), static_cast<size_t>(all.end() - at));
+      EXPECT_TRUE(std::equal(seqs.begin(), seqs.end(), at)) << "a gap in " << names[session];
+    }
+  for (const auto& name : names)
+    for (int64_t window : kWindows) expect_as_the_store(cache, "cell", name, window);
 }
 
 }  // namespace

@@ -71,23 +71,18 @@ bool HistoryCache::catch_up(Entry& entry, const SessionStore& sessions, const st
 
 HistoryCache::Entry HistoryCache::read_window(const SessionStore& sessions, const std::string& cell,
                                               const std::string& session, int64_t context_window) {
+  std::vector<StoredMessage> window = recent_history(sessions, cell, session, context_window);
   Entry entry;
-  std::vector<StoredMessage> newest_first;
-  sessions.history_newest_first(cell, session, [&](StoredMessage&& m) {
-    m.tokens = estimate_stored_tokens(m.content_text);
+  for (StoredMessage& m : window) {
     entry.tokens += m.tokens;
-    newest_first.push_back(std::move(m));
-    return entry.tokens <= context_window;
-  });
-  // Stopped by the end of the rows, not by the window.
-  entry.from_first = entry.tokens <= context_window;
-  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
-    entry.bytes += bytes_of(*it);
-    entry.messages.push_back(std::move(*it));
+    entry.bytes += bytes_of(m);
+    entry.messages.push_back(std::move(m));
   }
+  // recent_history stops once the window is passed: within it, the rows ended first.
+  entry.from_first = entry.tokens <= context_window;
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.misses;
-  stats_.messages_read += newest_first.size();
+  stats_.messages_read += entry.messages.size();
   return entry;
 }
 

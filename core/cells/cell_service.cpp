@@ -146,9 +146,12 @@ void CellService::remove(const std::string& id) {
     if (db.changes() == 0) throw not_found("cell '" + id + "' not found");
     for (const auto& cleanup : cleanups_) cleanup(db, id);
   });
-  std::unique_lock<std::shared_mutex> lock(known_mutex_);
-  ++deletions_;
-  known_.erase(id);
+  {
+    std::unique_lock<std::shared_mutex> lock(known_mutex_);
+    ++deletions_;
+    known_.erase(id);
+  }
+  for (const auto& forget : forgets_) forget(id);
   log_info("cell deleted", {{"cell", id}});
 }
 

@@ -46,11 +46,17 @@ class CellService {
   void remove(const std::string& id);                              // 404, 409 for default
 
   void add_cleanup(CellCleanup cleanup) { cleanups_.push_back(std::move(cleanup)); }
+  // Called with the id of a deleted cell once its deletion is committed: for what a
+  // feature holds in memory, which a read racing the deletion could otherwise fill
+  // again from the store before the commit.
+  using CellForget = std::function<void(const std::string& cell_id)>;
+  void add_forget(CellForget forget) { forgets_.push_back(std::move(forget)); }
 
  private:
   StateStore& store_;
   bool single_cell_;
   std::vector<CellCleanup> cleanups_;
+  std::vector<CellForget> forgets_;
   mutable std::shared_mutex known_mutex_;
   mutable std::unordered_set<std::string> known_;
   // Bumped by every delete, so a lookup that raced a delete does not put the deleted

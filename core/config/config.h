@@ -36,6 +36,9 @@ struct LimitsConfig {
   // A Retry-After longer than this is not waited for: the run fails at once.
   unsigned provider_retry_max_wait_ms = 20000;
   unsigned sse_ping_ms = 15000;  // ": ping" comment while a stream is silent this long
+  // Memory for the recent history of sessions runs went to lately (history_cache.h);
+  // 0 holds none, and every run reads its whole window from the store.
+  unsigned history_cache_mb = 32;
 };
 
 struct PluginConfig {

@@ -96,6 +96,8 @@ void apply_limits(LimitsConfig& limits, const json& section) {
       limits.provider_retry_max_wait_ms = static_cast<unsigned>(expect_uint(value, key, 0, 600000));
     } else if (name == "sse_ping_ms") {
       limits.sse_ping_ms = static_cast<unsigned>(expect_uint(value, key, 100, 3600000));
+    } else if (name == "history_cache_mb") {
+      limits.history_cache_mb = static_cast<unsigned>(expect_uint(value, key, 0, 1048576));
     } else {
       unknown_key(key);
     }

@@ -57,11 +57,11 @@ StartReport Engine::start(bool bootstrap_admin) {
   RunSettings settings;
   settings.retry.max_retries = config_.limits.provider_retries;
   settings.retry.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
+  settings.history_cache_bytes = size_t{config_.limits.history_cache_mb} << 20;
   agents_ = std::make_unique<AgentService>(*store_);
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
-  cells_->add_cleanup(
-      [runs = runs_.get()](Connection&, const std::string& cell) { runs->forget_cell(cell); });
+  cells_->add_forget([runs = runs_.get()](const std::string& cell) { runs->forget_cell(cell); });
   start_auth();
   start_memory();
   return bootstrap_admin ? bootstrap_admin_token() : StartReport{};

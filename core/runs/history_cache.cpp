@@ -27,13 +27,35 @@ void add_newest(std::deque<StoredMessage>& messages, StoredMessage&& m, int64_t&
 
 }  // namespace
 
+// Marks a session as being read for as long as recent() works on it.
+class HistoryCache::ReadGuard {
+ public:
+  ReadGuard(HistoryCache& cache, const std::string& key) : cache_(cache), key_(key) {
+    std::lock_guard<std::mutex> lock(cache_.mutex_);
+    ++cache_.reading_[key_].readers;
+  }
+  ~ReadGuard() {
+    std::lock_guard<std::mutex> lock(cache_.mutex_);
+    auto it = cache_.reading_.find(key_);
+    if (--it->second.readers == 0) cache_.reading_.erase(it);
+  }
+  ReadGuard(const ReadGuard&) = delete;
+  ReadGuard& operator=(const ReadGuard&) = delete;
+
+ private:
+  HistoryCache& cache_;
+  const std::string& key_;
+};
+
 std::vector<StoredMessage> HistoryCache::recent(const SessionStore& sessions,
                                                 const std::string& cell, const std::string& session,
                                                 int64_t context_window) {
   const std::string key = key_of(cell, session);
+  ReadGuard reading(*this, key);
   std::optional<Entry> entry = take(key);
   if (!entry || !catch_up(*entry, sessions, cell, session, context_window))
     entry = read_window(sessions, cell, session, context_window);
+  if (after_store_read_) after_store_read_();
   entry->window = std::max(entry->window, context_window);
   // Older messages than the largest window needs are of no use to any run.
   while (entry->messages.size() > 1 &&
@@ -103,7 +125,9 @@ void HistoryCache::erase(std::unordered_map<std::string, Entry>::iterator it) {
 
 void HistoryCache::forget(const std::string& cell, const std::string& session) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = entries_.find(key_of(cell, session)); it != entries_.end()) erase(it);
+  const std::string key = key_of(cell, session);
+  if (auto it = entries_.find(key); it != entries_.end()) erase(it);
+  if (auto it = reading_.find(key); it != reading_.end()) it->second.forgotten = true;
 }
 
 void HistoryCache::forget_cell(const std::string& cell) {
@@ -114,6 +138,8 @@ void HistoryCache::forget_cell(const std::string& cell) {
     if (it->first.compare(0, prefix.size(), prefix) == 0) erase(it);
     it = next;
   }
+  for (auto& [key, reading] : reading_)
+    if (key.compare(0, prefix.size(), prefix) == 0) reading.forgotten = true;
 }
 
 // Two runs that raced on one session (the second is refused as busy after reading its
@@ -121,6 +147,7 @@ void HistoryCache::forget_cell(const std::string& cell) {
 void HistoryCache::put(const std::string& key, Entry entry) {
   if (entry.bytes > max_bytes_) return;  // it would push out every other entry, then itself
   std::lock_guard<std::mutex> lock(mutex_);
+  if (reading_.at(key).forgotten) return;  // deleted while it was read
   auto it = entries_.find(key);
   if (it != entries_.end()) {
     if (it->second.messages.back().seq >= entry.messages.back().seq) return;

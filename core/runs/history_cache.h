@@ -10,6 +10,12 @@
 // again. The answer is always recent_history's (context_window.h).
 //
 // Entries go least recently used first once their messages pass `max_bytes`.
+//
+// A run reads the store between taking its session's entry and putting it back. A
+// session or cell deleted meanwhile (forget, forget_cell, each called once the deletion
+// is committed) marks that read, and its entry is then not put back: it could hold
+// what the deletion removed, which would stay in memory, never served (the next use
+// finds the newest message gone) until it was the least recently used.
 #pragma once
 
 #include "core/sessions/session_store.h"
@@ -17,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -47,6 +54,10 @@ class HistoryCache {
   };
   Stats stats() const;
 
+  // Called after each read of the store, before the entry is put back (tests: what a
+  // deletion racing a run does).
+  void after_store_read(std::function<void()> hook) { after_store_read_ = std::move(hook); }
+
  private:
   struct Entry {
     std::deque<StoredMessage> messages;  // the session's newest, oldest first
@@ -56,6 +67,13 @@ class HistoryCache {
     size_t bytes = 0;
     std::list<std::string>::iterator lru;
   };
+
+  // Runs reading a session's messages now, and whether it was deleted meanwhile.
+  struct Reading {
+    int readers = 0;
+    bool forgotten = false;
+  };
+  class ReadGuard;
 
   std::optional<Entry> take(const std::string& key);
   void erase(std::unordered_map<std::string, Entry>::iterator it);
@@ -69,6 +87,8 @@ class HistoryCache {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> lru_;  // most recently used first
+  std::unordered_map<std::string, Reading> reading_;
+  std::function<void()> after_store_read_;
   Stats stats_;
 };
 

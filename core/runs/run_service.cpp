@@ -114,7 +114,11 @@ const std::vector<std::string>& default_run_layers() {
 
 RunService::RunService(SessionStore& sessions, ProviderRegistry& providers, AgentService& agents,
                        RunSettings settings)
-    : sessions_(sessions), providers_(providers), agents_(agents), settings_(settings) {}
+    : sessions_(sessions),
+      providers_(providers),
+      agents_(agents),
+      settings_(settings),
+      history_(settings.history_cache_bytes) {}
 
 std::vector<StoredMessage> RunService::context_for(const std::string& cell,
                                                    const std::string& actor,

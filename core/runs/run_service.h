@@ -74,6 +74,9 @@ struct RunSummary {
 
 struct RunSettings {
   RetryPolicy retry;
+  // 32 MiB holds the windows of about 350 sessions of 580 short messages each, or of 64
+  // whose messages fill a 128k-token window (512 KB of text).
+  size_t history_cache_bytes = size_t{32} << 20;
 };
 
 // Which memory a run may see: the acting actor's, in the run's cell and session, the
@@ -150,9 +153,7 @@ class RunService {
   MemorySource memory_source_;
   RunSettings settings_;
   LiveRuns live_;
-  // 32 MiB holds the windows of about 350 sessions of 580 short messages each, or of 64
-  // whose messages fill a 128k-token window (512 KB of text).
-  HistoryCache history_{32u << 20};
+  HistoryCache history_;
   std::function<void(const std::string&, const std::string&)> session_deleted_;
 };
 

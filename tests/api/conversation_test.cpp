@@ -183,6 +183,25 @@ TEST_F(Conversation, ASessionBegunAgainUnderADeletedOnesIdCarriesNoneOfItsTurns)
   EXPECT_LT(next["usage"]["input_tokens"].get<int>(), 200) << next.dump();
 }
 
+// limits.history_cache_mb 0 holds no history in memory: each turn reads its session's
+// history from the store and still carries every earlier turn.
+TEST(ConversationContext, WithoutAHistoryCacheEachTurnCarriesTheEarlierOnes) {
+  TempDir dir;
+  AgentdProcess agentd(
+      with_args({"--config", dir.write("c.json", R"({"limits":{"history_cache_mb":0}})")}));
+  std::string admin = first_admin_token(agentd);
+  json reuse = {{"session_id", "ses_uncached"}};
+  int previous = 0;
+  for (int turn = 0; turn < 4; ++turn) {
+    json answer =
+        call(agentd, "POST", "/chat", admin, run_body(std::string(400, 'a'), reuse)).json();
+    // Echo counts a token per 4 bytes it receives, and answers with what it was sent.
+    const int input = answer["usage"]["input_tokens"].get<int>();
+    EXPECT_GE(input, previous + 100) << "turn " << turn << " lost the earlier ones";
+    previous = input;
+  }
+}
+
 TEST(ConversationContext, ATinyContextWindowDropsTheOldestTurns) {
   AgentdProcess agentd;
   std::string admin = first_admin_token(agentd);

@@ -84,6 +84,25 @@ TEST_F(Cells, DeleteRunsCleanupsInTheSameTransaction) {
   EXPECT_EQ(error_of([&] { cells.remove("acme"); }), ErrorKind::not_found);
 }
 
+// What a feature holds in memory is dropped once the deletion is committed, so a read
+// that fills it from the store then finds the cell gone; a refused delete drops nothing.
+TEST_F(Cells, ForgetsRunAfterTheDeletionIsCommitted) {
+  cells.create({{"id", "acme"}});
+  std::vector<std::string> forgotten;
+  bool cell_still_stored = true;
+  cells.add_forget([&](const std::string& id) {
+    forgotten.push_back(id);
+    store.read([&](Connection& db) {
+      cell_still_stored = db.prepare("SELECT 1 FROM cells WHERE id = ?").bind(1, id).step();
+    });
+  });
+  cells.remove("acme");
+  EXPECT_EQ(forgotten, std::vector<std::string>{"acme"});
+  EXPECT_FALSE(cell_still_stored) << "a reader still saw the cell when its forget ran";
+  EXPECT_EQ(error_of([&] { cells.remove("acme"); }), ErrorKind::not_found);
+  EXPECT_EQ(forgotten.size(), 1u) << "a refused delete must not forget anything";
+}
+
 // exists() remembers cells it has seen; a delete must still be seen at once, and a
 // cell created after a miss must be found.
 TEST_F(Cells, ExistsFollowsCreateAndDeleteAtOnce) {

@@ -172,10 +172,15 @@ struct RangeCase {
 
 TEST(ConfigTest, NumericRangesAreEnforcedAtBothEnds) {
   const RangeCase cases[] = {
-      {"server", "threads", 1, 65535},          {"server", "max_queued", 1, 1000000},
-      {"server", "thread_stack_kb", 64, 65536}, {"server", "keep_alive_timeout_s", 1, 3600},
-      {"server", "receive_timeout_s", 1, 3600}, {"server", "send_timeout_s", 1, 3600},
-      {"server", "shutdown_grace_s", 0, 3600},  {"limits", "max_body_bytes", 1024, 1073741824},
+      {"server", "threads", 1, 65535},
+      {"server", "max_queued", 1, 1000000},
+      {"server", "thread_stack_kb", 64, 65536},
+      {"server", "keep_alive_timeout_s", 1, 3600},
+      {"server", "receive_timeout_s", 1, 3600},
+      {"server", "send_timeout_s", 1, 3600},
+      {"server", "shutdown_grace_s", 0, 3600},
+      {"limits", "max_body_bytes", 1024, 1073741824},
+      {"limits", "history_cache_mb", 0, 1048576},
   };
   for (const RangeCase& c : cases) {
     const std::string key = std::string(c.section) + "." + c.key;
@@ -188,6 +193,9 @@ TEST(ConfigTest, NumericRangesAreEnforcedAtBothEnds) {
   }
   Config config = apply_config_json(Config{}, json{{"server", {{"threads", 65535}}}});
   EXPECT_EQ(config.server.threads, 65535u);
+  EXPECT_EQ(Config{}.limits.history_cache_mb, 32u);
+  config = apply_config_json(Config{}, json{{"limits", {{"history_cache_mb", 0}}}});
+  EXPECT_EQ(config.limits.history_cache_mb, 0u);
 }
 
 TEST(ConfigTest, ListenAddressParsing) {

@@ -137,6 +137,19 @@ TEST_F(HistoryCacheTest, AWindowLargerThanTheBudgetIsNotHeldAndPushesNothingOut)
   EXPECT_EQ(cache.stats().hits, 1u);
 }
 
+// limits.history_cache_mb 0: every run reads its window from the store.
+TEST_F(HistoryCacheTest, ACacheOfNoBytesHoldsNothingAndAnswersAsTheStore) {
+  HistoryCache cache(0);
+  append("cell", "a", 10);
+  for (int round = 0; round < 3; ++round) {
+    expect_as_the_store(cache, "cell", "a", 10'000'000);
+    append("cell", "a", 2);
+  }
+  EXPECT_EQ(cache.stats().bytes, 0u);
+  EXPECT_EQ(cache.stats().hits, 0u);
+  EXPECT_EQ(cache.stats().misses, 3u);
+}
+
 TEST_F(HistoryCacheTest, ADeletedSessionOrCellLeavesNothingHeld) {
   HistoryCache cache(32u << 20);
   for (const char* session : {"a", "b"}) {
@@ -156,6 +169,50 @@ TEST_F(HistoryCacheTest, ADeletedSessionOrCellLeavesNothingHeld) {
   EXPECT_EQ(cache.stats().bytes, 0u);
   expect_as_the_store(cache, "cell", "b", 10'000'000);
   EXPECT_EQ(cache.stats().misses, 4u);
+}
+
+// A session or cell deleted while a run reads it (the deletion commits and forgets
+// between the run's read and its putting the entry back): nothing of it stays held,
+// whether the run read the whole window or caught up on an entry, and a session made
+// anew under the same id afterwards is held again.
+TEST_F(HistoryCacheTest, ASessionOrCellDeletedWhileARunReadsItIsNotHeldAfter) {
+  HistoryCache cache(32u << 20);
+  append("cell", "a", 10);
+  append("cell", "b", 10);
+  append("cell-2", "a", 10);
+
+  cache.after_store_read([&] {
+    sessions.remove("cell", "a");
+    cache.forget("cell", "a");
+  });
+  EXPECT_FALSE(cache.recent(sessions, "cell", "a", 10'000'000).empty());  // read whole
+  cache.after_store_read(nullptr);
+  EXPECT_EQ(cache.stats().bytes, 0u) << "the deleted session's window was put back";
+
+  expect_as_the_store(cache, "cell", "b", 10'000'000);
+  expect_as_the_store(cache, "cell-2", "a", 10'000'000);
+  const size_t other_cell = [&] {
+    HistoryCache alone(32u << 20);
+    alone.recent(sessions, "cell-2", "a", 10'000'000);
+    return alone.stats().bytes;
+  }();
+  append("cell", "b", 2);
+  cache.after_store_read([&] {
+    store.write([&](Connection& db) { SessionStore::remove_cell(db, "cell"); });
+    cache.forget_cell("cell");
+  });
+  EXPECT_EQ(cache.recent(sessions, "cell", "b", 10'000'000).size(), 12u);  // caught up
+  cache.after_store_read(nullptr);
+  EXPECT_EQ(cache.stats().hits, 1u);
+  EXPECT_EQ(cache.stats().bytes, other_cell) << "the deleted cell's session was put back";
+
+  append("cell", "a", 4);
+  expect_as_the_store(cache, "cell", "a", 10'000'000);
+  EXPECT_GT(cache.stats().bytes, other_cell) << "a session made anew is not held";
+  append("cell", "a", 2);
+  const uint64_t hits = cache.stats().hits;
+  expect_as_the_store(cache, "cell", "a", 10'000'000);
+  EXPECT_EQ(cache.stats().hits, hits + 1);
 }
 
 // Runs on many sessions at once while their sessions grow: every answer is a run of its

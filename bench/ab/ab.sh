@@ -14,7 +14,8 @@
 #
 # Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4), HISTORY (0: a
 # new session a /chat; N: every /chat continues one session first given N messages, in
-# /chats of 400 short ones, so each run reads a long history). Prints per run:
+# /chats of 400 short ones, so each run reads a long history; PROSE=1 makes them about 400
+# bytes of prose each), WINDOW (the mock model's context window, 8192). Prints per run:
 # requests/s, p50, p99 and p99.9 latency (µs, each request timed by post.lua; p99_wrk is
 # wrk's own p99, corrected for coordinated omission) and agentd's CPU per request (µs, from /proc).
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
@@ -46,9 +47,13 @@ HISTORY=${HISTORY:-0}
 if [ "$HISTORY" -gt 0 ]; then
   echo '{"model":"mock-model","session_id":"long","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/chat.json"
   # 400 messages of about 9 tokens: within the mock model's window of 8,192 with its answer.
-  jq -cn '{model: "mock-model", session_id: "long", messages: [range(400) |
+  # PROSE=1: of about 100 tokens each, as people and models write (lines, quotes, code,
+  # letters past ASCII), under a window of WINDOW tokens.
+  jq -cn --arg prose "${PROSE:-0}" '{model: "mock-model", session_id: "long", messages: [range(400) |
     {role: (if . % 2 == 0 then "user" else "assistant" end),
-     content: [{type: "text", text: "message \(.) of the history"}]}]}' >"$work/seed.json"
+     content: [{type: "text", text: (if $prose == "1" then
+       [range(3) | "Message \(.): the café’s \"daily special\" changed — résumé of line 42.\nHere is the function you asked for:\n    if (x < 0) { return \"négatif\\n\"; }\n"] | join("")
+       else "message \(.) of the history" end)}]}]}' >"$work/seed.json"
 else
   echo '{"model":"mock-model","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/chat.json"
 fi
@@ -97,7 +102,7 @@ one() { # variant
   local addr admin user
   addr=$(grep '"msg":"listening"' "$work/agentd.err" | jq -r .address)
   admin=$(cat "$work/data/admin.token")
-  curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d "{\"providers\":[{\"name\":\"mock\",\"type\":\"openai\",\"base_url\":\"http://127.0.0.1:$mock_port/v1\",\"api_key_ref\":{\"source\":\"inline\",\"value\":\"sk\"},\"models\":[{\"id\":\"mock-model\",\"context_window\":8192}]}]}" "http://$addr/admin/shared-providers" >/dev/null
+  curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d "{\"providers\":[{\"name\":\"mock\",\"type\":\"openai\",\"base_url\":\"http://127.0.0.1:$mock_port/v1\",\"api_key_ref\":{\"source\":\"inline\",\"value\":\"sk\"},\"models\":[{\"id\":\"mock-model\",\"context_window\":${WINDOW:-8192}}]}]}" "http://$addr/admin/shared-providers" >/dev/null
   user=$(curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d '{"ttl":"24h","actor":"bench"}' "http://$addr/admin/tokens" | jq -r .token)
   if [ -n "$STREAMS" ]; then
     streams "$1" "$pid" "$addr" "$user"

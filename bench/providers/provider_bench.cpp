@@ -4,6 +4,7 @@
 // (framing, JSON, delta emission). See bench/README.md, "Provider stream decoders".
 #include "counting_sink.h"
 #include "recorded_streams.h"
+#include "request_bench.h"
 #include "transport_bench.h"
 
 #include "anthropic/anthropic_stream.h"
@@ -84,6 +85,9 @@ Figure ns_per_answer(Vendor vendor, const std::vector<std::string>& pieces, doub
 
 struct Options {
   std::string upstream;  // set: measure the transport against it instead
+  int history = 0;       // set: measure reading and writing requests of this many messages
+  int message_bytes = 400;
+  bool prose = true;
   int requests = 2000;
   int deltas = 16;
   double seconds = 0.5;
@@ -96,7 +100,9 @@ struct Options {
                "usage: provider_bench [--deltas N (16)] [--seconds S of CPU per run (0.5)] "
                "[--reps N (5)] [--vendor openai|anthropic|ollama]\n"
                "       provider_bench --upstream http://127.0.0.1:PORT/v1 [--requests N (2000)] "
-               "[--reps N (5)]\n");
+               "[--reps N (5)]\n"
+               "       provider_bench --history MESSAGES [--message-bytes N (400)] "
+               "[--plain 1] [--seconds S] [--reps N]\n");
   std::exit(2);
 }
 
@@ -114,6 +120,12 @@ Options parse(int argc, char** argv) {
       o.upstream = value;
     } else if (arg == "--requests") {
       o.requests = std::max(1, std::atoi(value.c_str()));
+    } else if (arg == "--history") {
+      o.history = std::max(1, std::atoi(value.c_str()));
+    } else if (arg == "--message-bytes") {
+      o.message_bytes = std::max(1, std::atoi(value.c_str()));
+    } else if (arg == "--plain") {
+      o.prose = value == "0";
     } else if (arg == "--reps") {
       o.reps = std::max(1, std::atoi(value.c_str()));
     } else if (arg == "--vendor" && value == "openai") {
@@ -157,6 +169,10 @@ int main(int argc, char** argv) {
   using namespace agentrt::bench;
   Options o = parse(argc, argv);
   if (!o.upstream.empty()) return run_transport(o.upstream, o.requests, o.reps) ? 0 : 1;
+  if (o.history > 0) {
+    run_request_bench(o.history, o.message_bytes, o.prose, o.seconds, o.reps);
+    return 0;
+  }
   report(o);
   return 0;
 }

@@ -11,13 +11,6 @@
 namespace agentrt::providers {
 namespace {
 
-// Reads the string value next in `scan`; false when it is not a string.
-bool read_string(JsonScanner& scan, JsonText& text, std::string& out) {
-  if (scan.peek() != '"' || !scan.read_text(text)) return false;
-  out.assign(text.view());
-  return true;
-}
-
 // Each member once at most: with a repeated member nlohmann keeps the last value.
 struct Seen {
   unsigned bits = 0;
@@ -28,18 +21,18 @@ struct Seen {
   }
 };
 
-bool scan_part(JsonScanner& scan, JsonText& text, ContentPart& part) {
+bool scan_part(JsonScanner& scan, ContentPart& part) {
   if (!scan.enter_object()) return false;
-  std::string type, value;
+  std::string type;
   Seen seen;
   bool ok = true;
   std::string_view key;
   while (ok && scan.next_key(key)) {
     if (key == "type")
-      ok = seen.first(1) && read_string(scan, text, type);
+      ok = seen.first(1) && scan.read_string(type);
     else if (key == "text" || key == "url")
       ok = seen.first(key == "text" ? 2 : 4) &&
-           read_string(scan, text, key == "text" ? part.text : part.url);
+           scan.read_string(key == "text" ? part.text : part.url);
     else
       ok = scan.skip_value();
   }
@@ -50,15 +43,15 @@ bool scan_part(JsonScanner& scan, JsonText& text, ContentPart& part) {
   return true;
 }
 
-bool scan_content(JsonScanner& scan, JsonText& text, ChatMessage& message) {
+bool scan_content(JsonScanner& scan, ChatMessage& message) {
   if (scan.peek() == '"') {
     ContentPart& part = message.parts.emplace_back();
-    return read_string(scan, text, part.text);
+    return scan.read_string(part.text);
   }
   if (!scan.enter_array()) return false;
   while (scan.next_element()) {
     ContentPart part;
-    if (!scan_part(scan, text, part)) return false;
+    if (!scan_part(scan, part)) return false;
     // The document parser keeps only the member its kind reads.
     if (part.kind == ContentPart::Kind::text)
       part.url.clear();
@@ -69,16 +62,16 @@ bool scan_content(JsonScanner& scan, JsonText& text, ChatMessage& message) {
   return scan.ok();
 }
 
-bool scan_message(JsonScanner& scan, JsonText& text, ChatMessage& message) {
+bool scan_message(JsonScanner& scan, ChatMessage& message) {
   if (!scan.enter_object()) return false;
   Seen seen;
   bool ok = true;
   std::string_view key;
   while (ok && scan.next_key(key)) {
     if (key == "role")
-      ok = seen.first(1) && read_string(scan, text, message.role);
+      ok = seen.first(1) && scan.read_string(message.role);
     else if (key == "content")
-      ok = seen.first(2) && scan_content(scan, text, message);
+      ok = seen.first(2) && scan_content(scan, message);
     else
       ok = scan.skip_value();
   }
@@ -86,10 +79,10 @@ bool scan_message(JsonScanner& scan, JsonText& text, ChatMessage& message) {
   return message.role == "system" || message.role == "user" || message.role == "assistant";
 }
 
-bool scan_messages(JsonScanner& scan, JsonText& text, std::vector<ChatMessage>& messages) {
+bool scan_messages(JsonScanner& scan, std::vector<ChatMessage>& messages) {
   if (!scan.enter_array()) return false;
   while (scan.next_element())
-    if (!scan_message(scan, text, messages.emplace_back())) return false;
+    if (!scan_message(scan, messages.emplace_back())) return false;
   return scan.ok() && !messages.empty();
 }
 
@@ -103,16 +96,15 @@ bool scan_max_tokens(JsonScanner& scan, std::optional<int64_t>& max_tokens) {
 
 std::optional<ChatRequest> scan_chat_request(std::string_view request_json) {
   JsonScanner scan(request_json);
-  JsonText text;
   ChatRequest out;
   Seen seen;
   bool ok = scan.enter_object();
   std::string_view key;
   while (ok && scan.next_key(key)) {
     if (key == "model")
-      ok = seen.first(1) && read_string(scan, text, out.model) && !out.model.empty();
+      ok = seen.first(1) && scan.read_string(out.model) && !out.model.empty();
     else if (key == "messages")
-      ok = seen.first(2) && scan_messages(scan, text, out.messages);
+      ok = seen.first(2) && scan_messages(scan, out.messages);
     else if (key == "max_tokens")
       ok = seen.first(4) && scan_max_tokens(scan, out.max_tokens);
     else if (key == "temperature")

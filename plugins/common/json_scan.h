@@ -76,6 +76,9 @@ class JsonScanner {
   bool skip_value();
   // A string value into `out`; any other value is passed over and reads as "".
   bool read_text(JsonText& out);
+  // A string value decoded straight into `out`, for text that is kept; false (with
+  // nothing consumed) when the next value is not a string.
+  bool read_string(std::string& out);
   // An integer into `out`; any other value (null, string, a fraction) reads as
   // absent, as nlohmann's is_number_integer() would have it.
   bool read_int(std::optional<int64_t>& out);

@@ -2,6 +2,7 @@
 // what it refuses, and the rule it lives by: whatever it accepts, nlohmann accepts
 // too, as the same value.
 #include "common/json_scan.h"
+#include "tests/providers/byte_offsets.h"
 #include "tests/providers/fields_check.h"
 
 #include <gtest/gtest.h>
@@ -86,6 +87,40 @@ TEST(JsonScan, RefusesMalformedUtf8AsNlohmannDoes) {
                                          "\xED\x9F\xBF",     "\xEE\x80\x80",    "\xEF\xBF\xBF",
                                          "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF"};
   for (const std::string& bytes : good) EXPECT_EQ(text_of("\"" + bytes + "\""), bytes);
+}
+
+// Reads {"v": <value>} with read_string; nullopt when the scan refused it.
+std::optional<std::string> string_of(const std::string& value) {
+  std::string doc = "{\"v\":" + value + "}";
+  JsonScanner s(doc);
+  std::string out = "left over";
+  std::string_view key;
+  if (!s.enter_object() || !s.next_key(key) || !s.read_string(out) || s.next_key(key) ||
+      !s.finish())
+    return std::nullopt;
+  return out;
+}
+
+// Strings are passed over eight bytes at a time (json_bytes.h): wherever an escape, a
+// letter past ASCII or a raw control character falls, the scan reads what nlohmann
+// reads, through read_text and read_string alike, and refuses what it refuses.
+TEST(JsonScan, ReadsEveryAwkwardByteAtEveryOffsetAsNlohmannDoes) {
+  size_t checked = 0;
+  for (const std::string& piece : agentrt::test::awkward_pieces())
+    for (const std::string& text : agentrt::test::texts_with(piece)) {
+      const std::string escaped = json(text).dump();
+      ASSERT_EQ(text_of(escaped), text) << escaped;
+      ASSERT_EQ(string_of(escaped), text) << escaped;
+      const std::string raw = "\"" + text + "\"";  // as it stands, escapes or not
+      const bool accepted = nlohmann_accepts(raw);
+      ASSERT_EQ(text_of(raw).has_value(), accepted) << escaped;
+      if (accepted) {
+        ASSERT_EQ(text_of(raw), json::parse(raw).get<std::string>()) << escaped;
+      }
+      ++checked;
+    }
+  EXPECT_GT(checked, 3000u);
+  EXPECT_EQ(string_of("7"), std::nullopt) << "read_string took a number";
 }
 
 TEST(JsonScan, ReadsIntegersAndLeavesTheRestToNlohmann) {

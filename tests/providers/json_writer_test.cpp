@@ -1,6 +1,7 @@
 // The JSON text the providers write their request bodies with
 // (plugins/common/json_writer.h), against nlohmann's dump of the same values.
 #include "common/json_writer.h"
+#include "tests/providers/byte_offsets.h"
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,28 @@ TEST(JsonWriter, EscapesStringsAsNlohmannDoes) {
 TEST(JsonWriter, RefusesInvalidUtf8AsDumpDoes) {
   EXPECT_THROW(written_string("cut \xe2\x82"), json::type_error);
   EXPECT_THROW(written_string("stray \x80"), json::type_error);
+}
+
+// Runs of plain bytes are passed over eight at a time (json_bytes.h): wherever a byte
+// to escape, or a letter past ASCII, falls, the text is what nlohmann writes.
+TEST(JsonWriter, EscapesEveryAwkwardByteAtEveryOffsetAsNlohmannDoes) {
+  size_t checked = 0;
+  for (const std::string& piece : agentrt::test::awkward_pieces())
+    for (char plain : {'a', ' ', '~'})
+      for (const std::string& text : agentrt::test::texts_with(piece, plain)) {
+        ASSERT_EQ(written_string(text), json(text).dump()) << json(text).dump();
+        ++checked;
+      }
+  EXPECT_GT(checked, 10000u);
+}
+
+TEST(JsonWriter, RefusesInvalidUtf8AtEveryOffsetAsDumpDoes) {
+  for (const char* bad : {"\x80", "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xff"})
+    for (const std::string& text : agentrt::test::texts_with(bad)) {
+      std::string out = "kept";
+      EXPECT_THROW(JsonWriter(out).string(text), json::type_error);
+      EXPECT_EQ(out, "kept") << "a refused string left part of itself behind";
+    }
 }
 
 }  // namespace

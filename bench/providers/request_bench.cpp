@@ -1,0 +1,107 @@
+#include "request_bench.h"
+
+#include "counting_sink.h"
+#include "recorded_streams.h"
+
+#include "anthropic/anthropic_request.h"
+#include "common/chat_request.h"
+#include "ollama/ollama_request.h"
+#include "openai/openai_request.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace agentrt::bench {
+namespace {
+
+// Text as a model writes it and a person answers: paragraphs, a quotation, an
+// apostrophe, accented letters, a dash and quotes past ASCII, a line of code.
+std::string prose_of(size_t bytes, int index) {
+  static const char* const kPieces[] = {
+      "The café's menu changed again, so we rewrote the \"daily special\" section.\n",
+      "Here is the function you asked for:\n    if (x < 0) { return \"negative\\n\"; }\n",
+      "Größe und Maße — both are fine; résumé keeps its accents.\n\n",
+      "She said “it works” and moved on; the test still fails on line 42.\t\n",
+      "Plain sentences make up most of any answer, one after another, with commas. ",
+  };
+  std::string text;
+  for (int i = index; text.size() < bytes; ++i) text += kPieces[i % 5];
+  return text;
+}
+
+std::string engine_request(int messages, int bytes, bool prose) {
+  std::string text = R"({"messages":[)";
+  for (int i = 0; i < messages; ++i) {
+    if (i > 0) text += ',';
+    std::string words = prose ? prose_of(static_cast<size_t>(bytes), i)
+                              : "message " + std::to_string(i) + " of the history";
+    nlohmann::json content = nlohmann::json::array({{{"type", "text"}, {"text", words}}});
+    text += R"({"content":)" + content.dump() + R"(,"role":")" +
+            (i % 2 == 0 ? "user" : "assistant") + "\"}";
+  }
+  return text + R"(],"model":"bench-model"})";
+}
+
+std::string body_of(Vendor vendor, const providers::ChatRequest& chat) {
+  switch (vendor) {
+    case Vendor::openai:
+      return providers::openai::request_body(chat);
+    case Vendor::anthropic:
+      return providers::anthropic::request_body(chat);
+    case Vendor::ollama:
+      return providers::ollama::request_body(chat);
+  }
+  return {};
+}
+
+// Median CPU ns per call of `fn` over `reps` runs of about `seconds` each.
+double median_ns(const std::function<void()>& fn, double seconds, int reps) {
+  for (int i = 0; i < 20; ++i) fn();
+  std::vector<double> runs;
+  for (int r = 0; r < reps; ++r) {
+    size_t calls = 0;
+    const double start = cpu_ns();
+    double now = start;
+    while (now - start < seconds * 1e9) {
+      for (int i = 0; i < 10; ++i) fn();
+      calls += 10;
+      now = cpu_ns();
+    }
+    runs.push_back((now - start) / static_cast<double>(calls));
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs[runs.size() / 2];
+}
+
+}  // namespace
+
+void run_request_bench(int messages, int bytes, bool prose, double seconds, int reps) {
+  const std::string request = engine_request(messages, bytes, prose);
+  const providers::ChatRequest chat = providers::parse_chat_request(request);
+  if (chat.messages.size() != static_cast<size_t>(messages) ||
+      !providers::scan_chat_request(request)) {
+    std::fprintf(stderr, "the engine's request was not read by the scan\n");
+    std::exit(1);
+  }
+  std::printf(
+      "| vendor | messages | request bytes | read ns | write ns | read ns/message "
+      "| write ns/message |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  for (Vendor vendor : {Vendor::openai, Vendor::anthropic, Vendor::ollama}) {
+    size_t sink = 0;
+    const double read = median_ns(
+        [&] { sink += providers::parse_chat_request(request).messages.size(); }, seconds, reps);
+    const double write = median_ns([&] { sink += body_of(vendor, chat).size(); }, seconds, reps);
+    if (sink == 0) std::exit(1);
+    std::printf("| %s | %d | %zu | %.0f | %.0f | %.0f | %.0f |\n", vendor_name(vendor), messages,
+                request.size(), read, write, read / messages, write / messages);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace agentrt::bench

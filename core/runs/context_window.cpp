@@ -4,6 +4,7 @@
 #include "core/domain/json_sax.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace agentrt::core {
@@ -96,7 +97,7 @@ int64_t estimate_tokens(const StoredMessage& message) {
   return tokens;
 }
 
-std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t context_window,
+std::vector<StoredMessage> assemble_context(ContextParts parts, int64_t context_window,
                                             std::optional<int64_t> reserved) {
   const int64_t budget = context_window - reserved.value_or(0);
   int64_t used = 0;
@@ -130,14 +131,17 @@ std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t c
   while (first < parts.history.size() && parts.history[first].role == "assistant") ++first;
 
   std::vector<StoredMessage> out;
+  out.reserve(1 + parts.history.size() - first + parts.fresh.size());
   if (!system.empty()) {
     // The memory heading opens the message when there is no prompt before it.
     if (parts.system_prompt.empty()) system.erase(0, 2);
     out.push_back(system_message(system));
   }
-  out.insert(out.end(), parts.history.begin() + static_cast<std::ptrdiff_t>(first),
-             parts.history.end());
-  out.insert(out.end(), parts.fresh.begin(), parts.fresh.end());
+  out.insert(out.end(),
+             std::make_move_iterator(parts.history.begin() + static_cast<std::ptrdiff_t>(first)),
+             std::make_move_iterator(parts.history.end()));
+  out.insert(out.end(), std::make_move_iterator(parts.fresh.begin()),
+             std::make_move_iterator(parts.fresh.end()));
   return out;
 }
 

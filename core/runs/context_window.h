@@ -41,7 +41,9 @@ int64_t estimate_text_tokens(const std::string& text);
 // A stored message's estimate (StoredMessage::tokens) from its content's JSON text.
 int64_t estimate_stored_tokens(std::string_view content_json);
 
-std::vector<StoredMessage> assemble_context(const ContextParts& parts, int64_t context_window,
+// `parts` by value: the history kept is moved into the context, not copied (a run on a
+// long session has hundreds of messages in it).
+std::vector<StoredMessage> assemble_context(ContextParts parts, int64_t context_window,
                                             std::optional<int64_t> reserved);
 
 // The newest part of a session's history that a context of `context_window` tokens can

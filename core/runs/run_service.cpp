@@ -21,6 +21,11 @@ constexpr auto kBusyWait = std::chrono::seconds(10);
 // is written where it is instead of copied into a JSON document first.
 std::string provider_request(const PreparedRun& run) {
   std::string text;
+  // The stored texts are most of it; growing into a long session's 300 KB went
+  // through a dozen reallocations and copies.
+  size_t size = 128;
+  for (const auto& m : run.context) size += m.content_text.size() + 32;
+  text.reserve(size);
   JsonObjectText request(text);
   if (run.request.max_tokens) request.integer("max_tokens", *run.request.max_tokens);
   std::string& messages = request.member("messages");
@@ -138,7 +143,7 @@ std::vector<StoredMessage> RunService::context_for(const std::string& cell,
   if (continues)
     parts.history = history_.recent(sessions_, cell, session_id, run.model.model.context_window);
   parts.fresh = run.request.messages;
-  return assemble_context(parts, run.model.model.context_window, run.request.max_tokens);
+  return assemble_context(std::move(parts), run.model.model.context_window, run.request.max_tokens);
 }
 
 RunService::~RunService() {

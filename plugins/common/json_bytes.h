@@ -19,11 +19,13 @@ struct PlainBytes {
 inline constexpr PlainBytes kPlainBytes;
 
 // The first byte at or after `p` that does not stand for itself, or `end`. Eight bytes
-// at a time, as prose is mostly such bytes: a quarter of the time a byte at a time took
-// over a request of long messages (bench/README.md).
+// at a time, as text is mostly such bytes (on a request of long messages of prose, the
+// vendor's body took 30% less time to write than a byte at a time).
 inline const unsigned char* skip_plain(const unsigned char* p, const unsigned char* end) {
   constexpr uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
-  while (end - p >= 8) {
+  // The lowest mark is the first byte only where the first byte is the lowest.
+  constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+  while (kLittleEndian && end - p >= 8) {
     uint64_t x;
     std::memcpy(&x, p, 8);
     const uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');

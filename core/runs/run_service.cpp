@@ -36,7 +36,7 @@ std::string provider_request(const PreparedRun& run) {
     if (m.content_text.empty())
       message.value("content", m.content);
     else
-      message.member("content") += m.content_text;  // as stored, which is its dump
+      message.member("content") += m.content_text.str();  // as stored, which is its dump
     message.string("role", m.role).close();
   }
   messages += ']';

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/domain/paging.h"
+#include "core/domain/shared_text.h"
 #include "core/store/state_store.h"
 
 #include <nlohmann/json.hpp>
@@ -26,7 +27,8 @@ struct StoredMessage {
   // A message of a run's history comes as stored instead: its content's JSON text, left
   // unparsed (`content` null), and its token estimate. The text goes upstream as it is;
   // parsing it was most of what a long history cost a run.
-  std::string content_text = {};
+  // Shared by the history cache and every run's context that holds the message.
+  SharedText content_text = {};
   int64_t tokens = -1;
   int64_t seq = 0;  // its place in the store, when read from it
 };

@@ -137,6 +137,24 @@ TEST_F(HistoryCacheTest, AWindowLargerThanTheBudgetIsNotHeldAndPushesNothingOut)
   EXPECT_EQ(cache.stats().hits, 1u);
 }
 
+// A run's context holds the very texts the cache holds (SharedText), not copies: on a
+// long session of prose, copying them was 300 KB and hundreds of allocations a run.
+TEST_F(HistoryCacheTest, RunsShareTheHeldTextsInsteadOfCopyingThem) {
+  HistoryCache cache(32u << 20);
+  append("cell", "a", 40);
+  std::vector<StoredMessage> first = cache.recent(sessions, "cell", "a", 10'000'000);
+  std::vector<StoredMessage> second = cache.recent(sessions, "cell", "a", 10'000'000);
+  ASSERT_EQ(first.size(), 40u);
+  ASSERT_EQ(second.size(), 40u);
+  for (size_t i = 0; i < first.size(); ++i)
+    EXPECT_EQ(first[i].content_text.str().data(), second[i].content_text.str().data()) << i;
+  const char* held = second.back().content_text.str().data();
+  std::vector<StoredMessage> context =
+      assemble_context({"", {}, std::move(second), {}}, 10'000'000, std::nullopt);
+  ASSERT_FALSE(context.empty());
+  EXPECT_EQ(context.back().content_text.str().data(), held) << "the context copied the text";
+}
+
 // limits.history_cache_mb 0: every run reads its window from the store.
 TEST_F(HistoryCacheTest, ACacheOfNoBytesHoldsNothingAndAnswersAsTheStore) {
   HistoryCache cache(0);

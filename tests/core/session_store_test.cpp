@@ -138,7 +138,7 @@ TEST(SessionStoreTest, ALongSessionIsReadOnlyAsFarAsTheContextWindowReaches) {
       {"user", nlohmann::json::array({{{"type", "text"}, {"text", "now"}}})}};
   // A history message comes as stored: its content's text, which is the content's dump.
   auto text_of = [](const StoredMessage& m) {
-    return m.role + (m.content_text.empty() ? m.content.dump() : m.content_text);
+    return m.role + (m.content_text.empty() ? m.content.dump() : m.content_text.str());
   };
   auto texts = [&](const std::vector<StoredMessage>& messages) {
     std::vector<std::string> out;

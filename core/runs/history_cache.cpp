@@ -17,9 +17,9 @@ size_t bytes_of(const StoredMessage& m) {
   return sizeof m + m.role.size() + m.content_text.size();
 }
 
+// `m` comes with its token estimate.
 void add_newest(std::deque<StoredMessage>& messages, StoredMessage&& m, int64_t& tokens,
                 size_t& bytes) {
-  m.tokens = estimate_stored_tokens(m.content_text);
   tokens += m.tokens;
   bytes += bytes_of(m);
   messages.push_back(std::move(m));
@@ -82,8 +82,11 @@ bool HistoryCache::catch_up(Entry& entry, const SessionStore& sessions, const st
   std::optional<std::vector<StoredMessage>> added =
       sessions.history_from(cell, session, entry.messages.back().seq);
   if (!added) return false;
-  for (size_t i = 1; i < added->size(); ++i)  // the first is the entry's newest
-    add_newest(entry.messages, std::move((*added)[i]), entry.tokens, entry.bytes);
+  for (size_t i = 1; i < added->size(); ++i) {  // the first is the entry's newest
+    StoredMessage& m = (*added)[i];
+    m.tokens = estimate_stored_tokens(m.content_text);
+    add_newest(entry.messages, std::move(m), entry.tokens, entry.bytes);
+  }
   const bool covers = entry.from_first || entry.tokens > context_window;
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.messages_read += added->size();
@@ -95,11 +98,8 @@ HistoryCache::Entry HistoryCache::read_window(const SessionStore& sessions, cons
                                               const std::string& session, int64_t context_window) {
   std::vector<StoredMessage> window = recent_history(sessions, cell, session, context_window);
   Entry entry;
-  for (StoredMessage& m : window) {
-    entry.tokens += m.tokens;
-    entry.bytes += bytes_of(m);
-    entry.messages.push_back(std::move(m));
-  }
+  for (StoredMessage& m : window)
+    add_newest(entry.messages, std::move(m), entry.tokens, entry.bytes);
   // recent_history stops once the window is passed: within it, the rows ended first.
   entry.from_first = entry.tokens <= context_window;
   std::lock_guard<std::mutex> lock(mutex_);

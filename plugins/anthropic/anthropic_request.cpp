@@ -24,8 +24,8 @@ void write_image_block(JsonWriter& out, const std::string& url) {
   out.end_object().key("type").string("image").end_object();
 }
 
-void write_text_block(JsonWriter& out, const std::string& text) {
-  out.begin_object().key("text").string(text).key("type").string("text").end_object();
+void write_text_block(JsonWriter& out, const EscapedText& text) {
+  out.begin_object().key("text").escaped(text.json()).key("type").string("text").end_object();
 }
 
 // The API refuses empty text blocks, so they are left out.
@@ -42,8 +42,8 @@ void write_content_blocks(JsonWriter& out, const ChatMessage& message) {
 
 // Every system message's text, in order; refused before anything is sent when a
 // system message holds anything but text.
-std::vector<const std::string*> system_texts(const ChatRequest& chat) {
-  std::vector<const std::string*> texts;
+std::vector<const EscapedText*> system_texts(const ChatRequest& chat) {
+  std::vector<const EscapedText*> texts;
   for (const ChatMessage& message : chat.messages) {
     if (message.role != "system") continue;
     for (const ContentPart& part : message.parts) {
@@ -58,15 +58,15 @@ std::vector<const std::string*> system_texts(const ChatRequest& chat) {
 
 // One text as a plain string, several as an array of text blocks so that nothing is
 // merged that the engine kept apart.
-void write_system(JsonWriter& out, const std::vector<const std::string*>& texts) {
+void write_system(JsonWriter& out, const std::vector<const EscapedText*>& texts) {
   if (texts.empty()) return;
   out.key("system");
   if (texts.size() == 1) {
-    out.string(*texts.front());
+    out.escaped(texts.front()->json());
     return;
   }
   out.begin_array();
-  for (const std::string* text : texts) write_text_block(out, *text);
+  for (const EscapedText* text : texts) write_text_block(out, *text);
   out.end_array();
 }
 
@@ -74,8 +74,9 @@ void write_system(JsonWriter& out, const std::vector<const std::string*>& texts)
 
 // Members in nlohmann's order (sorted), so the text is what the document form wrote.
 std::string request_body(const ChatRequest& chat) {
-  const std::vector<const std::string*> system = system_texts(chat);
+  const std::vector<const EscapedText*> system = system_texts(chat);
   std::string body;
+  body.reserve(body_size_hint(chat));
   JsonWriter out(body);
   out.begin_object();
   out.key("max_tokens").integer(chat.max_tokens.value_or(kDefaultMaxTokens));

@@ -42,7 +42,7 @@ ContentPart parse_part(const json& part, size_t message, size_t index) {
   if (kind == "text") {
     const json* text = member(part, "text");
     if (!is_string(text)) invalid(part_at(message, index) + ".text must be a string");
-    out.text = text->get<std::string>();
+    out.text = EscapedText::of(text->get_ref<const std::string&>());
   } else if (kind == "image_url") {
     const json* url = member(part, "url");
     if (!is_string(url)) invalid(part_at(message, index) + ".url must be a string");
@@ -64,7 +64,8 @@ ChatMessage parse_message(const json& message, size_t index) {
     invalid(message_at(index) + ".role '" + out.role + "' is not system, user or assistant");
   const json* content = member(message, "content");
   if (is_string(content)) {
-    out.parts.push_back(ContentPart{ContentPart::Kind::text, content->get<std::string>(), ""});
+    out.parts.push_back(ContentPart{ContentPart::Kind::text,
+                                    EscapedText::of(content->get_ref<const std::string&>()), ""});
   } else if (content != nullptr && content->is_array()) {
     out.parts.reserve(content->size());
     for (size_t i = 0; i < content->size(); ++i)
@@ -110,16 +111,31 @@ ChatRequest parse_chat_request_document(const std::string& request_json) {
   return out;
 }
 
-std::string joined_text(const ChatMessage& message, const std::string& separator) {
-  std::string text;
-  bool first = true;
+size_t body_size_hint(const ChatRequest& chat) {
+  constexpr size_t kAroundEachMessage = 32;  // {"content":[...],"role":"assistant"},
+  constexpr size_t kAroundEachPart = 32;     // {"text":"...","type":"text"},
+  size_t size = 256 + chat.model.size();
+  for (const ChatMessage& message : chat.messages) {
+    size += kAroundEachMessage;
+    for (const ContentPart& part : message.parts)
+      size += kAroundEachPart + part.text.json().size() + part.url.size();
+  }
+  return size;
+}
+
+EscapedText joined_text(const ChatMessage& message, std::string_view separator) {
+  const ContentPart* only = nullptr;
+  size_t texts = 0;
+  for (const ContentPart& part : message.parts)
+    if (part.kind == ContentPart::Kind::text && texts++ == 0) only = &part;
+  if (texts == 1) return only->text;
+  std::string joined;
   for (const ContentPart& part : message.parts) {
     if (part.kind != ContentPart::Kind::text) continue;
-    if (!first) text += separator;
-    text += part.text;
-    first = false;
+    if (&part != only) append_escaped(joined, separator);
+    joined += part.text.json();
   }
-  return text;
+  return EscapedText::owning(std::move(joined));
 }
 
 }  // namespace agentrt::providers

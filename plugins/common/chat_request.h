@@ -1,6 +1,10 @@
 // The engine's completion request, parsed once and checked, so that each vendor's
-// translation works from a typed value instead of re-validating JSON.
+// translation works from a typed value instead of re-validating JSON. Its texts stay
+// escaped (EscapedText) and, read from the engine's JSON, borrow that JSON: a
+// ChatRequest is valid only while the text it was read from is.
 #pragma once
+
+#include "common/escaped_text.h"
 
 #include <cstdint>
 #include <optional>
@@ -13,7 +17,7 @@ namespace agentrt::providers {
 struct ContentPart {
   enum class Kind { text, image };
   Kind kind = Kind::text;
-  std::string text;  // Kind::text
+  EscapedText text;  // Kind::text
   std::string url;   // Kind::image: https://... or data:<media type>;base64,...
 };
 
@@ -33,14 +37,22 @@ struct ChatRequest {
 // "temperature"?}. Keys it does not know are ignored: newer engines may send more.
 // Throws sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT) naming what is wrong.
 ChatRequest parse_chat_request(const std::string& request_json);
+ChatRequest parse_chat_request(std::string&&) = delete;  // it would borrow a temporary
 // The same with nlohmann's parser only: what parse_chat_request falls back to.
 ChatRequest parse_chat_request_document(const std::string& request_json);
 // The same read without a JSON document, for the plain shape the engine sends; empty
 // when the request is anything else, which parse_chat_request then reads (and refuses)
 // with nlohmann. parse_chat_request tries it first.
 std::optional<ChatRequest> scan_chat_request(std::string_view request_json);
+std::optional<ChatRequest> scan_chat_request(std::string&&) = delete;
 
-// The texts of `message`'s text parts joined with `separator`.
-std::string joined_text(const ChatMessage& message, const std::string& separator);
+// Room enough for a vendor's body of `chat`, to reserve at once: its texts and URLs as
+// they stand, and the JSON around them. Grown by doubling instead, a body of long
+// history was copied about twice over as it was written.
+size_t body_size_hint(const ChatRequest& chat);
+
+// The texts of `message`'s text parts joined with `separator`. A lone text is the part's
+// own, borrowed as the part's is.
+EscapedText joined_text(const ChatMessage& message, std::string_view separator);
 
 }  // namespace agentrt::providers

@@ -23,22 +23,23 @@ struct Seen {
 
 bool scan_part(JsonScanner& scan, ContentPart& part) {
   if (!scan.enter_object()) return false;
-  std::string type;
+  JsonText type;  // a view: "text" and "image_url" need no decoding
   Seen seen;
   bool ok = true;
   std::string_view key;
   while (ok && scan.next_key(key)) {
     if (key == "type")
-      ok = seen.first(1) && scan.read_string(type);
-    else if (key == "text" || key == "url")
-      ok = seen.first(key == "text" ? 2 : 4) &&
-           scan.read_string(key == "text" ? part.text : part.url);
+      ok = seen.first(1) && scan.peek() == '"' && scan.read_text(type);
+    else if (key == "text")
+      ok = seen.first(2) && scan.read_escaped(part.text);
+    else if (key == "url")
+      ok = seen.first(4) && scan.read_string(part.url);
     else
       ok = scan.skip_value();
   }
   if (!ok || !scan.ok()) return false;
-  if (type == "text") return (seen.bits & 2) != 0;
-  if (type != "image_url" || (seen.bits & 4) == 0) return false;
+  if (type.view() == "text") return (seen.bits & 2) != 0;
+  if (type.view() != "image_url" || (seen.bits & 4) == 0) return false;
   part.kind = ContentPart::Kind::image;
   return true;
 }
@@ -46,7 +47,7 @@ bool scan_part(JsonScanner& scan, ContentPart& part) {
 bool scan_content(JsonScanner& scan, ChatMessage& message) {
   if (scan.peek() == '"') {
     ContentPart& part = message.parts.emplace_back();
-    return scan.read_string(part.text);
+    return scan.read_escaped(part.text);
   }
   if (!scan.enter_array()) return false;
   while (scan.next_element()) {
@@ -56,7 +57,7 @@ bool scan_content(JsonScanner& scan, ChatMessage& message) {
     if (part.kind == ContentPart::Kind::text)
       part.url.clear();
     else
-      part.text.clear();
+      part.text = EscapedText();
     message.parts.push_back(std::move(part));
   }
   return scan.ok();

@@ -95,6 +95,29 @@ size_t escape_length(const char* p, const char* end, uint32_t& cp) {
   return 11;
 }
 
+// Whether the escape at `e` (just past the backslash; `cp` its code point) is the one
+// EscapedText's form has for that character: not `\/`, and `\u` only for the bytes
+// below 0x20 without a short escape, in lower-case hex.
+bool escape_as_written(const char* e, uint32_t cp) {
+  switch (*e) {
+    case '"':
+    case '\\':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+      return true;
+    case 'u':
+      break;
+    default:
+      return false;
+  }
+  if (cp >= 0x20 || cp == '\b' || cp == '\f' || cp == '\n' || cp == '\r' || cp == '\t')
+    return false;
+  return !(e[4] >= 'A' && e[4] <= 'F');  // below 0x20, the first three digits are "00" and 0 or 1
+}
+
 }  // namespace
 
 JsonScanner::JsonScanner(std::string_view text)
@@ -166,10 +189,12 @@ bool JsonScanner::next_element() {
 }
 
 // At the opening quote: passes the string, validating it; `raw` is what stands
-// between the quotes and `escaped` tells whether it holds a backslash.
-bool JsonScanner::scan_string(std::string_view* raw, bool* escaped) {
+// between the quotes, `escaped` tells whether it holds a backslash, and `as_written`
+// whether every escape is the one EscapedText's form has.
+bool JsonScanner::scan_string(std::string_view* raw, bool* escaped, bool* as_written) {
   const char* start = ++p_;
   bool saw_escape = false;
+  bool escapes_as_written = true;
   const char* p = start;
   for (;;) {
     // Runs of plain ASCII, the bulk of any string, go eight bytes at a time.
@@ -183,6 +208,7 @@ bool JsonScanner::scan_string(std::string_view* raw, bool* escaped) {
       size_t n = escape_length(p + 1, end_, cp);
       if (n == 0) return fail();
       saw_escape = true;
+      escapes_as_written = escapes_as_written && escape_as_written(p + 1, cp);
       p += 1 + n;
     } else if (c < 0x20) {
       return fail();  // control characters must be escaped
@@ -198,6 +224,7 @@ bool JsonScanner::scan_string(std::string_view* raw, bool* escaped) {
   p_ = p + 1;
   if (raw) *raw = std::string_view(start, static_cast<size_t>(p - start));
   if (escaped) *escaped = saw_escape;
+  if (as_written) *as_written = escapes_as_written;
   return true;
 }
 
@@ -380,6 +407,23 @@ bool JsonScanner::read_string(std::string& out) {
   }
   std::string_view decoded;
   return decode_string(raw, escaped, out, decoded);
+}
+
+bool JsonScanner::read_escaped(EscapedText& out) {
+  if (peek() != '"') return false;
+  std::string_view raw;
+  bool escaped = false;
+  bool as_written = true;
+  if (!scan_string(&raw, &escaped, &as_written)) return false;
+  if (as_written) {
+    out = EscapedText::borrowed(raw);
+    return true;
+  }
+  std::string decoded;
+  std::string_view text;
+  decode_string(raw, escaped, decoded, text);
+  out = EscapedText::of(text);  // validated above, so it is UTF-8 and cannot throw
+  return true;
 }
 
 bool JsonScanner::finish() {

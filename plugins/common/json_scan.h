@@ -11,6 +11,8 @@
 // both on every field the decoders read.
 #pragma once
 
+#include "common/escaped_text.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -79,6 +81,11 @@ class JsonScanner {
   // A string value decoded straight into `out`, for text that is kept; false (with
   // nothing consumed) when the next value is not a string.
   bool read_string(std::string& out);
+  // A string value as it stands escaped, for text that is passed on into other JSON:
+  // `out` borrows the scanned text when it is escaped as EscapedText keeps it, and
+  // holds its own copy in that form otherwise. False (with nothing consumed) when the
+  // next value is not a string.
+  bool read_escaped(EscapedText& out);
   // An integer into `out`; any other value (null, string, a fraction) reads as
   // absent, as nlohmann's is_number_integer() would have it.
   bool read_int(std::optional<int64_t>& out);
@@ -109,7 +116,7 @@ class JsonScanner {
  private:
   bool fail();
   void skip_whitespace();
-  bool scan_string(std::string_view* raw, bool* escaped);
+  bool scan_string(std::string_view* raw, bool* escaped, bool* as_written = nullptr);
   bool decode_string(std::string_view raw, bool escaped, std::string& key_or_text_buffer,
                      std::string_view& out);
   bool scan_number(std::optional<int64_t>* value);

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace agentrt::providers {
 
@@ -24,6 +23,8 @@ class JsonWriter {
   JsonWriter& key(std::string_view name);
   // Throws nlohmann's type_error for invalid UTF-8, as dump() does.
   JsonWriter& string(std::string_view text);
+  // A string already escaped as string() escapes (EscapedText::json()), written as is.
+  JsonWriter& escaped(std::string_view json);
   JsonWriter& integer(int64_t value);
   JsonWriter& number(double value);
   JsonWriter& boolean(bool value);
@@ -35,9 +36,7 @@ class JsonWriter {
   void append_string(std::string_view text);
 
   std::string& out_;
-  // One entry per open object or array: whether it has an element yet.
-  std::vector<bool> has_element_;
-  bool after_key_ = false;
+  size_t depth_ = 0;  // objects and arrays open
 };
 
 }  // namespace agentrt::providers

@@ -9,7 +9,7 @@ namespace agentrt::providers::ollama {
 namespace {
 
 void write_message(JsonWriter& out, const ChatMessage& message) {
-  out.begin_object().key("content").string(joined_text(message, "\n"));
+  out.begin_object().key("content").escaped(joined_text(message, "\n").json());
   bool images = false;
   for (const ContentPart& part : message.parts) {
     if (part.kind != ContentPart::Kind::image) continue;
@@ -31,6 +31,7 @@ void write_message(JsonWriter& out, const ChatMessage& message) {
 // Members in nlohmann's order (sorted), so the text is what the document form wrote.
 std::string request_body(const ChatRequest& chat) {
   std::string body;
+  body.reserve(body_size_hint(chat));
   JsonWriter out(body);
   out.begin_object().key("messages").begin_array();
   for (const ChatMessage& message : chat.messages) write_message(out, message);

@@ -15,14 +15,14 @@ bool text_only(const ChatMessage& message) {
 // that for every role, while some accept parts only for user messages.
 void write_content(JsonWriter& out, const ChatMessage& message) {
   if (text_only(message)) {
-    out.string(message.parts.empty() ? std::string_view() : message.parts[0].text);
+    out.escaped(message.parts.empty() ? std::string_view() : message.parts[0].text.json());
     return;
   }
   out.begin_array();
   for (const ContentPart& part : message.parts) {
     out.begin_object();
     if (part.kind == ContentPart::Kind::text)
-      out.key("text").string(part.text).key("type").string("text");
+      out.key("text").escaped(part.text.json()).key("type").string("text");
     else
       out.key("image_url")
           .begin_object()
@@ -41,6 +41,7 @@ void write_content(JsonWriter& out, const ChatMessage& message) {
 // Members in nlohmann's order (sorted), so the text is what the document form wrote.
 std::string request_body(const ChatRequest& chat) {
   std::string body;
+  body.reserve(body_size_hint(chat));
   JsonWriter out(body);
   out.begin_object();
   // max_tokens is deprecated and refused by the reasoning models.

@@ -51,14 +51,13 @@ bool scan_content(JsonScanner& scan, ChatMessage& message) {
   }
   if (!scan.enter_array()) return false;
   while (scan.next_element()) {
-    ContentPart part;
+    ContentPart& part = message.parts.emplace_back();
     if (!scan_part(scan, part)) return false;
     // The document parser keeps only the member its kind reads.
     if (part.kind == ContentPart::Kind::text)
       part.url.clear();
     else
       part.text = EscapedText();
-    message.parts.push_back(std::move(part));
   }
   return scan.ok();
 }
@@ -77,7 +76,8 @@ bool scan_message(JsonScanner& scan, ChatMessage& message) {
       ok = scan.skip_value();
   }
   if (!ok || !scan.ok() || seen.bits != 3) return false;
-  return message.role == "system" || message.role == "user" || message.role == "assistant";
+  const std::string_view role = message.role;  // compared without a strlen each
+  return role == "system" || role == "user" || role == "assistant";
 }
 
 bool scan_messages(JsonScanner& scan, std::vector<ChatMessage>& messages) {

@@ -17,6 +17,17 @@ constexpr size_t kMaxNumberChars = 300;
 // reads some of them as unsigned and some as floating point.
 constexpr size_t kMaxIntDigits = 18;
 
+// Bytes of a key that is a plain word: letters, digits, '_' and '-'.
+struct WordBytes {
+  bool word[256] = {};
+  constexpr WordBytes() {
+    for (int c = 0; c < 256; ++c)
+      word[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-';
+  }
+};
+constexpr WordBytes kWordBytes;
+
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -175,6 +186,17 @@ bool JsonScanner::next_member_start(char close) {
 
 bool JsonScanner::next_key(std::string_view& key) {
   if (!next_member_start('}')) return false;
+  // Keys are mostly short words followed at once by the colon: those are taken as they
+  // stand, without the string machinery (a third of reading a request of short messages).
+  if (p_ < end_ && *p_ == '"') {
+    const char* q = p_ + 1;
+    while (q < end_ && kWordBytes.word[static_cast<unsigned char>(*q)]) ++q;
+    if (end_ - q >= 2 && q[0] == '"' && q[1] == ':') {
+      key = std::string_view(p_ + 1, static_cast<size_t>(q - p_ - 1));
+      p_ = q + 2;
+      return true;
+    }
+  }
   std::string_view raw;
   bool escaped = false;
   if (peek() != '"' || !scan_string(&raw, &escaped)) return fail();

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -164,6 +166,55 @@ TEST(JsonScan, KeysAreDecodedBeforeTheyAreCompared) {
   ASSERT_TRUE(s.skip_value());
   EXPECT_FALSE(s.next_key(key));
   EXPECT_TRUE(s.finish());
+}
+
+// A key that is a plain word right before its colon is taken as it stands; every other
+// key goes the long way. Both must read what nlohmann reads, and refuse what it refuses.
+TEST(JsonScan, KeysOfPlainWordsReadAsAnyOtherKey) {
+  const std::vector<std::string> docs = {
+      R"({"role":1,"max_tokens":2,"a-b":3,"":4,"Z9_":5})",
+      "{\"a\" :1,\"b\"\t:2}",
+      R"({"a b":1,"\u0061":2,"\u00e9t\u00e9":3,"x\/y":5,"caf)"
+      "\xc3\xa9"
+      R"(":4})",
+      R"({"a":{"b":{"c":[{"d":1}]}}})",
+  };
+  for (const std::string& doc : docs) {
+    std::vector<std::string> keys;
+    JsonScanner s(doc);
+    std::function<void()> walk = [&] {
+      if (s.peek() == '{') {
+        s.members([&](std::string_view key) {
+          keys.emplace_back(key);
+          walk();
+        });
+      } else if (s.enter_array()) {
+        while (s.next_element()) walk();
+      } else {
+        s.skip_value();
+      }
+    };
+    walk();
+    ASSERT_TRUE(s.finish()) << doc;
+    std::vector<std::string> expected;
+    std::function<void(const json&)> collect = [&](const json& value) {
+      if (value.is_object())
+        for (const auto& [key, member] : value.items()) {
+          expected.push_back(key);
+          collect(member);
+        }
+      if (value.is_array())
+        for (const json& element : value) collect(element);
+    };
+    // nlohmann sorts an object's members; the scan reads them in order.
+    collect(json::parse(doc));
+    std::vector<std::string> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(sorted, expected) << doc;
+  }
+  for (const char* doc : {R"({"a")", R"({"a"})", R"({"a":)", R"({"a"x:1})", R"({"a\":1})"})
+    EXPECT_FALSE(skips(doc)) << doc;
 }
 
 TEST(JsonScan, ValidatesStructure) {

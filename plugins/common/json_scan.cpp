@@ -448,6 +448,15 @@ bool JsonScanner::read_escaped(EscapedText& out) {
   return true;
 }
 
+bool JsonScanner::consume(std::string_view bytes) {
+  skip_whitespace();
+  if (!ok_ || static_cast<size_t>(end_ - p_) < bytes.size() ||
+      std::memcmp(p_, bytes.data(), bytes.size()) != 0)
+    return false;
+  p_ += bytes.size();
+  return true;
+}
+
 bool JsonScanner::finish() {
   skip_whitespace();
   return ok_ && p_ == end_;

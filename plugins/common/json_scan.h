@@ -109,6 +109,14 @@ class JsonScanner {
   // an object, has no such member, or its value is not a string.
   void read_member_text(std::string_view name, JsonText& out);
 
+  // For a reader that knows the shape a writer gives: when the next bytes, after any
+  // whitespace, are `bytes`, consumes them and returns true; otherwise consumes nothing.
+  bool consume(std::string_view bytes);
+  // Where the scan stands, and the way back there, for a reader that tried a shape and
+  // met another. Going back undoes nothing but the position: not a failure.
+  const char* position() const { return p_; }
+  void rewind(const char* position) { p_ = position; }
+
   // True when nothing failed and only whitespace remains after the value.
   bool finish();
   bool ok() const { return ok_; }

@@ -73,6 +73,61 @@ TEST(ChatRequestScan, ReadsWhatTheEngineSendsAsTheDocumentParserDoes) {
   EXPECT_TRUE(scanned->messages[2].parts.empty());
 }
 
+// The scan matches the engine's own shape of a message by its fixed bytes; every message
+// that strays from that shape anywhere must read, or be refused, as the document
+// parser reads or refuses it.
+TEST(ChatRequestScan, ReadsTheEnginesShapeAndEveryNearMissAsTheDocumentParserDoes) {
+  const std::vector<std::string> messages = {
+      R"({"content":[{"text":"a\"b\n","type":"text"}],"role":"user"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"assistant"})",
+      R"({"content":[{"text":"","type":"text"}],"role":"system"})",
+      R"( {"content":[{"text":"a","type":"text"}],"role":"user"} )",
+      R"({"content": [{"text":"a","type":"text"}],"role":"user"})",
+      R"({"content":[{"text":"a","type":"text"},{"text":"b","type":"text"}],"role":"user"})",
+      R"({"content":[{"text":"a","type":"text","x":1}],"role":"user"})",
+      R"({"content":[{"type":"text","text":"a"}],"role":"user"})",
+      R"({"content":[{"text":"a","type":"image_url","url":"https://x/y.png"}],"role":"user"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"users"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"tool"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"user","name":"n"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"user","role":"system"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"user","content":"b"})",
+      R"({"content":[{"text":5,"type":"text"}],"role":"user"})",
+      R"({"content":[{"text":"a\q","type":"text"}],"role":"user"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"\u0075ser"})",
+      R"({"content":[{"text":"a","type":"text"}],"role":"user")",
+      R"({"content":[{"text":"a","type":"text"}],"role":"us)",
+      R"({"content":[{"text":"a","type":"text"}]})",
+      R"({"role":"user","content":[{"text":"a","type":"text"}]})",
+  };
+  for (const std::string& message : messages) {
+    const std::string text = R"({"messages":[)" + message + R"(],"model":"m"})";
+    const std::optional<ChatRequest> scanned = scan_chat_request(text);
+    bool document_refuses = false;
+    ChatRequest read;
+    try {
+      read = parse_chat_request_document(text);
+    } catch (const sdk::Error&) {
+      document_refuses = true;
+    }
+    if (scanned) {
+      EXPECT_FALSE(document_refuses) << text;
+      EXPECT_TRUE(same(*scanned, read)) << text;
+    }
+    if (document_refuses) {
+      EXPECT_THROW(parse_chat_request(text), sdk::Error) << text;
+    } else {
+      EXPECT_TRUE(same(parse_chat_request(text), read)) << text;
+    }
+  }
+  // Pinned: the engine's shape is read by the scan, and its role is the role alone.
+  const std::string engine = R"({"messages":[)" + messages[1] + R"(],"model":"m"})";
+  const std::optional<ChatRequest> scanned = scan_chat_request(engine);
+  ASSERT_TRUE(scanned);
+  EXPECT_EQ(scanned->messages.at(0).role, "assistant");
+  EXPECT_EQ(scanned->messages.at(0).parts.at(0).text.json(), "a");
+}
+
 // Each of these the scanner leaves to the document parser, which reads or refuses it.
 TEST(ChatRequestScan, LeavesEverythingElseToTheDocumentParser) {
   const json user = {{"role", "user"}, {"content", {kText}}};

@@ -217,6 +217,21 @@ TEST(JsonScan, KeysOfPlainWordsReadAsAnyOtherKey) {
     EXPECT_FALSE(skips(doc)) << doc;
 }
 
+TEST(JsonScan, ConsumesOnlyBytesThatMatchAndGoesBackOnlyWhereItWas) {
+  JsonScanner s(R"( {"a":[1]})");
+  const char* start = s.position();
+  EXPECT_FALSE(s.consume(R"({"b")"));
+  EXPECT_EQ(s.peek(), '{') << "a mismatch consumed something";
+  EXPECT_TRUE(s.consume(R"({"a":[)"));
+  EXPECT_FALSE(s.consume("1]}x")) << "matched past the end";
+  s.rewind(start);
+  EXPECT_TRUE(s.skip_value());
+  EXPECT_TRUE(s.finish());
+  JsonScanner failed(R"("\q")");
+  EXPECT_FALSE(failed.skip_value());
+  EXPECT_FALSE(failed.consume("")) << "consumed after a failure";
+}
+
 TEST(JsonScan, ValidatesStructure) {
   for (const char* doc : {"{}", "[]", " {\"a\" : [1, {\"b\":null}, \"c\", true, false, -0.5]} ",
                           "\t\r\n{}\n", "[[[[]]]]", "\"s\"", "0", "null"})

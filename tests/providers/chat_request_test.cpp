@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,25 @@ bool same(const ChatRequest& a, const ChatRequest& b) {
         return false;
   }
   return true;
+}
+
+// The document parser's reading of `text`, or nothing when it refuses it.
+std::optional<ChatRequest> document_reading(const std::string& text) {
+  try {
+    return parse_chat_request_document(text);
+  } catch (const sdk::Error&) {
+    return std::nullopt;
+  }
+}
+
+// parse_chat_request reads `text` as the document parser did, or refuses it as it did.
+void expect_read_as_the_document(const std::string& text,
+                                 const std::optional<ChatRequest>& document) {
+  if (!document) {
+    EXPECT_THROW(parse_chat_request(text), sdk::Error) << text;
+    return;
+  }
+  EXPECT_TRUE(same(parse_chat_request(text), *document)) << text;
 }
 
 const json kText = {{"type", "text"}, {"text", "hi \"there\" \\ caf\xc3\xa9 \xf0\x9f\x98\x80"}};
@@ -103,22 +123,12 @@ TEST(ChatRequestScan, ReadsTheEnginesShapeAndEveryNearMissAsTheDocumentParserDoe
   for (const std::string& message : messages) {
     const std::string text = R"({"messages":[)" + message + R"(],"model":"m"})";
     const std::optional<ChatRequest> scanned = scan_chat_request(text);
-    bool document_refuses = false;
-    ChatRequest read;
-    try {
-      read = parse_chat_request_document(text);
-    } catch (const sdk::Error&) {
-      document_refuses = true;
-    }
+    const std::optional<ChatRequest> document = document_reading(text);
     if (scanned) {
-      EXPECT_FALSE(document_refuses) << text;
-      EXPECT_TRUE(same(*scanned, read)) << text;
+      ASSERT_TRUE(document) << text;
+      EXPECT_TRUE(same(*scanned, *document)) << text;
     }
-    if (document_refuses) {
-      EXPECT_THROW(parse_chat_request(text), sdk::Error) << text;
-    } else {
-      EXPECT_TRUE(same(parse_chat_request(text), read)) << text;
-    }
+    expect_read_as_the_document(text, document);
   }
   // Pinned: the engine's shape is read by the scan, and its role is the role alone.
   const std::string engine = R"({"messages":[)" + messages[1] + R"(],"model":"m"})";
@@ -153,18 +163,7 @@ TEST(ChatRequestScan, LeavesEverythingElseToTheDocumentParser) {
   };
   for (const std::string& text : others) {
     EXPECT_FALSE(scan_chat_request(text).has_value()) << text;
-    bool document_refuses = false;
-    ChatRequest read;
-    try {
-      read = parse_chat_request_document(text);
-    } catch (const sdk::Error&) {
-      document_refuses = true;
-    }
-    if (document_refuses) {
-      EXPECT_THROW(parse_chat_request(text), sdk::Error) << text;
-    } else {
-      EXPECT_TRUE(same(parse_chat_request(text), read)) << text;
-    }
+    expect_read_as_the_document(text, document_reading(text));
   }
 }
 

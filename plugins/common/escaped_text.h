@@ -4,10 +4,10 @@
 // Why: the texts are most of a request's bytes, and the plugin read each one back out of
 // the engine's JSON only to escape it again for the vendor's. On a request of 580
 // messages of prose that was more than half of the plugin's reading and writing
-// (bench/README.md, session 18). The
-// engine escapes as JsonWriter does, so its texts pass through whole; anything escaped
-// otherwise (`\/`, `\u00e9`, upper-case hex) is decoded and escaped again when read,
-// so that a text has one form and two texts are equal when their forms are.
+// (bench/README.md, session 18). The engine escapes as JsonWriter does, so its texts
+// pass through whole; anything escaped otherwise (`\/`, `\u00e9`, upper-case hex) is
+// decoded and escaped again when read, so that a text has one form and two texts are
+// equal when their forms are.
 #pragma once
 
 #include <string>

@@ -110,7 +110,8 @@ class JsonScanner {
   void read_member_text(std::string_view name, JsonText& out);
 
   // For a reader that knows the shape a writer gives: when the next bytes, after any
-  // whitespace, are `bytes`, consumes them and returns true; otherwise consumes nothing.
+  // whitespace, are `bytes`, consumes them and returns true; otherwise consumes nothing
+  // but that whitespace.
   bool consume(std::string_view bytes);
   // Where the scan stands, and the way back there, for a reader that tried a shape and
   // met another. Going back undoes nothing but the position: not a failure.

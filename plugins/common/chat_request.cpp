@@ -33,47 +33,42 @@ std::string part_at(size_t message, size_t part) {
   return message_at(message) + ".content[" + std::to_string(part) + "]";
 }
 
-ContentPart parse_part(const json& part, size_t message, size_t index) {
+void parse_part(const json& part, size_t message, size_t index, ChatRequest& out) {
   const json* type = part.is_object() ? member(part, "type") : nullptr;
   if (!is_string(type))
     invalid(part_at(message, index) + " must be an object with a string 'type'");
   const std::string& kind = type->get_ref<const std::string&>();
-  ContentPart out;
   if (kind == "text") {
     const json* text = member(part, "text");
     if (!is_string(text)) invalid(part_at(message, index) + ".text must be a string");
-    out.text = EscapedText::of(text->get_ref<const std::string&>());
+    out.add_part().text = EscapedText::of(text->get_ref<const std::string&>());
   } else if (kind == "image_url") {
     const json* url = member(part, "url");
     if (!is_string(url)) invalid(part_at(message, index) + ".url must be a string");
-    out.kind = ContentPart::Kind::image;
-    out.url = url->get<std::string>();
+    ContentPart& image = out.add_part();
+    image.kind = ContentPart::Kind::image;
+    image.url = url->get<std::string>();
   } else {
     invalid(part_at(message, index) + ".type '" + kind + "' is not text or image_url");
   }
-  return out;
 }
 
-ChatMessage parse_message(const json& message, size_t index) {
+void parse_message(const json& message, size_t index, ChatRequest& out) {
   if (!message.is_object()) invalid(message_at(index) + " must be an object");
-  ChatMessage out;
   const json* role = member(message, "role");
   if (!is_string(role)) invalid(message_at(index) + ".role must be a string");
-  out.role = role->get<std::string>();
-  if (out.role != "system" && out.role != "user" && out.role != "assistant")
-    invalid(message_at(index) + ".role '" + out.role + "' is not system, user or assistant");
+  const std::string& name = role->get_ref<const std::string&>();
+  if (name != "system" && name != "user" && name != "assistant")
+    invalid(message_at(index) + ".role '" + name + "' is not system, user or assistant");
+  out.messages.emplace_back().role = name;
   const json* content = member(message, "content");
   if (is_string(content)) {
-    out.parts.push_back(ContentPart{ContentPart::Kind::text,
-                                    EscapedText::of(content->get_ref<const std::string&>()), ""});
+    out.add_part().text = EscapedText::of(content->get_ref<const std::string&>());
   } else if (content != nullptr && content->is_array()) {
-    out.parts.reserve(content->size());
-    for (size_t i = 0; i < content->size(); ++i)
-      out.parts.push_back(parse_part((*content)[i], index, i));
+    for (size_t i = 0; i < content->size(); ++i) parse_part((*content)[i], index, i, out);
   } else {
     invalid(message_at(index) + ".content must be an array of parts");
   }
-  return out;
 }
 
 }  // namespace
@@ -95,8 +90,7 @@ ChatRequest parse_chat_request_document(const std::string& request_json) {
   if (messages == nullptr || !messages->is_array() || messages->empty())
     invalid("'messages' must be a non-empty array");
   out.messages.reserve(messages->size());
-  for (size_t i = 0; i < messages->size(); ++i)
-    out.messages.push_back(parse_message((*messages)[i], i));
+  for (size_t i = 0; i < messages->size(); ++i) parse_message((*messages)[i], i, out);
   const json* max = member(request, "max_tokens");
   if (max != nullptr && !max->is_null()) {
     if (!max->is_number_integer() || max->get<int64_t>() <= 0)
@@ -108,7 +102,27 @@ ChatRequest parse_chat_request_document(const std::string& request_json) {
     if (!temperature->is_number()) invalid("'temperature' must be a number");
     out.temperature = temperature->get<double>();
   }
+  out.seal();
   return out;
+}
+
+ContentPart& ChatRequest::add_part() {
+  ++messages.back().parts.size_;
+  return parts_.emplace_back();
+}
+
+void ChatRequest::drop_last_parts() {
+  PartsView& last = messages.back().parts;
+  parts_.resize(parts_.size() - last.size_);
+  last.size_ = 0;
+}
+
+void ChatRequest::seal() {
+  const ContentPart* next = parts_.data();
+  for (ChatMessage& message : messages) {
+    message.parts.data_ = next;
+    next += message.parts.size_;
+  }
 }
 
 size_t body_size_hint(const ChatRequest& chat) {

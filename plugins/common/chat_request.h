@@ -21,16 +21,51 @@ struct ContentPart {
   std::string url;   // Kind::image: https://... or data:<media type>;base64,...
 };
 
-struct ChatMessage {
-  std::string role;  // "system", "user" or "assistant"
-  std::vector<ContentPart> parts;
+// A message's parts: a view of its request's one vector of parts. A vector of each
+// message's own cost an allocation and a free a message, a quarter of reading a request
+// of short messages.
+class PartsView {
+ public:
+  const ContentPart* begin() const { return data_; }
+  const ContentPart* end() const { return data_ + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const ContentPart& operator[](size_t index) const { return data_[index]; }
+
+ private:
+  friend struct ChatRequest;
+  const ContentPart* data_ = nullptr;
+  size_t size_ = 0;
 };
 
+struct ChatMessage {
+  std::string role;  // "system", "user" or "assistant"
+  PartsView parts;
+};
+
+// Moves keep the views valid (the parts' storage moves whole); a copy would not, so
+// there is none.
 struct ChatRequest {
+  ChatRequest() = default;
+  ChatRequest(ChatRequest&&) = default;
+  ChatRequest& operator=(ChatRequest&&) = default;
+  ChatRequest(const ChatRequest&) = delete;
+  ChatRequest& operator=(const ChatRequest&) = delete;
+
   std::string model;
   std::vector<ChatMessage> messages;
   std::optional<int64_t> max_tokens;
   std::optional<double> temperature;
+
+  // For the readers: a new part of the last message (valid until the next one is added),
+  // the last message's parts taken back, and, once every part is in, each message's view
+  // pointed at its own.
+  ContentPart& add_part();
+  void drop_last_parts();
+  void seal();
+
+ private:
+  std::vector<ContentPart> parts_;
 };
 
 // Parses {"model","messages":[{"role","content":[parts] | "text"}],"max_tokens"?,

@@ -44,14 +44,12 @@ bool scan_part(JsonScanner& scan, ContentPart& part) {
   return true;
 }
 
-bool scan_content(JsonScanner& scan, ChatMessage& message) {
-  if (scan.peek() == '"') {
-    ContentPart& part = message.parts.emplace_back();
-    return scan.read_escaped(part.text);
-  }
+// The content of `chat`'s last message.
+bool scan_content(JsonScanner& scan, ChatRequest& chat) {
+  if (scan.peek() == '"') return scan.read_escaped(chat.add_part().text);
   if (!scan.enter_array()) return false;
   while (scan.next_element()) {
-    ContentPart& part = message.parts.emplace_back();
+    ContentPart& part = chat.add_part();
     if (!scan_part(scan, part)) return false;
     // The document parser keeps only the member its kind reads.
     if (part.kind == ContentPart::Kind::text)
@@ -62,7 +60,9 @@ bool scan_content(JsonScanner& scan, ChatMessage& message) {
   return scan.ok();
 }
 
-bool scan_message(JsonScanner& scan, ChatMessage& message) {
+// `chat`'s last message.
+bool scan_message(JsonScanner& scan, ChatRequest& chat) {
+  ChatMessage& message = chat.messages.back();
   if (!scan.enter_object()) return false;
   Seen seen;
   bool ok = true;
@@ -71,7 +71,7 @@ bool scan_message(JsonScanner& scan, ChatMessage& message) {
     if (key == "role")
       ok = seen.first(1) && scan.read_string(message.role);
     else if (key == "content")
-      ok = seen.first(2) && scan_content(scan, message);
+      ok = seen.first(2) && scan_content(scan, chat);
     else
       ok = scan.skip_value();
   }
@@ -85,28 +85,29 @@ bool scan_message(JsonScanner& scan, ChatMessage& message) {
 // of a long session are that. Such a message is read by matching its fixed bytes (half
 // the time of the general reading, on a request of short messages); any other, from
 // its first byte again, the general way.
-bool scan_engine_message(JsonScanner& scan, ChatMessage& message) {
+bool scan_engine_message(JsonScanner& scan, ChatRequest& chat) {
   static constexpr std::string_view kRoles[] = {"user\"}", "assistant\"}", "system\"}"};
   const char* start = scan.position();
-  if (!scan.consume(R"({"content":[{"text":)")) return scan_message(scan, message);
-  ContentPart& part = message.parts.emplace_back();
-  if (!scan.read_escaped(part.text)) return false;
+  if (!scan.consume(R"({"content":[{"text":)")) return scan_message(scan, chat);
+  if (!scan.read_escaped(chat.add_part().text)) return false;
   if (scan.consume(R"(,"type":"text"}],"role":")"))
     for (std::string_view role : kRoles)
       if (scan.consume(role)) {
-        message.role = role.substr(0, role.size() - 2);
+        chat.messages.back().role = role.substr(0, role.size() - 2);
         return true;
       }
-  message.parts.clear();
+  chat.drop_last_parts();
   scan.rewind(start);
-  return scan_message(scan, message);
+  return scan_message(scan, chat);
 }
 
-bool scan_messages(JsonScanner& scan, std::vector<ChatMessage>& messages) {
+bool scan_messages(JsonScanner& scan, ChatRequest& chat) {
   if (!scan.enter_array()) return false;
-  while (scan.next_element())
-    if (!scan_engine_message(scan, messages.emplace_back())) return false;
-  return scan.ok() && !messages.empty();
+  while (scan.next_element()) {
+    chat.messages.emplace_back();
+    if (!scan_engine_message(scan, chat)) return false;
+  }
+  return scan.ok() && !chat.messages.empty();
 }
 
 bool scan_max_tokens(JsonScanner& scan, std::optional<int64_t>& max_tokens) {
@@ -127,7 +128,7 @@ std::optional<ChatRequest> scan_chat_request(std::string_view request_json) {
     if (key == "model")
       ok = seen.first(1) && scan.read_string(out.model) && !out.model.empty();
     else if (key == "messages")
-      ok = seen.first(2) && scan_messages(scan, out.messages);
+      ok = seen.first(2) && scan_messages(scan, out);
     else if (key == "max_tokens")
       ok = seen.first(4) && scan_max_tokens(scan, out.max_tokens);
     else if (key == "temperature")
@@ -136,6 +137,7 @@ std::optional<ChatRequest> scan_chat_request(std::string_view request_json) {
       ok = scan.skip_value();
   }
   if (!ok || !scan.finish() || (seen.bits & 3) != 3) return std::nullopt;
+  out.seal();
   return out;
 }
 

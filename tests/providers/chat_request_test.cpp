@@ -135,7 +135,8 @@ TEST(ChatRequestScan, ReadsTheEnginesShapeAndEveryNearMissAsTheDocumentParserDoe
   const std::optional<ChatRequest> scanned = scan_chat_request(engine);
   ASSERT_TRUE(scanned);
   EXPECT_EQ(scanned->messages.at(0).role, "assistant");
-  EXPECT_EQ(scanned->messages.at(0).parts.at(0).text.json(), "a");
+  ASSERT_EQ(scanned->messages.at(0).parts.size(), 1u);
+  EXPECT_EQ(scanned->messages.at(0).parts[0].text.json(), "a");
 }
 
 // Each of these the scanner leaves to the document parser, which reads or refuses it.

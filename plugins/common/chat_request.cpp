@@ -107,8 +107,9 @@ ChatRequest parse_chat_request_document(const std::string& request_json) {
 }
 
 ContentPart& ChatRequest::add_part() {
-  ++messages.back().parts.size_;
-  return parts_.emplace_back();
+  ContentPart& part = parts_.emplace_back();
+  ++messages.back().parts.size_;  // after it is in, so the count never passes the parts
+  return part;
 }
 
 void ChatRequest::drop_last_parts() {

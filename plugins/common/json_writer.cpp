@@ -11,7 +11,7 @@ namespace agentrt::providers {
 // Inside a container, a value needs a comma before it unless it is the first there or
 // follows its key. The text is compact, so the last byte written tells which: an
 // opening bracket or a key's colon, and nothing else, ends that way. (A flag per open
-// container, kept in a vector<bool>, was a tenth of a long session's body written.)
+// container, kept in a vector<bool>, cost a push, a pop and bit operations for it.)
 void JsonWriter::before_value() {
   if (depth_ == 0) return;
   const char last = out_.back();

@@ -7,6 +7,7 @@
 #include "core/log/request_log.h"
 #include "core/runs/context_window.h"
 #include "core/runs/held_sink.h"
+#include "core/runs/provider_request.h"
 
 #include <exception>
 #include <functional>
@@ -16,35 +17,6 @@ namespace agentrt::core {
 namespace {
 
 constexpr auto kBusyWait = std::chrono::seconds(10);
-
-// The provider's request as JSON text (json_text.h), keys in sorted order: the context
-// is written where it is instead of copied into a JSON document first.
-std::string provider_request(const PreparedRun& run) {
-  std::string text;
-  // The stored texts are most of it; growing into a long session's 300 KB went
-  // through a dozen reallocations and copies.
-  size_t size = 128;
-  for (const auto& m : run.context) size += m.content_text.size() + 32;
-  text.reserve(size);
-  JsonObjectText request(text);
-  if (run.request.max_tokens) request.integer("max_tokens", *run.request.max_tokens);
-  std::string& messages = request.member("messages");
-  messages += '[';
-  for (const auto& m : run.context) {
-    if (messages.back() != '[') messages += ',';
-    JsonObjectText message(messages);
-    if (m.content_text.empty())
-      message.value("content", m.content);
-    else
-      message.member("content") += m.content_text.str();  // as stored, which is its dump
-    message.string("role", m.role).close();
-  }
-  messages += ']';
-  request.string("model", run.model.model.id);
-  if (run.request.temperature) request.value("temperature", *run.request.temperature);
-  request.close();
-  return text;
-}
 
 // The reason `done` carries for how the provider call ended.
 std::string done_reason(const ProviderResult& result) {
@@ -279,7 +251,10 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
   }));
 
   ProviderResult result = call_provider(
-      *run.model.instance, provider_request(run), settings_.retry,
+      *run.model.instance,
+      provider_request(run.context, run.model.model.id, run.request.max_tokens,
+                       run.request.temperature),
+      settings_.retry,
       [&](std::string_view text) {
         deliver(live.append_delta(text));
         return !receiver_gone && !live.cancelled();

@@ -40,6 +40,26 @@ void write_content_blocks(JsonWriter& out, const ChatMessage& message) {
   out.end_array();
 }
 
+// `","type":"text"}],"role":"<role>"}`, the end of a message of one text block, for the
+// roles a message may have here; empty for any other.
+std::string_view one_block_close(const std::string& role) {
+  if (role == "user") return R"(","type":"text"}],"role":"user"})";
+  if (role == "assistant") return R"(","type":"text"}],"role":"assistant"})";
+  return {};
+}
+
+void write_message(JsonWriter& out, const ChatMessage& message) {
+  const std::string_view close = one_block_close(message.role);
+  if (!close.empty() && message.parts.size() == 1 &&
+      message.parts[0].kind == ContentPart::Kind::text && !message.parts[0].text.empty()) {
+    out.around(R"({"content":[{"text":")", message.parts[0].text.json(), close);
+    return;
+  }
+  out.begin_object().key("content");
+  write_content_blocks(out, message);
+  out.key("role").string(message.role).end_object();
+}
+
 // Every system message's text, in order; refused before anything is sent when a
 // system message holds anything but text.
 std::vector<const EscapedText*> system_texts(const ChatRequest& chat) {
@@ -83,9 +103,7 @@ std::string request_body(const ChatRequest& chat) {
   out.key("messages").begin_array();
   for (const ChatMessage& message : chat.messages) {
     if (message.role == "system") continue;  // the API has no system role in messages
-    out.begin_object().key("content");
-    write_content_blocks(out, message);
-    out.key("role").string(message.role).end_object();
+    write_message(out, message);
   }
   out.end_array();
   out.key("model").string(chat.model);

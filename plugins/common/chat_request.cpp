@@ -138,6 +138,13 @@ size_t body_size_hint(const ChatRequest& chat) {
   return size;
 }
 
+std::string_view text_message_close(const std::string& role) {
+  if (role == "user") return R"(","role":"user"})";
+  if (role == "assistant") return R"(","role":"assistant"})";
+  if (role == "system") return R"(","role":"system"})";
+  return {};
+}
+
 EscapedText joined_text(const ChatMessage& message, std::string_view separator) {
   const ContentPart* only = nullptr;
   size_t texts = 0;

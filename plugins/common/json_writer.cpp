@@ -84,6 +84,15 @@ JsonWriter& JsonWriter::escaped(std::string_view json) {
   return *this;
 }
 
+JsonWriter& JsonWriter::around(std::string_view open, std::string_view escaped,
+                               std::string_view close) {
+  before_value();
+  out_ += open;
+  out_ += escaped;
+  out_ += close;
+  return *this;
+}
+
 JsonWriter& JsonWriter::integer(int64_t value) {
   before_value();
   char digits[24];

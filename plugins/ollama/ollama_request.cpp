@@ -8,8 +8,20 @@
 namespace agentrt::providers::ollama {
 namespace {
 
+bool has_images(const ChatMessage& message) {
+  for (const ContentPart& part : message.parts)
+    if (part.kind == ContentPart::Kind::image) return true;
+  return false;
+}
+
 void write_message(JsonWriter& out, const ChatMessage& message) {
-  out.begin_object().key("content").escaped(joined_text(message, "\n").json());
+  const EscapedText text = joined_text(message, "\n");
+  const std::string_view close = text_message_close(message.role);
+  if (!close.empty() && !has_images(message)) {
+    out.around(R"({"content":")", text.json(), close);
+    return;
+  }
+  out.begin_object().key("content").escaped(text.json());
   bool images = false;
   for (const ContentPart& part : message.parts) {
     if (part.kind != ContentPart::Kind::image) continue;

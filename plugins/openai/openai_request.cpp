@@ -48,6 +48,12 @@ std::string request_body(const ChatRequest& chat) {
   if (chat.max_tokens) out.key("max_completion_tokens").integer(*chat.max_tokens);
   out.key("messages").begin_array();
   for (const ChatMessage& message : chat.messages) {
+    const std::string_view close = text_message_close(message.role);
+    if (text_only(message) && !close.empty()) {
+      out.around(R"({"content":")",
+                 message.parts.empty() ? std::string_view() : message.parts[0].text.json(), close);
+      continue;
+    }
     out.begin_object().key("content");
     write_content(out, message);
     out.key("role").string(message.role).end_object();

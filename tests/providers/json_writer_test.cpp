@@ -38,6 +38,14 @@ TEST(JsonWriter, WritesNestedValuesAsNlohmannDumpsThem) {
   EXPECT_EQ(out, expected.dump());
 }
 
+TEST(JsonWriter, AroundWritesOneValueWithTheCommaBeforeIt) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_array().around("{\"a\":\"", "x\\ny", "\"}").around("[", "", "1]");
+  w.begin_object().key("k").around("\"", "v", "\"").key("m").integer(2).end_object().end_array();
+  EXPECT_EQ(out, R"([{"a":"x\ny"},[1],{"k":"v","m":2}])");
+}
+
 TEST(JsonWriter, EscapesStringsAsNlohmannDoes) {
   const std::vector<std::string> awkward = {
       "plain text, punctuation !#$%&'()*+,-./:;<=>?@[]^_`{|}~", "quote \" backslash \\ slash /",

@@ -70,5 +70,50 @@ TEST(RequestBodies, AreTheSameFromTheScanForEscapesDumpDoesNotWrite) {
   EXPECT_EQ(ollama["messages"][1]["content"], "caf\xc3\xa9 \x1f\n\xf0\x9f\x98\x80 \n");
 }
 
+// Every message shape, each role: the body is compact JSON with sorted keys, byte for
+// byte what nlohmann dumps for it, and each message holds what the vendor's format
+// says. A message of one text is written from literals around its text (around()).
+TEST(RequestBodies, AreWhatDumpWritesForEveryShapeOfMessage) {
+  const std::string text = "caf\xc3\xa9 \"q\" \\ \n\x01 end";
+  const json image = {{"type", "image_url"}, {"url", "data:image/png;base64,iVBORw0KGgo="}};
+  const json messages = {{{"role", "system"}, {"content", {text_part("be " + text)}}},
+                         {{"role", "user"}, {"content", text}},
+                         {{"role", "assistant"}, {"content", {text_part(text)}}},
+                         {{"role", "user"}, {"content", {text_part("")}}},
+                         {{"role", "assistant"}, {"content", {text_part("a"), text_part("b")}}},
+                         {{"role", "user"}, {"content", {text_part("see"), image}}},
+                         {{"role", "system"}, {"content", {text_part("")}}}};
+  const std::string request = json{{"model", "m"}, {"messages", messages}}.dump();
+  const ChatRequest chat = parse_chat_request(request);
+  for (const auto& body_of : kVendors) {
+    const std::string body = body_of(chat);
+    EXPECT_EQ(body, json::parse(body).dump());
+  }
+  const json openai = json::parse(openai::request_body(chat))["messages"];
+  ASSERT_EQ(openai.size(), 7u);
+  EXPECT_EQ(openai[0], json({{"content", "be " + text}, {"role", "system"}}));
+  EXPECT_EQ(openai[1], json({{"content", text}, {"role", "user"}}));
+  EXPECT_EQ(openai[2], json({{"content", text}, {"role", "assistant"}}));
+  EXPECT_EQ(openai[3], json({{"content", ""}, {"role", "user"}}));
+  EXPECT_EQ(openai[4]["content"], json::array({text_part("a"), text_part("b")}));
+  EXPECT_EQ(openai[5]["content"][1]["image_url"]["url"], image["url"]);
+  EXPECT_EQ(openai[6], json({{"content", ""}, {"role", "system"}}));
+  const json ollama = json::parse(ollama::request_body(chat))["messages"];
+  ASSERT_EQ(ollama.size(), 7u);
+  EXPECT_EQ(ollama[2], json({{"content", text}, {"role", "assistant"}}));
+  EXPECT_EQ(ollama[4], json({{"content", "a\nb"}, {"role", "assistant"}}));
+  EXPECT_EQ(ollama[5], json({{"content", "see"}, {"images", {"iVBORw0KGgo="}}, {"role", "user"}}));
+  EXPECT_EQ(ollama[6], json({{"content", ""}, {"role", "system"}}));
+  const json anthropic = json::parse(anthropic::request_body(chat));
+  ASSERT_EQ(anthropic["messages"].size(), 5u);  // system messages go to "system"
+  EXPECT_EQ(anthropic["messages"][0], json({{"content", {text_part(text)}}, {"role", "user"}}));
+  EXPECT_EQ(anthropic["messages"][1],
+            json({{"content", {text_part(text)}}, {"role", "assistant"}}));
+  EXPECT_EQ(anthropic["messages"][2], json({{"content", json::array()}, {"role", "user"}}));
+  EXPECT_EQ(anthropic["messages"][3]["content"], json::array({text_part("a"), text_part("b")}));
+  EXPECT_EQ(anthropic["messages"][4]["content"][1]["source"]["data"], "iVBORw0KGgo=");
+  EXPECT_EQ(anthropic["system"], "be " + text);
+}
+
 }  // namespace
 }  // namespace agentrt::providers

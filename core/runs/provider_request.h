@@ -1,0 +1,21 @@
+// The request a provider plugin is given (sdk: agentrt_provider_complete): JSON text with
+// the keys in sorted order and no spaces, what nlohmann's dump() writes, so that the
+// plugins read it with their fast path (plugins/common/chat_request_scan.cpp).
+#pragma once
+
+#include "core/sessions/session_store.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+
+// {"max_tokens"?,"messages":[{"content":[...],"role":"..."}],"model","temperature"?}.
+// A message read from the store goes with its content as stored (content_text, which is
+// its dump); a new one is written from `content`.
+std::string provider_request(const std::vector<StoredMessage>& context, const std::string& model,
+                             std::optional<int64_t> max_tokens, std::optional<double> temperature);
+
+}  // namespace agentrt::core

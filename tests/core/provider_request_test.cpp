@@ -1,0 +1,64 @@
+// The request the engine gives a provider plugin: what nlohmann dumps for the same
+// document, whether a message comes from the store (its content's text as stored) or
+// from the request (its content as parsed), for every role.
+#include "core/runs/provider_request.h"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+json text_content(const std::string& text) {
+  return json::array({{{"text", text}, {"type", "text"}}});
+}
+
+StoredMessage stored(const std::string& role, const json& content) {
+  StoredMessage m;
+  m.role = role;
+  m.content_text = content.dump();
+  return m;
+}
+
+StoredMessage fresh(const std::string& role, const json& content) {
+  StoredMessage m;
+  m.role = role;
+  m.content = content;
+  return m;
+}
+
+TEST(ProviderRequest, IsWhatDumpWritesForStoredAndNewMessagesOfEveryRole) {
+  const std::string awkward = "caf\xc3\xa9 \"q\" \\ \n\x01";
+  const json image = {{"image_url", {{"url", "data:image/png;base64,AAAA"}}},
+                      {"type", "image_url"}};
+  const std::vector<StoredMessage> context = {
+      fresh("system", text_content("be brief")),
+      stored("user", text_content(awkward)),
+      stored("assistant", text_content("")),
+      stored("user", json::array({text_content("a")[0], image})),
+      fresh("user", text_content(awkward)),
+      fresh("assistant", json::array({text_content("x")[0], text_content("y")[0]})),
+      fresh("tool\"s", text_content("an unknown role is escaped"))};
+  json messages = json::array();
+  for (const StoredMessage& m : context) {
+    const json content = m.content_text.empty() ? m.content : json::parse(m.content_text.str());
+    messages.push_back({{"content", content}, {"role", m.role}});
+  }
+  EXPECT_EQ(
+      provider_request(context, "m-1", 64, 0.5),
+      json({{"max_tokens", 64}, {"messages", messages}, {"model", "m-1"}, {"temperature", 0.5}})
+          .dump());
+  EXPECT_EQ(provider_request(context, "m-1", std::nullopt, std::nullopt),
+            json({{"messages", messages}, {"model", "m-1"}}).dump());
+  EXPECT_EQ(provider_request({}, "m", std::nullopt, std::nullopt),
+            R"({"messages":[],"model":"m"})");
+}
+
+}  // namespace
+}  // namespace agentrt::core

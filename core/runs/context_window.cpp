@@ -4,7 +4,6 @@
 #include "core/domain/json_sax.h"
 
 #include <algorithm>
-#include <iterator>
 #include <stdexcept>
 
 namespace agentrt::core {
@@ -97,8 +96,14 @@ int64_t estimate_tokens(const StoredMessage& message) {
   return tokens;
 }
 
-std::vector<StoredMessage> assemble_context(ContextParts parts, int64_t context_window,
-                                            std::optional<int64_t> reserved) {
+const StoredMessage& RunContext::operator[](size_t i) const {
+  if (i < system.size()) return system[i];
+  i -= system.size();
+  return i < history.size() ? history[i] : fresh[i - history.size()];
+}
+
+RunContext assemble_context(ContextParts parts, int64_t context_window,
+                            std::optional<int64_t> reserved) {
   const int64_t budget = context_window - reserved.value_or(0);
   int64_t used = 0;
   for (const auto& m : parts.fresh) used += estimate_tokens(m);
@@ -130,18 +135,14 @@ std::vector<StoredMessage> assemble_context(ContextParts parts, int64_t context_
   }
   while (first < parts.history.size() && parts.history[first].role == "assistant") ++first;
 
-  std::vector<StoredMessage> out;
-  out.reserve(1 + parts.history.size() - first + parts.fresh.size());
+  RunContext out;
   if (!system.empty()) {
     // The memory heading opens the message when there is no prompt before it.
     if (parts.system_prompt.empty()) system.erase(0, 2);
-    out.push_back(system_message(system));
+    out.system.push_back(system_message(system));
   }
-  out.insert(out.end(),
-             std::make_move_iterator(parts.history.begin() + static_cast<std::ptrdiff_t>(first)),
-             std::make_move_iterator(parts.history.end()));
-  out.insert(out.end(), std::make_move_iterator(parts.fresh.begin()),
-             std::make_move_iterator(parts.fresh.end()));
+  out.history = parts.history.without_first(first);
+  out.fresh = std::move(parts.fresh);
   return out;
 }
 
@@ -159,9 +160,9 @@ std::vector<StoredMessage> recent_history(const SessionStore& sessions, const st
   return recent;
 }
 
-std::vector<StoredMessage> fit_context(const std::vector<StoredMessage>& history,
-                                       const std::vector<StoredMessage>& fresh,
-                                       int64_t context_window, std::optional<int64_t> reserved) {
+RunContext fit_context(const std::vector<StoredMessage>& history,
+                       const std::vector<StoredMessage>& fresh, int64_t context_window,
+                       std::optional<int64_t> reserved) {
   return assemble_context({"", {}, history, fresh}, context_window, reserved);
 }
 

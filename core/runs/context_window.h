@@ -14,6 +14,7 @@
 // vendors require the first message to be the user's.
 #pragma once
 
+#include "core/runs/history_span.h"
 #include "core/sessions/session_store.h"
 
 #include <optional>
@@ -30,8 +31,25 @@ struct MemoryItem {
 struct ContextParts {
   std::string system_prompt;
   std::vector<MemoryItem> memory;  // in priority order, see above
-  std::vector<StoredMessage> history;
+  HistorySpan history;
   std::vector<StoredMessage> fresh;
+};
+
+// What goes upstream, in order: the system message (when there is one), the history
+// kept, the new messages.
+struct RunContext {
+  std::vector<StoredMessage> system;  // none or one
+  HistorySpan history;
+  std::vector<StoredMessage> fresh;
+
+  size_t size() const { return system.size() + history.size() + fresh.size(); }
+  const StoredMessage& operator[](size_t i) const;
+  template <typename F>
+  void each(F&& f) const {
+    for (const StoredMessage& m : system) f(m);
+    for (const StoredMessage& m : history) f(m);
+    for (const StoredMessage& m : fresh) f(m);
+  }
 };
 
 int64_t estimate_tokens(const StoredMessage& message);
@@ -41,10 +59,10 @@ int64_t estimate_text_tokens(const std::string& text);
 // A stored message's estimate (StoredMessage::tokens) from its content's JSON text.
 int64_t estimate_stored_tokens(std::string_view content_json);
 
-// `parts` by value: the history kept is moved into the context, not copied (a run on a
-// long session has hundreds of messages in it).
-std::vector<StoredMessage> assemble_context(ContextParts parts, int64_t context_window,
-                                            std::optional<int64_t> reserved);
+// `parts` by value: the history kept goes into the context as the span it is, not
+// copied (a run on a long session has hundreds of messages in it).
+RunContext assemble_context(ContextParts parts, int64_t context_window,
+                            std::optional<int64_t> reserved);
 
 // The newest part of a session's history that a context of `context_window` tokens can
 // hold any of, oldest first, as stored (StoredMessage::content_text, with its tokens).
@@ -55,8 +73,8 @@ std::vector<StoredMessage> recent_history(const SessionStore& sessions, const st
                                           const std::string& session, int64_t context_window);
 
 // History and new messages only.
-std::vector<StoredMessage> fit_context(const std::vector<StoredMessage>& history,
-                                       const std::vector<StoredMessage>& fresh,
-                                       int64_t context_window, std::optional<int64_t> reserved);
+RunContext fit_context(const std::vector<StoredMessage>& history,
+                       const std::vector<StoredMessage>& fresh, int64_t context_window,
+                       std::optional<int64_t> reserved);
 
 }  // namespace agentrt::core

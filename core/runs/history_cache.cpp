@@ -3,6 +3,8 @@
 #include "core/runs/context_window.h"
 
 #include <algorithm>
+#include <atomic>
+#include <iterator>
 #include <utility>
 
 namespace agentrt::core {
@@ -17,15 +19,39 @@ size_t bytes_of(const StoredMessage& m) {
   return sizeof m + m.role.size() + m.content_text.size();
 }
 
-// `m` comes with its token estimate.
-void add_newest(std::deque<StoredMessage>& messages, StoredMessage&& m, int64_t& tokens,
-                size_t& bytes) {
-  tokens += m.tokens;
-  bytes += bytes_of(m);
-  messages.push_back(std::move(m));
+}  // namespace
+
+// The entry's messages, to change: a copy of those it holds when a run's span still
+// reads them, or when the messages dropped from the front outnumber them.
+//
+// Only the entry's holder (the run that took it) makes spans of it, so a count of one
+// stays one. The count is read relaxed; the fence orders the reads of the run whose
+// span last let go (its decrement is acq_rel) before the writes that follow here.
+std::vector<StoredMessage>& HistoryCache::writable(Entry& entry) {
+  const bool shared = entry.messages.use_count() > 1;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (!shared && entry.first <= held(entry)) return *entry.messages;
+  auto own = std::make_shared<std::vector<StoredMessage>>();
+  own->reserve(held(entry) + 2);
+  const auto from = entry.messages->begin() + static_cast<std::ptrdiff_t>(entry.first);
+  if (shared)
+    own->insert(own->end(), from, entry.messages->end());
+  else  // only the dropped ones are left behind
+    own->insert(own->end(), std::make_move_iterator(from),
+                std::make_move_iterator(entry.messages->end()));
+  entry.messages = std::move(own);
+  entry.first = 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.copies;
+  return *entry.messages;
 }
 
-}  // namespace
+void HistoryCache::drop_oldest(Entry& entry) {
+  const StoredMessage& oldest = (*entry.messages)[entry.first++];
+  entry.tokens -= oldest.tokens;
+  entry.bytes -= bytes_of(oldest);
+  entry.from_first = false;
+}
 
 // Marks a session as being read for as long as recent() works on it.
 class HistoryCache::ReadGuard {
@@ -47,9 +73,8 @@ class HistoryCache::ReadGuard {
   const std::string& key_;
 };
 
-std::vector<StoredMessage> HistoryCache::recent(const SessionStore& sessions,
-                                                const std::string& cell, const std::string& session,
-                                                int64_t context_window) {
+HistorySpan HistoryCache::recent(const SessionStore& sessions, const std::string& cell,
+                                 const std::string& session, int64_t context_window) {
   const std::string key = key_of(cell, session);
   ReadGuard reading(*this, key);
   std::optional<Entry> entry = take(key);
@@ -58,20 +83,17 @@ std::vector<StoredMessage> HistoryCache::recent(const SessionStore& sessions,
   if (after_store_read_) after_store_read_();
   entry->window = std::max(entry->window, context_window);
   // Older messages than the largest window needs are of no use to any run.
-  while (entry->messages.size() > 1 &&
-         entry->tokens - entry->messages.front().tokens > entry->window) {
-    entry->tokens -= entry->messages.front().tokens;
-    entry->bytes -= bytes_of(entry->messages.front());
-    entry->messages.pop_front();
-    entry->from_first = false;
-  }
+  while (held(*entry) > 1 &&
+         entry->tokens - (*entry->messages)[entry->first].tokens > entry->window)
+    drop_oldest(*entry);
+  if (entry->first > held(*entry)) writable(*entry);  // lets go of those dropped
+  const std::vector<StoredMessage>& messages = *entry->messages;
   // recent_history's rule: newest first, up to and with the message that passes the window.
-  size_t first = entry->messages.size();
-  for (int64_t tokens = 0; first > 0 && tokens <= context_window;)
-    tokens += entry->messages[--first].tokens;
-  std::vector<StoredMessage> out(entry->messages.begin() + static_cast<std::ptrdiff_t>(first),
-                                 entry->messages.end());
-  if (!entry->messages.empty()) put(key, std::move(*entry));
+  size_t first = messages.size();
+  for (int64_t tokens = 0; first > entry->first && tokens <= context_window;)
+    tokens += messages[--first].tokens;
+  HistorySpan out(entry->messages, first, messages.size());
+  if (held(*entry) > 0) put(key, std::move(*entry));
   return out;
 }
 
@@ -80,12 +102,17 @@ std::vector<StoredMessage> HistoryCache::recent(const SessionStore& sessions,
 bool HistoryCache::catch_up(Entry& entry, const SessionStore& sessions, const std::string& cell,
                             const std::string& session, int64_t context_window) {
   std::optional<std::vector<StoredMessage>> added =
-      sessions.history_from(cell, session, entry.messages.back().seq);
+      sessions.history_from(cell, session, newest(entry).seq);
   if (!added) return false;
-  for (size_t i = 1; i < added->size(); ++i) {  // the first is the entry's newest
-    StoredMessage& m = (*added)[i];
-    m.tokens = estimate_stored_tokens(m.content_text);
-    add_newest(entry.messages, std::move(m), entry.tokens, entry.bytes);
+  if (added->size() > 1) {  // the first is the entry's newest
+    std::vector<StoredMessage>& messages = writable(entry);
+    for (size_t i = 1; i < added->size(); ++i) {
+      StoredMessage& m = (*added)[i];
+      m.tokens = estimate_stored_tokens(m.content_text);
+      entry.tokens += m.tokens;
+      entry.bytes += bytes_of(m);
+      messages.push_back(std::move(m));
+    }
   }
   const bool covers = entry.from_first || entry.tokens > context_window;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -96,15 +123,18 @@ bool HistoryCache::catch_up(Entry& entry, const SessionStore& sessions, const st
 
 HistoryCache::Entry HistoryCache::read_window(const SessionStore& sessions, const std::string& cell,
                                               const std::string& session, int64_t context_window) {
-  std::vector<StoredMessage> window = recent_history(sessions, cell, session, context_window);
   Entry entry;
-  for (StoredMessage& m : window)
-    add_newest(entry.messages, std::move(m), entry.tokens, entry.bytes);
+  entry.messages = std::make_shared<std::vector<StoredMessage>>(
+      recent_history(sessions, cell, session, context_window));
+  for (const StoredMessage& m : *entry.messages) {
+    entry.tokens += m.tokens;
+    entry.bytes += bytes_of(m);
+  }
   // recent_history stops once the window is passed: within it, the rows ended first.
   entry.from_first = entry.tokens <= context_window;
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.misses;
-  stats_.messages_read += entry.messages.size();
+  stats_.messages_read += entry.messages->size();
   return entry;
 }
 
@@ -150,7 +180,7 @@ void HistoryCache::put(const std::string& key, Entry entry) {
   if (reading_.at(key).forgotten) return;  // deleted while it was read
   auto it = entries_.find(key);
   if (it != entries_.end()) {
-    if (it->second.messages.back().seq >= entry.messages.back().seq) return;
+    if (newest(it->second).seq >= newest(entry).seq) return;
     erase(it);
   }
   lru_.push_front(key);

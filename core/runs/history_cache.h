@@ -9,6 +9,10 @@
 // (SessionStore::history_from). Anything else, and the window is read from the store
 // again. The answer is always recent_history's (context_window.h).
 //
+// A run's window is a span of the entry's messages (history_span.h), not a copy. The
+// entry appends to them in place when no run holds them any more (the run before on a
+// session has ended by the time the next reads), and copies them first when one does.
+//
 // Entries go least recently used first once their messages pass `max_bytes`.
 //
 // A run reads the store between taking its session's entry and putting it back. A
@@ -18,13 +22,14 @@
 // finds the newest message gone) until it was the least recently used.
 #pragma once
 
+#include "core/runs/history_span.h"
 #include "core/sessions/session_store.h"
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -38,8 +43,8 @@ class HistoryCache {
   explicit HistoryCache(size_t max_bytes) : max_bytes_(max_bytes) {}
 
   // What recent_history(sessions, cell, session, context_window) gives.
-  std::vector<StoredMessage> recent(const SessionStore& sessions, const std::string& cell,
-                                    const std::string& session, int64_t context_window);
+  HistorySpan recent(const SessionStore& sessions, const std::string& cell,
+                     const std::string& session, int64_t context_window);
 
   // Drops what is held of a deleted session, or of every session of a deleted cell, so
   // that their messages do not stay in memory until they are the least recently used.
@@ -50,7 +55,8 @@ class HistoryCache {
     uint64_t hits = 0;           // answered from an entry and what was new
     uint64_t misses = 0;         // read from the store
     uint64_t messages_read = 0;  // rows read from the store, either way
-    size_t bytes = 0;            // held now
+    uint64_t copies = 0;  // of an entry's messages: a run still held them, or most were dropped
+    size_t bytes = 0;     // held now
   };
   Stats stats() const;
 
@@ -60,10 +66,13 @@ class HistoryCache {
 
  private:
   struct Entry {
-    std::deque<StoredMessage> messages;  // the session's newest, oldest first
-    bool from_first = false;             // the session's first message is among them
-    int64_t tokens = 0;                  // of `messages`
-    int64_t window = 0;                  // the largest context window asked of it
+    // The session's newest, oldest first: those of `messages` from `first` on. Shared
+    // with the spans runs were given, so changed only while no run holds it.
+    std::shared_ptr<std::vector<StoredMessage>> messages;
+    size_t first = 0;
+    bool from_first = false;  // the session's first message is among them
+    int64_t tokens = 0;       // of `messages`
+    int64_t window = 0;       // the largest context window asked of it
     size_t bytes = 0;
     std::list<std::string>::iterator lru;
   };
@@ -75,6 +84,10 @@ class HistoryCache {
   };
   class ReadGuard;
 
+  static const StoredMessage& newest(const Entry& entry) { return entry.messages->back(); }
+  static size_t held(const Entry& entry) { return entry.messages->size() - entry.first; }
+  std::vector<StoredMessage>& writable(Entry& entry);
+  static void drop_oldest(Entry& entry);
   std::optional<Entry> take(const std::string& key);
   void erase(std::unordered_map<std::string, Entry>::iterator it);
   void put(const std::string& key, Entry entry);

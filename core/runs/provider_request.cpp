@@ -24,26 +24,26 @@ void append_role_and_close(std::string& out, const std::string& role) {
 // The context is written where it is instead of copied into a JSON document first, and
 // a message goes in three appends: written key by key, a long session's 1,600 messages
 // took 200 us a /chat, against 113-117 (bench/README.md, session 19).
-std::string provider_request(const std::vector<StoredMessage>& context, const std::string& model,
+std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature) {
   std::string text;
   // The stored texts are most of it; growing into a long session's 300 KB went
   // through a dozen reallocations and copies.
   size_t size = 128 + model.size();
-  for (const auto& m : context) size += m.content_text.size() + 32;
+  context.each([&](const StoredMessage& m) { size += m.content_text.size() + 32; });
   text.reserve(size);
   JsonObjectText request(text);
   if (max_tokens) request.integer("max_tokens", *max_tokens);
   std::string& messages = request.member("messages");
   messages += '[';
-  for (const auto& m : context) {
+  context.each([&](const StoredMessage& m) {
     messages += messages.back() == '[' ? R"({"content":)" : R"(,{"content":)";
     if (m.content_text.empty())
       append_json_value(messages, m.content);
     else
       messages += m.content_text.str();
     append_role_and_close(messages, m.role);
-  }
+  });
   messages += ']';
   request.string("model", model);
   if (temperature) request.value("temperature", *temperature);

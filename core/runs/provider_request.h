@@ -3,19 +3,18 @@
 // plugins read it with their fast path (plugins/common/chat_request_scan.cpp).
 #pragma once
 
-#include "core/sessions/session_store.h"
+#include "core/runs/context_window.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace agentrt::core {
 
 // {"max_tokens"?,"messages":[{"content":[...],"role":"..."}],"model","temperature"?}.
 // A message read from the store goes with its content as stored (content_text, which is
 // its dump); a new one is written from `content`.
-std::string provider_request(const std::vector<StoredMessage>& context, const std::string& model,
+std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature);
 
 }  // namespace agentrt::core

@@ -26,12 +26,12 @@ std::string done_reason(const ProviderResult& result) {
 }
 
 // What the done and error events report of a provider call, and /chat answers.
-RunSummary summarise(ProviderResult result, const std::vector<StoredMessage>& context) {
+RunSummary summarise(ProviderResult result, const RunContext& context) {
   RunSummary summary;
   summary.reason = done_reason(result);
   summary.input_tokens = result.input_tokens.value_or(0);
   if (!result.input_tokens)
-    for (const auto& m : context) summary.input_tokens += estimate_tokens(m);
+    context.each([&](const StoredMessage& m) { summary.input_tokens += estimate_tokens(m); });
   summary.output_tokens =
       result.output_tokens.value_or(static_cast<int64_t>((result.text.size() + 3) / 4));
   summary.failed = result.end == ProviderResult::End::failed;
@@ -97,11 +97,9 @@ RunService::RunService(SessionStore& sessions, ProviderRegistry& providers, Agen
       settings_(settings),
       history_(settings.history_cache_bytes) {}
 
-std::vector<StoredMessage> RunService::context_for(const std::string& cell,
-                                                   const std::string& actor,
-                                                   const std::string& session_id,
-                                                   const std::optional<Agent>& agent,
-                                                   const PreparedRun& run, bool continues) {
+RunContext RunService::context_for(const std::string& cell, const std::string& actor,
+                                   const std::string& session_id, const std::optional<Agent>& agent,
+                                   const PreparedRun& run, bool continues) {
   ContextParts parts;
   if (agent) parts.system_prompt = agent->system_prompt;
   if (run.request.use_memory && memory_source_) {

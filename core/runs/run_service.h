@@ -50,7 +50,7 @@ struct PreparedRun {
   std::shared_ptr<LiveRun> live;
   RunRequest request;
   ResolvedModel model;
-  std::vector<StoredMessage> context;
+  RunContext context;
   // The run's start, stored by execute() as `start_write` says.
   RunRecord start;
   StartWrite start_write = StartWrite::with_call;
@@ -142,10 +142,9 @@ class RunService {
   std::shared_ptr<LiveRun> claim(const std::string& cell, const std::string& session,
                                  const std::string& actor, bool interrupt_if_busy);
 
-  std::vector<StoredMessage> context_for(const std::string& cell, const std::string& actor,
-                                         const std::string& session_id,
-                                         const std::optional<Agent>& agent, const PreparedRun& run,
-                                         bool continues);
+  RunContext context_for(const std::string& cell, const std::string& actor,
+                         const std::string& session_id, const std::optional<Agent>& agent,
+                         const PreparedRun& run, bool continues);
 
   SessionStore& sessions_;
   ProviderRegistry& providers_;

@@ -37,19 +37,23 @@ TEST(ProviderRequest, IsWhatDumpWritesForStoredAndNewMessagesOfEveryRole) {
   const std::string awkward = "caf\xc3\xa9 \"q\" \\ \n\x01";
   const json image = {{"image_url", {{"url", "data:image/png;base64,AAAA"}}},
                       {"type", "image_url"}};
-  const std::vector<StoredMessage> context = {
-      fresh("system", text_content("be brief")),
-      stored("user", text_content(awkward)),
-      stored("assistant", text_content("")),
+  RunContext context;
+  context.system = {fresh("system", text_content("be brief"))};
+  context.history = std::vector<StoredMessage>{
+      stored("user", text_content(awkward)), stored("assistant", text_content("")),
       stored("user", json::array({text_content("a")[0], image})),
-      fresh("user", text_content(awkward)),
-      fresh("assistant", json::array({text_content("x")[0], text_content("y")[0]})),
-      fresh("tool\"s", text_content("an unknown role is escaped"))};
+      stored("assistant", text_content("one"))};
+  context.history = context.history.without_first(1).without_first(0);
+  context.fresh = {fresh("user", text_content(awkward)),
+                   fresh("assistant", json::array({text_content("x")[0], text_content("y")[0]})),
+                   fresh("tool\"s", text_content("an unknown role is escaped"))};
   json messages = json::array();
-  for (const StoredMessage& m : context) {
+  context.each([&](const StoredMessage& m) {
     const json content = m.content_text.empty() ? m.content : json::parse(m.content_text.str());
     messages.push_back({{"content", content}, {"role", m.role}});
-  }
+  });
+  ASSERT_EQ(messages.size(), 7u);
+  EXPECT_EQ(messages[1]["role"], "assistant") << "the span's first message was not left out";
   EXPECT_EQ(
       provider_request(context, "m-1", 64, 0.5),
       json({{"max_tokens", 64}, {"messages", messages}, {"model", "m-1"}, {"temperature", 0.5}})

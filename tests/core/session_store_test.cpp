@@ -140,9 +140,9 @@ TEST(SessionStoreTest, ALongSessionIsReadOnlyAsFarAsTheContextWindowReaches) {
   auto text_of = [](const StoredMessage& m) {
     return m.role + (m.content_text.empty() ? m.content.dump() : m.content_text.str());
   };
-  auto texts = [&](const std::vector<StoredMessage>& messages) {
+  auto texts = [&](const RunContext& context) {
     std::vector<std::string> out;
-    for (const auto& m : messages) out.push_back(text_of(m));
+    context.each([&](const StoredMessage& m) { out.push_back(text_of(m)); });
     return out;
   };
   for (const auto& m : whole)

@@ -2,12 +2,16 @@
 
 #include "core/domain/json_text.h"
 
+#include <string_view>
+
 namespace agentrt::core {
 namespace {
 
 // `,"role":"<role>"}`, the end of a message. Roles are user, assistant or system
-// (run_request.cpp); any other is escaped.
-void append_role_and_close(std::string& out, const std::string& role) {
+// (run_request.cpp); any other is escaped. A view, so that each comparison looks at the
+// length first (a std::string against a literal is a strlen and a memcmp: 4% of a long
+// session's /chat).
+void append_role_and_close(std::string& out, std::string_view role) {
   if (role == "user") {
     out += R"(,"role":"user"})";
   } else if (role == "assistant") {

@@ -5,6 +5,7 @@
 
 #include <agentrt/plugin.hpp>
 
+#include <string_view>
 #include <vector>
 
 namespace agentrt::providers::anthropic {
@@ -42,7 +43,7 @@ void write_content_blocks(JsonWriter& out, const ChatMessage& message) {
 
 // `","type":"text"}],"role":"<role>"}`, the end of a message of one text block, for the
 // roles a message may have here; empty for any other.
-std::string_view one_block_close(const std::string& role) {
+std::string_view one_block_close(std::string_view role) {
   if (role == "user") return R"(","type":"text"}],"role":"user"})";
   if (role == "assistant") return R"(","type":"text"}],"role":"assistant"})";
   return {};
@@ -65,7 +66,7 @@ void write_message(JsonWriter& out, const ChatMessage& message) {
 std::vector<const EscapedText*> system_texts(const ChatRequest& chat) {
   std::vector<const EscapedText*> texts;
   for (const ChatMessage& message : chat.messages) {
-    if (message.role != "system") continue;
+    if (std::string_view(message.role) != "system") continue;
     for (const ContentPart& part : message.parts) {
       if (part.kind != ContentPart::Kind::text)
         throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT,
@@ -102,7 +103,8 @@ std::string request_body(const ChatRequest& chat) {
   out.key("max_tokens").integer(chat.max_tokens.value_or(kDefaultMaxTokens));
   out.key("messages").begin_array();
   for (const ChatMessage& message : chat.messages) {
-    if (message.role == "system") continue;  // the API has no system role in messages
+    if (std::string_view(message.role) == "system")
+      continue;  // the API has no system role in messages
     write_message(out, message);
   }
   out.end_array();

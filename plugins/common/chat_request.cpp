@@ -138,7 +138,7 @@ size_t body_size_hint(const ChatRequest& chat) {
   return size;
 }
 
-std::string_view text_message_close(const std::string& role) {
+std::string_view text_message_close(std::string_view role) {
   if (role == "user") return R"(","role":"user"})";
   if (role == "assistant") return R"(","role":"assistant"})";
   if (role == "system") return R"(","role":"system"})";

@@ -88,7 +88,7 @@ size_t body_size_hint(const ChatRequest& chat);
 
 // `","role":"<role>"}`, the end of a message written as `{"content":"<text>","role":...}`
 // (openai's and ollama's shape) for the roles a request holds; empty for any other.
-std::string_view text_message_close(const std::string& role);
+std::string_view text_message_close(std::string_view role);
 
 // The texts of `message`'s text parts joined with `separator`. A lone text is the part's
 // own, borrowed as the part's is.

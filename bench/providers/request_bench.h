@@ -6,7 +6,7 @@
 
 namespace agentrt::bench {
 
-// Requests in the engine's shape (provider_request, core/runs/run_service.cpp) with
+// Requests in the engine's shape (core/runs/provider_request.cpp) with
 // `messages` messages of about `bytes` bytes each: prose with newlines, quotes and
 // non-ASCII letters when `prose`, else short plain ASCII. Prints one table row per
 // vendor: CPU ns per request read, per body written, and the two per message.

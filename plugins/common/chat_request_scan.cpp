@@ -81,7 +81,7 @@ bool scan_message(JsonScanner& scan, ChatRequest& chat) {
 }
 
 // The engine writes a message of one text as {"content":[{"text":"...","type":"text"}],
-// "role":"..."} (core/runs/run_service.cpp, keys sorted, no spaces), and most messages
+// "role":"..."} (core/runs/provider_request.cpp, keys sorted, no spaces), and most messages
 // of a long session are that. Such a message is read by matching its fixed bytes (half
 // the time of the general reading, on a request of short messages); any other, from
 // its first byte again, the general way.

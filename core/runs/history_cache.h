@@ -71,7 +71,7 @@ class HistoryCache {
     std::shared_ptr<std::vector<StoredMessage>> messages;
     size_t first = 0;
     bool from_first = false;  // the session's first message is among them
-    int64_t tokens = 0;       // of `messages`
+    int64_t tokens = 0;       // of those held
     int64_t window = 0;       // the largest context window asked of it
     size_t bytes = 0;
     std::list<std::string>::iterator lru;

@@ -27,7 +27,7 @@ void append_role_and_close(std::string& out, std::string_view role) {
 
 // The context is written where it is instead of copied into a JSON document first, and
 // a message goes in three appends: written key by key, a long session's 1,600 messages
-// took 200 us a /chat, against 113-117 (bench/README.md, session 19).
+// took 180-200 us a /chat, against 105-120 (bench/README.md, session 19).
 std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature) {
   std::string text;

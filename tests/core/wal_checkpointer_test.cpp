@@ -190,9 +190,15 @@ TEST(WalCheckpointerTest, StaysOffTheIdlePolicyWhereItCouldNotLeaveIt) {
       EXPECT_NE(logged.find("LimitNICE=+19"), std::string::npos)
           << "the operator is not told: " << logged;
     }
-    for (auto until = std::chrono::steady_clock::now() + 10s;
-         checkpointer.completed() == 0 && std::chrono::steady_clock::now() < until;)
-      w.write_pages(5);
+    // Past the threshold, then a commit at a time with pauses, each asking for a pass:
+    // a writer that never paused grew the WAL faster than a thread at nice 19 copied it
+    // with both cores taken by other tests, and no pass ended in 10 s (session 19's CI).
+    w.write_pages(25);
+    for (auto until = std::chrono::steady_clock::now() + 20s;
+         checkpointer.completed() == 0 && std::chrono::steady_clock::now() < until;) {
+      w.write_pages(1);
+      std::this_thread::sleep_for(5ms);
+    }
     EXPECT_GT(checkpointer.completed(), 0u);
   });
   Logger::set_sink(nullptr);

@@ -77,11 +77,7 @@ JsonWriter& JsonWriter::string(std::string_view text) {
 }
 
 JsonWriter& JsonWriter::escaped(std::string_view json) {
-  before_value();
-  out_ += '"';
-  out_ += json;
-  out_ += '"';
-  return *this;
+  return around("\"", json, "\"");
 }
 
 JsonWriter& JsonWriter::around(std::string_view open, std::string_view escaped,

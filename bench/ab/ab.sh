@@ -15,9 +15,11 @@
 # Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4), HISTORY (0: a
 # new session a /chat; N: every /chat continues one session first given N messages, in
 # /chats of 400 short ones, so each run reads a long history; PROSE=1 makes them about 400
-# bytes of prose each), WINDOW (the mock model's context window, 8192). Prints per run:
-# requests/s, p50, p99 and p99.9 latency (µs, each request timed by post.lua; p99_wrk is
-# wrk's own p99, corrected for coordinated omission) and agentd's CPU per request (µs, from /proc).
+# bytes of prose each, PROSE=cyrillic as many bytes of such prose in Russian; PROSE_LOAD=1
+# makes the load's own messages such prose too), WINDOW (the mock model's context window,
+# 8192). Prints per run: requests/s, p50, p99 and p99.9 latency (µs, each request timed by
+# post.lua; p99_wrk is wrk's own p99, corrected for coordinated omission) and agentd's CPU
+# per request (µs, from /proc).
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
 # opened over 5 s, 2 s of warm-up), and each run prints the streams finished in the D
 # seconds measured, the fewest live, agentd's CPU (% of a core) and its CPU per delta
@@ -53,7 +55,14 @@ if [ "$HISTORY" -gt 0 ]; then
     {role: (if . % 2 == 0 then "user" else "assistant" end),
      content: [{type: "text", text: (if $prose == "1" then
        [range(3) | "Message \(.): the café’s \"daily special\" changed — résumé of line 42.\nHere is the function you asked for:\n    if (x < 0) { return \"négatif\\n\"; }\n"] | join("")
+       elif $prose == "cyrillic" then
+       [range(2) | "Сообщение \(.): «блюдо дня» в кафе изменилось — итог строки 42.\nВот функция, о которой вы просили:\n    if (x < 0) { return \"отрицательно\\n\"; }\n"] | join("")
        else "message \(.) of the history" end)}]}]}' >"$work/seed.json"
+  # PROSE_LOAD=1: each /chat of the load says the first of those messages instead of
+  # "hello", so the window stays prose as the load's turns push the seed's out of it.
+  if [ "${PROSE_LOAD:-0}" = 1 ]; then
+    jq -c '{model, session_id, messages: [.messages[0]]}' "$work/seed.json" >"$work/chat.json"
+  fi
 else
   echo '{"model":"mock-model","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/chat.json"
 fi
@@ -112,8 +121,12 @@ one() { # variant
   fi
   local seeded=0
   while [ "$seeded" -lt "$HISTORY" ]; do
-    curl -sS --fail -o /dev/null -H "Authorization: Bearer $user" -H 'Content-Type: application/json' \
-      -d @"$work/seed.json" "http://$addr/chat"
+    if ! curl -sS --fail-with-body -o "$work/seed.out" -H "Authorization: Bearer $user" \
+      -H 'Content-Type: application/json' -d @"$work/seed.json" "http://$addr/chat"; then
+      cat "$work/seed.out" >&2
+      kill "$pid"
+      exit 1
+    fi
     seeded=$((seeded + 401))
   done
   load "$addr" "$user" 2 >/dev/null  # warm-up

@@ -87,7 +87,7 @@ struct Options {
   std::string upstream;  // set: measure the transport against it instead
   int history = 0;       // set: measure reading and writing requests of this many messages
   int message_bytes = 400;
-  bool prose = true;
+  HistoryText text = HistoryText::latin;
   int requests = 2000;
   int deltas = 16;
   double seconds = 0.5;
@@ -102,7 +102,7 @@ struct Options {
                "       provider_bench --upstream http://127.0.0.1:PORT/v1 [--requests N (2000)] "
                "[--reps N (5)]\n"
                "       provider_bench --history MESSAGES [--message-bytes N (400)] "
-               "[--plain 1] [--seconds S] [--reps N]\n");
+               "[--plain 1 | --script latin|cyrillic|cjk] [--seconds S] [--reps N]\n");
   std::exit(2);
 }
 
@@ -125,7 +125,13 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--message-bytes") {
       o.message_bytes = std::max(1, std::atoi(value.c_str()));
     } else if (arg == "--plain") {
-      o.prose = value == "0";
+      if (value != "0") o.text = HistoryText::plain;
+    } else if (arg == "--script" && value == "latin") {
+      o.text = HistoryText::latin;
+    } else if (arg == "--script" && value == "cyrillic") {
+      o.text = HistoryText::cyrillic;
+    } else if (arg == "--script" && value == "cjk") {
+      o.text = HistoryText::cjk;
     } else if (arg == "--reps") {
       o.reps = std::max(1, std::atoi(value.c_str()));
     } else if (arg == "--vendor" && value == "openai") {
@@ -170,7 +176,7 @@ int main(int argc, char** argv) {
   Options o = parse(argc, argv);
   if (!o.upstream.empty()) return run_transport(o.upstream, o.requests, o.reps) ? 0 : 1;
   if (o.history > 0) {
-    run_request_bench(o.history, o.message_bytes, o.prose, o.seconds, o.reps);
+    run_request_bench(o.history, o.message_bytes, o.text, o.seconds, o.reps);
     return 0;
   }
   report(o);

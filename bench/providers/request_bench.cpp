@@ -21,26 +21,47 @@ namespace agentrt::bench {
 namespace {
 
 // Text as a model writes it and a person answers: paragraphs, a quotation, an
-// apostrophe, accented letters, a dash and quotes past ASCII, a line of code.
-std::string prose_of(size_t bytes, int index) {
-  static const char* const kPieces[] = {
+// apostrophe, letters past ASCII, a dash and quotes past ASCII, a line of code. The
+// same five pieces in each script, so that only the letters' bytes differ.
+const char* const* pieces_of(HistoryText text) {
+  static const char* const kLatin[] = {
       "The café's menu changed again, so we rewrote the \"daily special\" section.\n",
       "Here is the function you asked for:\n    if (x < 0) { return \"negative\\n\"; }\n",
       "Größe und Maße — both are fine; résumé keeps its accents.\n\n",
       "She said “it works” and moved on; the test still fails on line 42.\t\n",
       "Plain sentences make up most of any answer, one after another, with commas. ",
   };
+  static const char* const kCyrillic[] = {
+      "Меню кафе снова изменилось, поэтому мы переписали раздел «блюдо дня».\n",
+      "Вот функция, которую вы просили:\n    if (x < 0) { return \"negative\\n\"; }\n",
+      "Размер и мера — оба подходят; резюме сохраняет ударения.\n\n",
+      "Она сказала «работает» и пошла дальше; тест всё ещё падает на строке 42.\t\n",
+      "Простые предложения составляют большую часть ответа, одно за другим, с запятыми. ",
+  };
+  static const char* const kCjk[] = {
+      "咖啡馆的菜单又变了，所以我们重写了“每日特餐”部分。\n",
+      "这是你要的函数：\n    if (x < 0) { return \"negative\\n\"; }\n",
+      "大小和尺寸——两者都可以；简历保留了重音。\n\n",
+      "她说“可以了”然后继续；测试仍然在第42行失败。\t\n",
+      "简单的句子构成了任何回答的大部分，一句接一句，带着逗号。",
+  };
+  return text == HistoryText::cyrillic ? kCyrillic : text == HistoryText::cjk ? kCjk : kLatin;
+}
+
+std::string prose_of(HistoryText kind, size_t bytes, int index) {
+  const char* const* pieces = pieces_of(kind);
   std::string text;
-  for (int i = index; text.size() < bytes; ++i) text += kPieces[i % 5];
+  for (int i = index; text.size() < bytes; ++i) text += pieces[i % 5];
   return text;
 }
 
-std::string engine_request(int messages, int bytes, bool prose) {
+std::string engine_request(int messages, int bytes, HistoryText kind) {
   std::string text = R"({"messages":[)";
   for (int i = 0; i < messages; ++i) {
     if (i > 0) text += ',';
-    std::string words = prose ? prose_of(static_cast<size_t>(bytes), i)
-                              : "message " + std::to_string(i) + " of the history";
+    std::string words = kind == HistoryText::plain
+                            ? "message " + std::to_string(i) + " of the history"
+                            : prose_of(kind, static_cast<size_t>(bytes), i);
     nlohmann::json content = nlohmann::json::array({{{"type", "text"}, {"text", words}}});
     text += R"({"content":)" + content.dump() + R"(,"role":")" +
             (i % 2 == 0 ? "user" : "assistant") + "\"}";
@@ -81,8 +102,8 @@ double median_ns(const std::function<void()>& fn, double seconds, int reps) {
 
 }  // namespace
 
-void run_request_bench(int messages, int bytes, bool prose, double seconds, int reps) {
-  const std::string request = engine_request(messages, bytes, prose);
+void run_request_bench(int messages, int bytes, HistoryText text, double seconds, int reps) {
+  const std::string request = engine_request(messages, bytes, text);
   const providers::ChatRequest chat = providers::parse_chat_request(request);
   if (chat.messages.size() != static_cast<size_t>(messages) ||
       !providers::scan_chat_request(request)) {

@@ -79,21 +79,16 @@ void append_escaped(std::string& out, std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const auto* end = p + text.size();
   const auto* run = p;  // bytes from here on are not in out yet
-  while ((p = skip_plain(p, end)) < end) {
-    if (*p >= 0x80) {
-      const size_t length = utf8_length(p, end);
-      if (length == 0) {
-        out.resize(start);
-        const std::string quoted = nlohmann::json(std::string(text)).dump();  // throws
-        out.append(quoted, 1, quoted.size() - 2);
-        return;
-      }
-      p += length;
-    } else {
-      out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
-      append_escape(out, *p);
-      run = ++p;
+  while ((p = skip_text(p, end)) < end) {
+    if (*p >= 0x80) {  // not UTF-8
+      out.resize(start);
+      const std::string quoted = nlohmann::json(std::string(text)).dump();  // throws
+      out.append(quoted, 1, quoted.size() - 2);
+      return;
     }
+    out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(p - run));
+    append_escape(out, *p);
+    run = ++p;
   }
   out.append(reinterpret_cast<const char*>(run), static_cast<size_t>(end - run));
 }

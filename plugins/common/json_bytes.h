@@ -44,6 +44,44 @@ inline const unsigned char* skip_plain(const unsigned char* p, const unsigned ch
 // The length of the well-formed UTF-8 sequence at `p` (a byte >= 0x80), or 0. The
 // ranges are RFC 3629's, which nlohmann enforces too: no overlong forms, no encoded
 // surrogates, nothing above U+10FFFF.
-size_t utf8_length(const unsigned char* p, const unsigned char* end);
+inline size_t utf8_length(const unsigned char* p, const unsigned char* end) {
+  const auto in = [](unsigned char c, unsigned char low, unsigned char high) {
+    return c >= low && c <= high;
+  };
+  const unsigned char c = p[0];
+  const size_t left = static_cast<size_t>(end - p);
+  if (in(c, 0xC2, 0xDF)) return left >= 2 && in(p[1], 0x80, 0xBF) ? 2 : 0;
+  if (in(c, 0xE0, 0xEF)) {
+    if (left < 3 || !in(p[2], 0x80, 0xBF)) return 0;
+    unsigned char low = c == 0xE0 ? 0xA0 : 0x80, high = c == 0xED ? 0x9F : 0xBF;
+    return in(p[1], low, high) ? 3 : 0;
+  }
+  if (in(c, 0xF0, 0xF4)) {
+    if (left < 4 || !in(p[2], 0x80, 0xBF) || !in(p[3], 0x80, 0xBF)) return 0;
+    unsigned char low = c == 0xF0 ? 0x90 : 0x80, high = c == 0xF4 ? 0x8F : 0xBF;
+    return in(p[1], low, high) ? 4 : 0;
+  }
+  return 0;
+}
+
+// The first byte at or after `p` that neither stands for itself nor belongs to a
+// well-formed UTF-8 sequence (a quote, a backslash, a control character, a malformed
+// sequence), or `end`. Text in a script past ASCII is a sequence a letter, with a space
+// or a comma between words, so a run of sequences and single plain bytes stays in one
+// loop, and only two ASCII bytes in a row go back to skip_plain: through skip_plain at
+// every letter, a Russian text was read at a sixth of the pace of an English one
+// (bench/README.md, session 20).
+inline const unsigned char* skip_text(const unsigned char* p, const unsigned char* end) {
+  for (;;) {
+    p = skip_plain(p, end);
+    if (p == end || *p < 0x80) return p;
+    do {
+      const size_t length = utf8_length(p, end);
+      if (length == 0) return p;
+      p += length;
+      if (p < end && kPlainBytes.plain[*p]) ++p;  // a space between words
+    } while (p < end && *p >= 0x80);
+  }
+}
 
 }  // namespace agentrt::providers

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
@@ -64,31 +65,12 @@ TEST(JsonScan, RefusesBadEscapesSurrogatesAndControlCharacters) {
 }
 
 TEST(JsonScan, RefusesMalformedUtf8AsNlohmannDoes) {
-  const std::vector<std::string> bad = {"\x80",
-                                        "\xBF",
-                                        "\xC0\x80",
-                                        "\xC1\xBF",
-                                        "\xC3",
-                                        "\xC3\x28",
-                                        "\xE0\x80\x80",
-                                        "\xE0\x9F\xBF",
-                                        "\xED\xA0\x80",
-                                        "\xED\xBF\xBF",
-                                        "\xE2\x82",
-                                        "\xF0\x80\x80\x80",
-                                        "\xF0\x8F\xBF\xBF",
-                                        "\xF4\x90\x80\x80",
-                                        "\xF5\x80\x80\x80",
-                                        "\xFF",
-                                        "\xF0\x9F\x8C"};
-  for (const std::string& bytes : bad) {
+  for (const std::string& bytes : agentrt::test::malformed_utf8()) {
     EXPECT_EQ(text_of("\"" + bytes + "\""), std::nullopt);
     EXPECT_FALSE(nlohmann_accepts("\"" + bytes + "\""));
   }
-  const std::vector<std::string> good = {"\xC2\x80",         "\xDF\xBF",        "\xE0\xA0\x80",
-                                         "\xED\x9F\xBF",     "\xEE\x80\x80",    "\xEF\xBF\xBF",
-                                         "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF"};
-  for (const std::string& bytes : good) EXPECT_EQ(text_of("\"" + bytes + "\""), bytes);
+  for (const std::string& bytes : agentrt::test::utf8_edges())
+    EXPECT_EQ(text_of("\"" + bytes + "\""), bytes);
 }
 
 // Reads {"v": <value>} with read_string; nullopt when the scan refused it.
@@ -123,6 +105,50 @@ TEST(JsonScan, ReadsEveryAwkwardByteAtEveryOffsetAsNlohmannDoes) {
     }
   EXPECT_GT(checked, 3000u);
   EXPECT_EQ(string_of("7"), std::nullopt) << "read_string took a number";
+}
+
+std::string hex(const std::string& bytes) {
+  std::string out;
+  char digits[4];
+  for (unsigned char c : bytes) {
+    std::snprintf(digits, sizeof digits, "%02x ", c);
+    out += digits;
+  }
+  return out;
+}
+
+// Every piece a string may hold, well formed or not.
+std::vector<std::string> every_piece() {
+  std::vector<std::string> pieces = agentrt::test::awkward_pieces();
+  for (const auto* more : {&agentrt::test::malformed_utf8(), &agentrt::test::utf8_edges()})
+    pieces.insert(pieces.end(), more->begin(), more->end());
+  return pieces;
+}
+
+// A run of letters past ASCII is passed over as UTF-8 sequences (skip_text,
+// json_bytes.h): whatever falls among them, at any byte offset, between letters or
+// cutting one, the scan refuses what nlohmann refuses and reads what it reads.
+TEST(JsonScan, ReadsTextInScriptsPastAsciiAsNlohmannDoes) {
+  size_t checked = 0, refused = 0;
+  for (const std::string& letter : agentrt::test::letters_past_ascii())
+    for (const std::string& piece : every_piece())
+      for (const std::string& text : agentrt::test::texts_in_script(piece, letter)) {
+        const std::string raw = "\"" + text + "\"";
+        const bool accepted = nlohmann_accepts(raw);
+        ASSERT_EQ(text_of(raw).has_value(), accepted) << hex(text);
+        ASSERT_EQ(skips(raw), accepted) << hex(text);
+        ++checked;
+        if (!accepted) {
+          ++refused;
+          continue;
+        }
+        const std::string value = json::parse(raw).get<std::string>();
+        ASSERT_EQ(text_of(raw), value) << hex(text);
+        ASSERT_EQ(string_of(raw), value) << hex(text);
+        ASSERT_EQ(text_of(json(text).dump()), text) << hex(text);
+      }
+  EXPECT_GT(checked, 30000u);
+  EXPECT_GT(refused, checked / 3) << "the malformed pieces were not met";
 }
 
 TEST(JsonScan, ReadsIntegersAndLeavesTheRestToNlohmann) {

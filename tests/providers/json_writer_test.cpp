@@ -73,6 +73,34 @@ TEST(JsonWriter, EscapesEveryAwkwardByteAtEveryOffsetAsNlohmannDoes) {
   EXPECT_GT(checked, 10000u);
 }
 
+// Letters past ASCII are passed over as UTF-8 sequences (skip_text, json_bytes.h):
+// whatever falls among them, at any byte offset, between letters or cutting one, the
+// text is written as dump() writes it, or refused as dump() refuses it.
+TEST(JsonWriter, WritesTextInScriptsPastAsciiAsDumpDoes) {
+  std::vector<std::string> pieces = agentrt::test::awkward_pieces();
+  for (const auto* more : {&agentrt::test::malformed_utf8(), &agentrt::test::utf8_edges()})
+    pieces.insert(pieces.end(), more->begin(), more->end());
+  size_t written = 0, refused = 0;
+  for (const std::string& letter : agentrt::test::letters_past_ascii())
+    for (const std::string& piece : pieces)
+      for (const std::string& text : agentrt::test::texts_in_script(piece, letter)) {
+        std::string dumped;
+        try {
+          dumped = json(text).dump();
+        } catch (const json::type_error&) {
+          std::string out = "kept";
+          ASSERT_THROW(JsonWriter(out).string(text), json::type_error);
+          ASSERT_EQ(out, "kept") << "a refused string left part of itself behind";
+          ++refused;
+          continue;
+        }
+        ASSERT_EQ(written_string(text), dumped);
+        ++written;
+      }
+  EXPECT_GT(written, 10000u);
+  EXPECT_GT(refused, 10000u);
+}
+
 TEST(JsonWriter, RefusesInvalidUtf8AtEveryOffsetAsDumpDoes) {
   for (const char* bad : {"\x80", "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xff"})
     for (const std::string& text : agentrt::test::texts_with(bad)) {

@@ -66,10 +66,10 @@ inline size_t utf8_length(const unsigned char* p, const unsigned char* end) {
 
 // The first byte at or after `p` that neither stands for itself nor belongs to a
 // well-formed UTF-8 sequence (a quote, a backslash, a control character, a malformed
-// sequence), or `end`. Text in a script past ASCII is a sequence a letter, with a space
-// or a comma between words, so a run of sequences and single plain bytes stays in one
-// loop, and only two ASCII bytes in a row go back to skip_plain: through skip_plain at
-// every letter, a Russian text was read at a sixth of the pace of an English one
+// sequence), or `end`. In a script past ASCII every letter is such a sequence, with a
+// space or a comma between words, so a run of sequences and single plain bytes stays in
+// one loop, and only two ASCII bytes in a row go back to skip_plain: through skip_plain
+// at every letter, a Russian text was read at a sixth of the pace of an English one
 // (bench/README.md, session 20).
 inline const unsigned char* skip_text(const unsigned char* p, const unsigned char* end) {
   for (;;) {

@@ -2,6 +2,7 @@
 // flags. Environment and flag values go through the same checks as file values, so a
 // bad AGENTRT_MODE fails at start instead of being ignored.
 #include "core/config/config.h"
+#include "core/domain/json_text.h"
 #include "core/log/logger.h"
 
 #include <fcntl.h>
@@ -22,16 +23,10 @@ std::string describe(const std::string& key) {
   return "config key '" + key + "'";
 }
 
-std::string quoted(const std::string& value) {
-  std::string text =
-      nlohmann::json(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
-}
-
 [[noreturn]] void expected(const std::string& key, const std::string& what,
                            const std::string& got) {
-  throw ConfigError(key, describe(key) + " must be " + what + ", got " + quoted(got));
+  throw ConfigError(key,
+                    describe(key) + " must be " + what + ", got " + json_excerpt(got, kShownBytes));
 }
 
 Config default_config() {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -73,6 +74,9 @@ class ConfigError : public std::runtime_error {
  private:
   std::string key_;
 };
+
+// How much of a refused value a ConfigError quotes, in bytes.
+inline constexpr size_t kShownBytes = 60;
 
 // Overrides from the command line; unset members leave the lower layers alone.
 struct ConfigOverrides {

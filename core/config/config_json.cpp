@@ -1,6 +1,7 @@
 // The config file's document: every key is checked against the known set, so a typo
 // ("server.thread") fails loudly instead of silently keeping a default.
 #include "core/config/config.h"
+#include "core/domain/json_text.h"
 #include "core/log/logger.h"
 
 namespace agentrt::core {
@@ -8,18 +9,13 @@ namespace {
 
 using nlohmann::json;
 
-std::string shown(const json& value) {
-  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
-}
-
 [[noreturn]] void unknown_key(const std::string& key) {
   throw ConfigError(key, "unknown config key '" + key + "'");
 }
 
 [[noreturn]] void expected(const std::string& key, const std::string& what, const json& got) {
-  throw ConfigError(key, "config key '" + key + "' must be " + what + ", got " + shown(got));
+  throw ConfigError(
+      key, "config key '" + key + "' must be " + what + ", got " + json_excerpt(got, kShownBytes));
 }
 
 const std::string& expect_string(const json& value, const std::string& key) {

@@ -104,6 +104,17 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
+std::string json_excerpt(const nlohmann::json& value, size_t max_bytes) {
+  std::string text;
+  append_json_value(text, value);
+  if (text.size() <= max_bytes) return text;
+  constexpr std::string_view kEllipsis = "...";
+  size_t cut = max_bytes > kEllipsis.size() ? max_bytes - kEllipsis.size() : 0;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text.append(kEllipsis);
+}
+
 void append_json_int(std::string& out, int64_t value) {
   char digits[24];
   out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);

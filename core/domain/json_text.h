@@ -21,6 +21,11 @@ void append_json_int(std::string& out, int64_t value);
 // Appends `value` as nlohmann's dump writes it (invalid UTF-8 replaced).
 void append_json_value(std::string& out, const nlohmann::json& value);
 
+// `value` as dump writes it, for a message that quotes what it was given: at most
+// `max_bytes` bytes, a longer text cut before the character that would pass the limit
+// (never inside one, so the message stays UTF-8) and ended with "...".
+std::string json_excerpt(const nlohmann::json& value, size_t max_bytes);
+
 // One object written member by member: {"a":1,"b":"x"}. Keys are written as given,
 // unescaped: they are the caller's literals.
 class JsonObjectText {

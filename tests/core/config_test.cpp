@@ -1,4 +1,5 @@
 #include "core/config/config.h"
+#include "core/domain/json_text.h"
 #include "tests/core/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -277,6 +278,33 @@ TEST(ConfigTest, BadEnvironmentValuesNameTheVariable) {
     std::string message = config_error([&] { load_config({}, {{name, value}}); }, name);
     EXPECT_NE(message.find(name), std::string::npos) << message;
   }
+}
+
+// A refused value is quoted up to kShownBytes, cut before the character that would pass
+// them: cut inside a letter, as it was, the message was not UTF-8, and a JSON log line
+// or an API error carrying it could not be written.
+TEST(ConfigTest, AQuotedValueIsCutBetweenCharactersInAnyScript) {
+  std::string value = "a";  // so that the cut at 57 bytes falls inside a letter
+  for (int i = 0; i < 40; ++i) value += "\xD1\x8F";  // Cyrillic ya
+  const std::string quoted_start = "got \"a\xD1\x8F\xD1\x8F";
+  const std::vector<std::string> messages = {
+      apply_error(json{{"mode", value}}.dump(), "mode"),
+      config_error(
+          [&] {
+            load_config({}, {{"AGENTRT_MODE", value}});
+          },
+          "AGENTRT_MODE"),
+  };
+  for (const std::string& message : messages) {
+    EXPECT_NO_THROW(json(message).dump()) << "the message is not UTF-8";
+    const size_t got = message.find(quoted_start);
+    ASSERT_NE(got, std::string::npos) << message;
+    const std::string quoted = message.substr(got + 4);
+    EXPECT_EQ(quoted.size(), kShownBytes - 1) << quoted;  // 27 letters, not 27 and a half
+    EXPECT_EQ(quoted.substr(quoted.size() - 3), "...") << quoted;
+  }
+  EXPECT_EQ(json_excerpt(json("short"), kShownBytes), "\"short\"");
+  EXPECT_EQ(json_excerpt(json(std::string(100, 'x')), 10), "\"xxxxxx...");
 }
 
 TEST(ConfigTest, BadFlagsNameTheFlag) {

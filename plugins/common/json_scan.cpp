@@ -28,6 +28,17 @@ struct WordBytes {
 };
 constexpr WordBytes kWordBytes;
 
+// The letters after a backslash that make a two-byte escape of EscapedText's form: all
+// JSON's short escapes but "\/".
+struct ShortEscapes {
+  bool letter[256] = {};
+  constexpr ShortEscapes() {
+    for (char c : {'"', '\\', 'b', 'f', 'n', 'r', 't'})
+      letter[static_cast<unsigned char>(c)] = true;
+  }
+};
+constexpr ShortEscapes kShortEscape;
+
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -226,10 +237,16 @@ bool JsonScanner::scan_string(std::string_view* raw, bool* escaped, bool* as_wri
     if (*p == '"') break;
     // A control character, which must be escaped, or a malformed sequence.
     if (*p != '\\') return fail();
+    saw_escape = true;
+    // Prose has a short escape (a newline, a quote, a tab) every line or two: passed
+    // here, without decoding, as each is the form EscapedText keeps.
+    if (end_ - p >= 2 && kShortEscape.letter[static_cast<unsigned char>(p[1])]) {
+      p += 2;
+      continue;
+    }
     uint32_t cp = 0;
     size_t n = escape_length(p + 1, end_, cp);
     if (n == 0) return fail();
-    saw_escape = true;
     escapes_as_written = escapes_as_written && escape_as_written(p + 1, cp);
     p += 1 + n;
   }

@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace agentrt::providers {
 
 // Bytes that stand for themselves inside a string: printable ASCII but the quote and
@@ -22,6 +26,20 @@ inline constexpr PlainBytes kPlainBytes;
 // at a time, as text is mostly such bytes (on a request of long messages of prose, the
 // vendor's body took 30% less time to write than a byte at a time).
 inline const unsigned char* skip_plain(const unsigned char* p, const unsigned char* end) {
+#if defined(__SSE2__)
+  // Sixteen at a time where the CPU has SSE2, as every x86-64 does: a signed compare
+  // with 0x20 marks the bytes below it and those past ASCII (negative) at once. A read
+  // of English prose took 18% fewer instructions (bench/README.md, session 20).
+  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i special = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash));
+    const int marks = _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(x, space), special));
+    if (marks != 0) return p + __builtin_ctz(static_cast<unsigned>(marks));
+    p += 16;
+  }
+#endif
   constexpr uint64_t kOnes = 0x0101010101010101u, kHigh = 0x8080808080808080u;
   // The lowest mark is the first byte only where the first byte is the lowest.
   constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;

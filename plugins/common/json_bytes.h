@@ -22,9 +22,9 @@ struct PlainBytes {
 };
 inline constexpr PlainBytes kPlainBytes;
 
-// The first byte at or after `p` that does not stand for itself, or `end`. Eight bytes
-// at a time, as text is mostly such bytes (on a request of long messages of prose, the
-// vendor's body took 30% less time to write than a byte at a time).
+// The first byte at or after `p` that does not stand for itself, or `end`. Sixteen or
+// eight bytes at a time, as text is mostly such bytes (on a request of long messages of
+// prose, eight at a time wrote the vendor's body in 30% less time than one at a time).
 inline const unsigned char* skip_plain(const unsigned char* p, const unsigned char* end) {
 #if defined(__SSE2__)
   // Sixteen at a time where the CPU has SSE2, as every x86-64 does: a signed compare

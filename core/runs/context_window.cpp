@@ -22,8 +22,22 @@ StoredMessage system_message(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The bytes a text counts for: its own, and one more for each character of three bytes
+// (Chinese, Japanese, Korean and most symbols). Tokenizers such as cl100k_base give such
+// characters about a token each, where 4 bytes a token gave them three quarters, and a
+// session in Chinese filled a window past the model's limit (docs/operator-guide.md).
+size_t weighted_bytes(std::string_view text) {
+  size_t three_byte_leads = 0;
+  for (const char c : text) three_byte_leads += (static_cast<unsigned char>(c) & 0xF0) == 0xE0;
+  return text.size() + three_byte_leads;
+}
+
+}  // namespace
+
 int64_t estimate_text_tokens(const std::string& text) {
-  return static_cast<int64_t>((text.size() + 3) / 4);
+  return static_cast<int64_t>((weighted_bytes(text) + 3) / 4);
 }
 
 int64_t estimate_stored_tokens(std::string_view content_json) {
@@ -32,7 +46,7 @@ int64_t estimate_stored_tokens(std::string_view content_json) {
 
 namespace {
 
-// A content part's share: its text's, or an image's.
+// A content part's share: its text's (by weighted_bytes), or an image's.
 int64_t part_tokens(bool is_text, size_t text_bytes) {
   return is_text ? static_cast<int64_t>((text_bytes + 3) / 4) : 256;
 }
@@ -40,7 +54,7 @@ int64_t part_tokens(bool is_text, size_t text_bytes) {
 }  // namespace
 
 // Reads the parts of a content array for estimate_tokens' sum, without a DOM: each
-// part's "type" and the byte length of its "text" (depth 2; deeper objects, such as an
+// part's "type" and the weighted bytes of its "text" (depth 2; deeper objects, such as an
 // image part's, are skipped).
 class ContentTokens : public JsonSaxReader {
  public:
@@ -52,7 +66,7 @@ class ContentTokens : public JsonSaxReader {
   }
   bool string(string_t& value) override {
     if (depth_ == 2 && key_ == "type") is_text_ = value == "text";
-    if (depth_ == 2 && key_ == "text") text_bytes_ = value.size();
+    if (depth_ == 2 && key_ == "text") text_bytes_ = weighted_bytes(value);
     return true;
   }
   bool start_object(std::size_t) override {
@@ -91,7 +105,7 @@ int64_t estimate_tokens(const StoredMessage& message) {
   int64_t tokens = kFraming;
   for (const auto& part : message.content) {
     const bool is_text = part.value("type", "") == "text";
-    tokens += part_tokens(is_text, is_text ? part.value("text", "").size() : 0);
+    tokens += part_tokens(is_text, is_text ? weighted_bytes(part.value("text", "")) : 0);
   }
   return tokens;
 }

@@ -1,6 +1,6 @@
 // What goes upstream, within the model's context window. Tokens are estimated, not
-// counted: 4 bytes of text a token (rounded up), 256 tokens an image, and 4 tokens a
-// message for role and framing.
+// counted: 4 bytes of text a token (rounded up), a character of three bytes counting as
+// four, 256 tokens an image, and 4 tokens a message for role and framing.
 //
 // Assembly order: the agent's system prompt and the memory the run may see (one system
 // message), then the session's history, then the new messages. The system prompt and the

@@ -25,6 +25,31 @@ TEST(ContextWindow, EstimatesFourBytesATokenPlusFraming) {
   EXPECT_EQ(estimate_tokens(image), 260);
 }
 
+// A character of three bytes counts as four: tokenizers give Chinese, Japanese and
+// Korean about a token a character (docs/operator-guide.md). Two and four bytes count
+// as they are.
+TEST(ContextWindow, EstimatesACharacterOfThreeBytesAsFour) {
+  auto message = [](const std::string& words) {
+    return StoredMessage{"user", json::array({{{"type", "text"}, {"text", words}}})};
+  };
+  std::string chinese, russian, emoji;
+  for (int i = 0; i < 100; ++i) {
+    chinese += "\xE4\xB8\xAD";    // 中: 3 bytes, counted 4
+    russian += "\xD1\x8F";        // я: 2 bytes
+    emoji += "\xF0\x9F\x98\x80";  // 😀: 4 bytes
+  }
+  EXPECT_EQ(estimate_tokens(message(chinese)), 4 + 100);
+  EXPECT_EQ(estimate_tokens(message(russian)), 4 + 50);
+  EXPECT_EQ(estimate_tokens(message(emoji)), 4 + 100);
+  EXPECT_EQ(estimate_tokens(message("ab\xE4\xB8\xAD")), 4 + 2);  // 2 + 4 bytes
+  for (const std::string& words : {chinese, russian, emoji, chinese + "ab" + russian}) {
+    const StoredMessage m = message(words);
+    EXPECT_EQ(estimate_stored_tokens(m.content.dump()), estimate_tokens(m))
+        << "a stored message is estimated as a new one";
+    EXPECT_EQ(estimate_text_tokens(words) + 4, estimate_tokens(m));
+  }
+}
+
 TEST(ContextWindow, DropsOldestFirstAndNeverTheNewMessages) {
   std::vector<StoredMessage> history = {text("user", 40), text("assistant", 40), text("user", 40),
                                         text("assistant", 40)};  // 14 tokens each

@@ -20,10 +20,6 @@ StoredMessage system_message(const std::string& text) {
   return {"system", nlohmann::json::array({{{"type", "text"}, {"text", text}}})};
 }
 
-}  // namespace
-
-namespace {
-
 // The bytes a text counts for: its own, and one more for each character of three bytes
 // (Chinese, Japanese, Korean and most symbols). Tokenizers such as cl100k_base give such
 // characters about a token each, where 4 bytes a token gave them three quarters, and a
@@ -34,24 +30,20 @@ size_t weighted_bytes(std::string_view text) {
   return text.size() + three_byte_leads;
 }
 
-}  // namespace
-
-int64_t estimate_text_tokens(const std::string& text) {
-  return static_cast<int64_t>((weighted_bytes(text) + 3) / 4);
-}
-
-int64_t estimate_stored_tokens(std::string_view content_json) {
-  return kFraming + estimate_content_tokens(content_json);
-}
-
-namespace {
-
 // A content part's share: its text's (by weighted_bytes), or an image's.
 int64_t part_tokens(bool is_text, size_t text_bytes) {
   return is_text ? static_cast<int64_t>((text_bytes + 3) / 4) : 256;
 }
 
 }  // namespace
+
+int64_t estimate_text_tokens(const std::string& text) {
+  return part_tokens(true, weighted_bytes(text));
+}
+
+int64_t estimate_stored_tokens(std::string_view content_json) {
+  return kFraming + estimate_content_tokens(content_json);
+}
 
 // Reads the parts of a content array for estimate_tokens' sum, without a DOM: each
 // part's "type" and the weighted bytes of its "text" (depth 2; deeper objects, such as an

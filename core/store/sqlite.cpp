@@ -56,7 +56,8 @@ Connection::Connection(const std::string& path, bool read_only) {
       exec(("PRAGMA page_size=" + std::to_string(kNewPageSize)).c_str());
       exec("PRAGMA journal_mode=WAL");
     }
-    exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA mmap_size=268435456;");
+    exec("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    if (read_only) exec("PRAGMA mmap_size=268435456");
   } catch (...) {
     sqlite3_close_v2(db_);
     db_ = nullptr;

@@ -23,10 +23,17 @@ class Statement;
 
 class Connection {
  public:
-  // Opens or creates `path`; sets WAL, synchronous=NORMAL, foreign keys, busy timeout,
-  // and maps the file so reads after another connection's commit are memory reads,
-  // not pread calls. A database it creates gets pages of kNewPageSize; an existing one
-  // keeps its own (SQLite cannot change it in WAL mode).
+  // Opens or creates `path`; sets WAL, synchronous=NORMAL, foreign keys and busy
+  // timeout. A read-only connection maps the file, so reads after another
+  // connection's commit are memory reads, not pread calls. The writer does not: with
+  // the file mapped, SQLite looks each page a read-only cursor fetches up in the WAL's
+  // hash tables before its own cache, and a page changed by every commit (a table's
+  // last leaf, sqlite_sequence) is in them hundreds of times between checkpoints,
+  // every copy passed by the lookup. Four such lookups a /chat were 11% of a commit's
+  // instructions (store_bench under callgrind); the writer's own cache holds those
+  // pages, since no other connection changes them. A database it creates gets pages
+  // of kNewPageSize; an existing one keeps its own (SQLite cannot change it in WAL
+  // mode).
   explicit Connection(const std::string& path, bool read_only = false);
   // A commit writes every page it touched to the WAL whole, and a /chat touches about
   // ten (a table or index leaf each, sqlite_sequence), so the page size sets the bytes

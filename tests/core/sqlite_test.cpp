@@ -138,6 +138,27 @@ TEST(SqliteTest, ReadOnlyConnectionRefusesWrites) {
   EXPECT_EQ(count.column_int(0), 0);
 }
 
+int64_t mmap_size(Connection& db) {
+  Statement q = db.prepare("PRAGMA mmap_size");
+  return q.step() ? q.column_int(0) : -1;
+}
+
+// Readers map the file; the writer does not, so that a page it reads again is found in
+// its own cache without first being looked up among the WAL's many copies of it
+// (Connection's constructor).
+TEST(SqliteTest, OnlyReadOnlyConnectionsMapTheFile) {
+  test_util::TempDir dir;
+  const std::string path = dir.file("a.db");
+  Connection writer(path);
+  writer.exec("CREATE TABLE t(x); INSERT INTO t VALUES(1)");
+  Connection reader(path, /*read_only=*/true);
+  EXPECT_EQ(mmap_size(writer), 0);
+  EXPECT_EQ(mmap_size(reader), 268435456);
+  Statement count = reader.prepare("SELECT count(*) FROM t");
+  ASSERT_TRUE(count.step());
+  EXPECT_EQ(count.column_int(0), 1);
+}
+
 // Statements are compiled once per connection and SQL text and reused; a reused
 // statement must behave exactly like a fresh one.
 TEST(SqliteTest, ACachedStatementComesBackWithoutBindingsOrOpenReads) {

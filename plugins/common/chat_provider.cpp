@@ -52,6 +52,14 @@ HttpRequest ChatProvider::prepare(const ChatRequest& chat, const std::string& ke
 }
 
 void ChatProvider::complete(const std::string& request_json, sdk::Sink& sink) {
+  complete_borrowed(request_json, sink);
+}
+
+bool ChatProvider::start(const std::string& request_json, sdk::AsyncSink sink) {
+  return start_borrowed(request_json, sink);
+}
+
+void ChatProvider::complete_borrowed(std::string_view request_json, sdk::Sink& sink) {
   ChatRequest chat = parse_chat_request(request_json);
   std::string key = resolve_key();
   WipeOnExit wipe_key(key);
@@ -77,7 +85,7 @@ void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::
   end_response(response, *adapter_, *decoder, key);
 }
 
-bool ChatProvider::start(const std::string& request_json, sdk::AsyncSink sink) {
+bool ChatProvider::start_borrowed(std::string_view request_json, sdk::AsyncSink sink) {
   ChatRequest chat = parse_chat_request(request_json);
   std::string key = resolve_key();
   WipeOnExit wipe_key(key);

@@ -33,9 +33,12 @@ class ChatProvider : public sdk::Provider {
 
   std::string list_models() override;
   // Blocks the calling thread for the whole call (hosts before ABI 1.2).
-  void complete(const std::string& request_json, sdk::Sink& sink) override;
+  void complete_borrowed(std::string_view request_json, sdk::Sink& sink) override;
   // The same call driven by the instance's transfer loops: parses the request and
   // resolves the key here (what fails there throws), then returns at once.
+  bool start_borrowed(std::string_view request_json, sdk::AsyncSink sink) override;
+  // The engine calls the two above; these only serve callers of the copying forms.
+  void complete(const std::string& request_json, sdk::Sink& sink) override;
   bool start(const std::string& request_json, sdk::AsyncSink sink) override;
 
  private:

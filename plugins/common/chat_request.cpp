@@ -73,12 +73,12 @@ void parse_message(const json& message, size_t index, ChatRequest& out) {
 
 }  // namespace
 
-ChatRequest parse_chat_request(const std::string& request_json) {
+ChatRequest parse_chat_request(std::string_view request_json) {
   if (auto scanned = scan_chat_request(request_json)) return std::move(*scanned);
   return parse_chat_request_document(request_json);
 }
 
-ChatRequest parse_chat_request_document(const std::string& request_json) {
+ChatRequest parse_chat_request_document(std::string_view request_json) {
   const json request = json::parse(request_json, nullptr, /*allow_exceptions=*/false);
   if (!request.is_object()) invalid("not a JSON object");
   ChatRequest out;

@@ -71,10 +71,10 @@ struct ChatRequest {
 // Parses {"model","messages":[{"role","content":[parts] | "text"}],"max_tokens"?,
 // "temperature"?}. Keys it does not know are ignored: newer engines may send more.
 // Throws sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT) naming what is wrong.
-ChatRequest parse_chat_request(const std::string& request_json);
+ChatRequest parse_chat_request(std::string_view request_json);
 ChatRequest parse_chat_request(std::string&&) = delete;  // it would borrow a temporary
 // The same with nlohmann's parser only: what parse_chat_request falls back to.
-ChatRequest parse_chat_request_document(const std::string& request_json);
+ChatRequest parse_chat_request_document(std::string_view request_json);
 // The same read without a JSON document, for the plain shape the engine sends; empty
 // when the request is anything else, which parse_chat_request then reads (and refuses)
 // with nlohmann. parse_chat_request tries it first.

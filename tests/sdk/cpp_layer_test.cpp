@@ -321,3 +321,50 @@ TEST(CppLayerAsync, StartEndsThroughDoneOnce) {
 }
 
 }  // namespace
+
+// The engine's calls reach complete_borrowed and start_borrowed with the host's own
+// bytes, not a copy; a provider that overrides only complete() and start() still gets
+// its string (Scripted and Immediate above).
+namespace {
+
+class Borrowing : public agentrt::sdk::Provider {
+ public:
+  Borrowing(const agentrt::sdk::Host&, const std::string&) {}
+  void complete(const std::string&, agentrt::sdk::Sink&) override { ADD_FAILURE() << "copied"; }
+  bool start(const std::string&, agentrt::sdk::AsyncSink) override {
+    ADD_FAILURE() << "copied";
+    return false;
+  }
+  void complete_borrowed(std::string_view request, agentrt::sdk::Sink&) override { seen = request; }
+  bool start_borrowed(std::string_view request, agentrt::sdk::AsyncSink sink) override {
+    seen = request;
+    sink.succeed();
+    return true;
+  }
+  std::string list_models() override { return "{}"; }
+  static inline std::string_view seen;
+};
+
+TEST(CppLayer, ProviderThatBorrowsSeesTheHostsBytes) {
+  agentrt_host_api_t host = make_host();
+  auto* table = static_cast<const agentrt_provider_vtable_t*>(
+      agentrt::sdk::detail::descriptor<Borrowing>("borrowing", "1", "", 0)->vtable);
+  agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
+  void* instance = nullptr;
+  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  const std::string request = R"({"model":"m","messages":[]})";
+  Ended ended;
+  agentrt_sink_t sink{sizeof sink,      0,       &ended,      &ignore_delta,
+                      &never_cancelled, nullptr, &record_done};
+  ASSERT_EQ(table->complete(instance, request.data(), request.size(), &sink, &error), AGENTRT_OK);
+  EXPECT_EQ(Borrowing::seen.data(), request.data());
+  EXPECT_EQ(Borrowing::seen.size(), request.size());
+  Borrowing::seen = {};
+  ASSERT_EQ(table->complete_async(instance, request.data(), 10, &sink, &error), AGENTRT_OK);
+  EXPECT_EQ(Borrowing::seen.data(), request.data());
+  EXPECT_EQ(Borrowing::seen.size(), 10u);
+  EXPECT_EQ(ended.calls, 1);
+  table->destroy(instance);
+}
+
+}  // namespace

@@ -164,6 +164,17 @@ class Provider {
     (void)sink;
     return false;
   }
+  // What the engine's calls reach: the same two with the request borrowed, valid only
+  // until the call returns. By default they copy it into a string and call the two
+  // above. A provider that reads the request where it lies overrides these and
+  // spares a copy of every request, which for a long conversation is hundreds of KB;
+  // it still defines complete(), which may then just call complete_borrowed().
+  virtual void complete_borrowed(std::string_view request_json, Sink& sink) {
+    complete(std::string(request_json), sink);
+  }
+  virtual bool start_borrowed(std::string_view request_json, AsyncSink sink) {
+    return start(std::string(request_json), sink);
+  }
 };
 
 class MemoryBackend {
@@ -231,6 +242,13 @@ T& impl(void* instance) {
   return static_cast<Instance<T>*>(instance)->impl;
 }
 
+// Through the base, where the borrowed calls are declared: a class that declares only
+// complete(const std::string&) hides them from lookup in its own scope.
+template <class T>
+Provider& as_provider(void* instance) {
+  return impl<T>(instance);
+}
+
 template <class T>
 int32_t create(const agentrt_host_api_t* api, const char* config, size_t len, void** instance,
                agentrt_error_t* error) noexcept {
@@ -269,7 +287,7 @@ const void* vtable_for() noexcept {
            agentrt_error_t* error) noexcept {
           return guarded(error, [&] {
             Sink wrapped(sink);
-            impl<T>(instance).complete(std::string(request, len), wrapped);
+            as_provider<T>(instance).complete_borrowed(std::string_view(request, len), wrapped);
           });
         },
         [](void* instance, agentrt_output_t* out, agentrt_error_t* error) noexcept {
@@ -282,7 +300,8 @@ const void* vtable_for() noexcept {
            agentrt_error_t* error) noexcept {
           bool started = false;
           int32_t rc = guarded(error, [&] {
-            started = impl<T>(instance).start(std::string(request, len), AsyncSink(sink));
+            started = as_provider<T>(instance).start_borrowed(std::string_view(request, len),
+                                                              AsyncSink(sink));
           });
           if (rc != AGENTRT_OK || started) return rc;
           return fail(error, AGENTRT_ERR_UNSUPPORTED, "this provider completes synchronously");

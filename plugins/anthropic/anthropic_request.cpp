@@ -66,7 +66,7 @@ void write_message(JsonWriter& out, const ChatMessage& message) {
 std::vector<const EscapedText*> system_texts(const ChatRequest& chat) {
   std::vector<const EscapedText*> texts;
   for (const ChatMessage& message : chat.messages) {
-    if (std::string_view(message.role) != "system") continue;
+    if (message.role != "system") continue;
     for (const ContentPart& part : message.parts) {
       if (part.kind != ContentPart::Kind::text)
         throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT,
@@ -103,8 +103,7 @@ std::string request_body(const ChatRequest& chat) {
   out.key("max_tokens").integer(chat.max_tokens.value_or(kDefaultMaxTokens));
   out.key("messages").begin_array();
   for (const ChatMessage& message : chat.messages) {
-    if (std::string_view(message.role) == "system")
-      continue;  // the API has no system role in messages
+    if (message.role == "system") continue;  // the API has no system role in messages
     write_message(out, message);
   }
   out.end_array();

@@ -58,9 +58,10 @@ void parse_message(const json& message, size_t index, ChatRequest& out) {
   const json* role = member(message, "role");
   if (!is_string(role)) invalid(message_at(index) + ".role must be a string");
   const std::string& name = role->get_ref<const std::string&>();
-  if (name != "system" && name != "user" && name != "assistant")
+  const std::string_view known = known_role(name);
+  if (known.empty())
     invalid(message_at(index) + ".role '" + name + "' is not system, user or assistant");
-  out.messages.emplace_back().role = name;
+  out.messages.emplace_back().role = known;
   const json* content = member(message, "content");
   if (is_string(content)) {
     out.add_part().text = EscapedText::of(content->get_ref<const std::string&>());
@@ -136,6 +137,12 @@ size_t body_size_hint(const ChatRequest& chat) {
       size += kAroundEachPart + part.text.json().size() + part.url.size();
   }
   return size;
+}
+
+std::string_view known_role(std::string_view role) {
+  for (std::string_view known : {"user", "assistant", "system"})
+    if (role == known) return known;
+  return {};
 }
 
 std::string_view text_message_close(std::string_view role) {

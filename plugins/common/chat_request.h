@@ -39,9 +39,14 @@ class PartsView {
 };
 
 struct ChatMessage {
-  std::string role;  // "system", "user" or "assistant"
+  // "system", "user" or "assistant", as static text (known_role): a string of its own
+  // was set and moved for each of a long session's messages.
+  std::string_view role;
   PartsView parts;
 };
+
+// The static text of `role` when it is one a message may have, else empty.
+std::string_view known_role(std::string_view role);
 
 // Moves keep the views valid (the parts' storage moves whole); a copy would not, so
 // there is none.

@@ -62,22 +62,22 @@ bool scan_content(JsonScanner& scan, ChatRequest& chat) {
 
 // `chat`'s last message.
 bool scan_message(JsonScanner& scan, ChatRequest& chat) {
-  ChatMessage& message = chat.messages.back();
   if (!scan.enter_object()) return false;
+  std::string role;
   Seen seen;
   bool ok = true;
   std::string_view key;
   while (ok && scan.next_key(key)) {
     if (key == "role")
-      ok = seen.first(1) && scan.read_string(message.role);
+      ok = seen.first(1) && scan.read_string(role);
     else if (key == "content")
       ok = seen.first(2) && scan_content(scan, chat);
     else
       ok = scan.skip_value();
   }
   if (!ok || !scan.ok() || seen.bits != 3) return false;
-  const std::string_view role = message.role;  // compared without a strlen each
-  return role == "system" || role == "user" || role == "assistant";
+  chat.messages.back().role = known_role(role);
+  return !chat.messages.back().role.empty();
 }
 
 // The engine writes a message of one text as {"content":[{"text":"...","type":"text"}],

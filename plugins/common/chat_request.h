@@ -62,9 +62,11 @@ struct ChatRequest {
   std::optional<int64_t> max_tokens;
   std::optional<double> temperature;
 
-  // For the readers: a new part of the last message (valid until the next one is added),
-  // the last message's parts taken back, and, once every part is in, each message's view
-  // pointed at its own.
+  // For the readers: room for the messages and parts a request of `request_bytes` may
+  // hold, a new part of the last message (valid until the next one is added), the last
+  // message's parts taken back, and, once every part is in, each message's view pointed
+  // at its own.
+  void reserve_for(size_t request_bytes);
   ContentPart& add_part();
   void drop_last_parts();
   void seal();

@@ -121,6 +121,7 @@ bool scan_max_tokens(JsonScanner& scan, std::optional<int64_t>& max_tokens) {
 std::optional<ChatRequest> scan_chat_request(std::string_view request_json) {
   JsonScanner scan(request_json);
   ChatRequest out;
+  out.reserve_for(request_json.size());
   Seen seen;
   bool ok = scan.enter_object();
   std::string_view key;

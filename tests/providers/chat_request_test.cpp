@@ -139,6 +139,29 @@ TEST(ChatRequestScan, ReadsTheEnginesShapeAndEveryNearMissAsTheDocumentParserDoe
   EXPECT_EQ(scanned->messages.at(0).parts[0].text.json(), "a");
 }
 
+// The scan reserves room for at most 1,024 messages and parts (ChatRequest::reserve_for);
+// a request of more, and of more parts than messages, still reads whole, each message
+// with its own parts, as the document parser reads it.
+TEST(ChatRequestScan, ReadsMoreMessagesAndPartsThanItReservesRoomFor) {
+  json messages = json::array();
+  for (int i = 0; i < 1500; ++i) {
+    json parts = json::array();
+    for (int j = 0; j <= i % 3; ++j)
+      parts.push_back({{"type", "text"}, {"text", std::to_string(i) + "." + std::to_string(j)}});
+    messages.push_back({{"role", i % 2 == 0 ? "user" : "assistant"}, {"content", parts}});
+  }
+  const std::string text = request(messages).dump();
+  const std::optional<ChatRequest> scanned = scan_chat_request(text);
+  ASSERT_TRUE(scanned);
+  ASSERT_EQ(scanned->messages.size(), 1500u);
+  const ChatMessage& last = scanned->messages.back();
+  EXPECT_EQ(last.role, "assistant");
+  ASSERT_EQ(last.parts.size(), 3u);
+  EXPECT_EQ(last.parts[2].text.json(), "1499.2");
+  EXPECT_EQ(scanned->messages[1024].parts[1].text.json(), "1024.1");
+  EXPECT_TRUE(same(*scanned, parse_chat_request_document(text)));
+}
+
 // Each of these the scanner leaves to the document parser, which reads or refuses it.
 TEST(ChatRequestScan, LeavesEverythingElseToTheDocumentParser) {
   const json user = {{"role", "user"}, {"content", {kText}}};

@@ -85,17 +85,22 @@ bool scan_message(JsonScanner& scan, ChatRequest& chat) {
 // of a long session are that. Such a message is read by matching its fixed bytes (half
 // the time of the general reading, on a request of short messages); any other, from
 // its first byte again, the general way.
+// Each literal is matched in its own consume(), whose length the compiler then knows,
+// so that it compares in a few loads instead of calling memcmp.
 bool scan_engine_message(JsonScanner& scan, ChatRequest& chat) {
-  static constexpr std::string_view kRoles[] = {"user\"}", "assistant\"}", "system\"}"};
   const char* start = scan.position();
   if (!scan.consume(R"({"content":[{"text":)")) return scan_message(scan, chat);
   if (!scan.read_escaped(chat.add_part().text)) return false;
-  if (scan.consume(R"(,"type":"text"}],"role":")"))
-    for (std::string_view role : kRoles)
-      if (scan.consume(role)) {
-        chat.messages.back().role = role.substr(0, role.size() - 2);
-        return true;
-      }
+  if (scan.consume(R"(,"type":"text"}],"role":")")) {
+    std::string_view& role = chat.messages.back().role;
+    if (scan.consume(R"(user"})"))
+      role = "user";
+    else if (scan.consume(R"(assistant"})"))
+      role = "assistant";
+    else if (scan.consume(R"(system"})"))
+      role = "system";
+    if (!role.empty()) return true;
+  }
   chat.drop_last_parts();
   scan.rewind(start);
   return scan_message(scan, chat);

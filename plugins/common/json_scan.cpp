@@ -151,10 +151,6 @@ bool JsonScanner::fail() {
   return false;
 }
 
-void JsonScanner::skip_whitespace() {
-  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-}
-
 char JsonScanner::peek() {
   skip_whitespace();
   return ok_ && p_ < end_ ? *p_ : '\0';
@@ -452,15 +448,6 @@ bool JsonScanner::read_escaped(EscapedText& out) {
   std::string_view text;
   decode_string(raw, escaped, decoded, text);
   out = EscapedText::of(text);  // validated above, so it is UTF-8 and cannot throw
-  return true;
-}
-
-bool JsonScanner::consume(std::string_view bytes) {
-  skip_whitespace();
-  if (!ok_ || static_cast<size_t>(end_ - p_) < bytes.size() ||
-      std::memcmp(p_, bytes.data(), bytes.size()) != 0)
-    return false;
-  p_ += bytes.size();
   return true;
 }
 

@@ -20,6 +20,10 @@
 # 8192). Prints per run: requests/s, p50, p99 and p99.9 latency (µs, each request timed by
 # post.lua; p99_wrk is wrk's own p99, corrected for coordinated omission) and agentd's CPU
 # per request (µs, from /proc).
+# With CALLGRIND=1, agentd runs under `valgrind --tool=callgrind`, counted from the end of
+# the warm-up, and each run prints its instructions per /chat (ir_per_chat, all of
+# agentd's threads, user space only) instead of the CPU: a figure this machine's noise
+# does not move, for changes too small for the timings (one round is enough).
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
 # opened over 5 s, 2 s of warm-up), and each run prints the streams finished in the D
 # seconds measured, the fewest live, agentd's CPU (% of a core) and its CPU per delta
@@ -104,10 +108,13 @@ one() { # variant
     esac
   done
   rm -rf "$work/data" "$work/agentd.err"  # else the last run's "listening" line can answer the wait
-  env "${settings[@]}" "$bin/bin/agentd" serve --config "$work/agentd.json" \
+  local launcher=()
+  [ "${CALLGRIND:-0}" = 1 ] &&
+    launcher=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out")
+  env "${settings[@]}" "${launcher[@]}" "$bin/bin/agentd" serve --config "$work/agentd.json" \
     --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/agentd.err" &
   local pid=$!
-  for _ in $(seq 100); do grep -q '"msg":"listening"' "$work/agentd.err" 2>/dev/null && break; sleep 0.05; done
+  for _ in $(seq 600); do grep -q '"msg":"listening"' "$work/agentd.err" 2>/dev/null && break; sleep 0.05; done
   local addr admin user
   addr=$(grep '"msg":"listening"' "$work/agentd.err" | jq -r .address)
   admin=$(cat "$work/data/admin.token")
@@ -131,11 +138,19 @@ one() { # variant
   done
   load "$addr" "$user" 2 >/dev/null  # warm-up
   local c0 c1 r
+  [ "${CALLGRIND:-0}" = 1 ] && callgrind_control -i on "$pid" >/dev/null 2>&1
   c0=$(awk '{print $14+$15}' "/proc/$pid/stat")
   r=$(load "$addr" "$user" "$D")
   c1=$(awk '{print $14+$15}' "/proc/$pid/stat")
   kill "$pid"
   wait "$pid" 2>/dev/null || true
+  if [ "${CALLGRIND:-0}" = 1 ]; then
+    local ir
+    ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$work/callgrind.out")
+    echo "$1: requests=$(jq .requests <<<"$r") ir_per_chat=$((ir / $(jq .requests <<<"$r")))"
+    rm -f "$work/callgrind.out"
+    return
+  fi
   echo "$1: rps=$(jq .rps <<<"$r") p50=$(jq .latency_us.p50 <<<"$r") p99=$(jq .latency_us.p99 <<<"$r") p999=$(jq .latency_us.p999 <<<"$r") p99_wrk=$(jq .latency_us_wrk.p99 <<<"$r") cpu_us=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)*10000/$(jq .requests <<<"$r")}")"
 }
 

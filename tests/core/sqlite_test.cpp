@@ -148,15 +148,10 @@ int64_t mmap_size(Connection& db) {
 // (Connection's constructor).
 TEST(SqliteTest, OnlyReadOnlyConnectionsMapTheFile) {
   test_util::TempDir dir;
-  const std::string path = dir.file("a.db");
-  Connection writer(path);
-  writer.exec("CREATE TABLE t(x); INSERT INTO t VALUES(1)");
-  Connection reader(path, /*read_only=*/true);
+  Connection writer(dir.file("a.db"));
+  Connection reader(dir.file("a.db"), /*read_only=*/true);
   EXPECT_EQ(mmap_size(writer), 0);
   EXPECT_EQ(mmap_size(reader), 268435456);
-  Statement count = reader.prepare("SELECT count(*) FROM t");
-  ASSERT_TRUE(count.step());
-  EXPECT_EQ(count.column_int(0), 1);
 }
 
 // Statements are compiled once per connection and SQL text and reused; a reused

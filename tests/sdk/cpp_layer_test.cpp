@@ -273,33 +273,43 @@ class Immediate : public agentrt::sdk::Provider {
   }
 };
 
-TEST(CppLayerAsync, ProviderWithoutStartDeclines) {
+// An instance of provider T made through the C table the layer generates, destroyed
+// with this.
+template <class T>
+struct Made {
   agentrt_host_api_t host = make_host();
-  auto* table = static_cast<const agentrt_provider_vtable_t*>(
-      agentrt::sdk::detail::descriptor<Scripted>("scripted", "1", "", 0)->vtable);
-  ASSERT_NE(table->complete_async, nullptr);
+  const agentrt_provider_vtable_t* table =
+      static_cast<const agentrt_provider_vtable_t*>(agentrt::sdk::detail::vtable_for<T>());
   agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
   void* instance = nullptr;
-  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  Made() { EXPECT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK); }
+  ~Made() {
+    if (instance) table->destroy(instance);
+  }
+};
+
+// A 1.2 sink that records how the call ended into `ended`.
+agentrt_sink_t ending_sink(Ended& ended) {
+  return {sizeof(agentrt_sink_t), 0,       &ended,      &ignore_delta,
+          &never_cancelled,       nullptr, &record_done};
+}
+
+TEST(CppLayerAsync, ProviderWithoutStartDeclines) {
+  Made<Scripted> made;
+  ASSERT_NE(made.table->complete_async, nullptr);
   Ended ended;
-  agentrt_sink_t sink{sizeof sink,      0,       &ended,      &ignore_delta,
-                      &never_cancelled, nullptr, &record_done};
-  EXPECT_EQ(table->complete_async(instance, "hi", 2, &sink, &error), AGENTRT_ERR_UNSUPPORTED);
+  agentrt_sink_t sink = ending_sink(ended);
+  EXPECT_EQ(made.table->complete_async(made.instance, "hi", 2, &sink, &made.error),
+            AGENTRT_ERR_UNSUPPORTED);
   EXPECT_EQ(ended.calls, 0) << "a declined call is never ended";
-  table->destroy(instance);
 }
 
 TEST(CppLayerAsync, StartEndsThroughDoneOnce) {
-  agentrt_host_api_t host = make_host();
-  auto* table = static_cast<const agentrt_provider_vtable_t*>(
-      agentrt::sdk::detail::descriptor<Immediate>("immediate", "1", "", 0)->vtable);
-  agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
-  void* instance = nullptr;
-  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  Made<Immediate> made;
+  agentrt_error_t& error = made.error;
   auto start = [&](const std::string& request, Ended& ended) {
-    agentrt_sink_t sink{sizeof sink,      0,       &ended,      &ignore_delta,
-                        &never_cancelled, nullptr, &record_done};
-    return table->complete_async(instance, request.data(), request.size(), &sink, &error);
+    agentrt_sink_t sink = ending_sink(ended);
+    return made.table->complete_async(made.instance, request.data(), request.size(), &sink, &error);
   };
   Ended ok, failed, refused;
   EXPECT_EQ(start("hi", ok), AGENTRT_OK);
@@ -317,7 +327,6 @@ TEST(CppLayerAsync, StartEndsThroughDoneOnce) {
   EXPECT_EQ(start("refuse", refused), AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(refused.calls, 0) << "a call that did not start is never ended";
   EXPECT_STREQ(error.message, "bad request");
-  table->destroy(instance);
 }
 
 }  // namespace
@@ -346,25 +355,20 @@ class Borrowing : public agentrt::sdk::Provider {
 };
 
 TEST(CppLayer, ProviderThatBorrowsSeesTheHostsBytes) {
-  agentrt_host_api_t host = make_host();
-  auto* table = static_cast<const agentrt_provider_vtable_t*>(
-      agentrt::sdk::detail::descriptor<Borrowing>("borrowing", "1", "", 0)->vtable);
-  agentrt_error_t error{sizeof(agentrt_error_t), 0, 0, 0, {}};
-  void* instance = nullptr;
-  ASSERT_EQ(table->create(&host, "", 0, &instance, &error), AGENTRT_OK);
+  Made<Borrowing> made;
   const std::string request = R"({"model":"m","messages":[]})";
   Ended ended;
-  agentrt_sink_t sink{sizeof sink,      0,       &ended,      &ignore_delta,
-                      &never_cancelled, nullptr, &record_done};
-  ASSERT_EQ(table->complete(instance, request.data(), request.size(), &sink, &error), AGENTRT_OK);
+  agentrt_sink_t sink = ending_sink(ended);
+  ASSERT_EQ(made.table->complete(made.instance, request.data(), request.size(), &sink, &made.error),
+            AGENTRT_OK);
   EXPECT_EQ(Borrowing::seen.data(), request.data());
   EXPECT_EQ(Borrowing::seen.size(), request.size());
   Borrowing::seen = {};
-  ASSERT_EQ(table->complete_async(instance, request.data(), 10, &sink, &error), AGENTRT_OK);
+  ASSERT_EQ(made.table->complete_async(made.instance, request.data(), 10, &sink, &made.error),
+            AGENTRT_OK);
   EXPECT_EQ(Borrowing::seen.data(), request.data());
   EXPECT_EQ(Borrowing::seen.size(), 10u);
   EXPECT_EQ(ended.calls, 1);
-  table->destroy(instance);
 }
 
 }  // namespace

@@ -23,11 +23,15 @@ std::string describe(const std::string& key) {
   return "config key '" + key + "'";
 }
 
-[[noreturn]] void expected(const std::string& key, const std::string& what,
-                           const std::string& got) {
+}  // namespace
+
+void reject_config_value(const std::string& key, const std::string& what,
+                         const nlohmann::json& got) {
   throw ConfigError(key,
                     describe(key) + " must be " + what + ", got " + json_excerpt(got, kShownBytes));
 }
+
+namespace {
 
 Config default_config() {
   Config config;
@@ -90,7 +94,7 @@ void set_mode(Config& config, const std::string& value, const std::string& key) 
   } else if (value == "multi") {
     config.mode = CellMode::multi;
   } else {
-    expected(key, "\"single\" or \"multi\"", value);
+    reject_config_value(key, "\"single\" or \"multi\"", value);
   }
 }
 
@@ -100,12 +104,12 @@ void set_listen(Config& config, const std::string& value, const std::string& key
 }
 
 void set_data_dir(Config& config, const std::string& value, const std::string& key) {
-  if (value.empty()) expected(key, "a non-empty path", value);
+  if (value.empty()) reject_config_value(key, "a non-empty path", value);
   config.data_dir = value;
 }
 
 void set_log_level(Config& config, const std::string& value, const std::string& key) {
-  if (!parse_log_level(value)) expected(key, "one of debug, info, warn, error", value);
+  if (!parse_log_level(value)) reject_config_value(key, "one of debug, info, warn, error", value);
   config.log_level = value;
 }
 
@@ -146,7 +150,7 @@ void apply_flags(Config& config, const ConfigOverrides& flags) {
   if (flags.log_level) set_log_level(config, *flags.log_level, "--log-level");
   if (!flags.plugin_dirs.empty()) {
     for (const std::string& dir : flags.plugin_dirs) {
-      if (dir.empty()) expected("--plugin-dir", "a non-empty path", dir);
+      if (dir.empty()) reject_config_value("--plugin-dir", "a non-empty path", dir);
     }
     config.plugin_dirs = flags.plugin_dirs;
   }
@@ -154,11 +158,11 @@ void apply_flags(Config& config, const ConfigOverrides& flags) {
 
 std::optional<std::string> config_path(const ConfigOverrides& flags, const Environment& env) {
   if (flags.config_file) {
-    if (flags.config_file->empty()) expected("--config", "a file path", "");
+    if (flags.config_file->empty()) reject_config_value("--config", "a file path", "");
     return flags.config_file;
   }
   if (auto v = find_env(env, "AGENTRT_CONFIG")) {
-    if (v->empty()) expected("AGENTRT_CONFIG", "a file path", "");
+    if (v->empty()) reject_config_value("AGENTRT_CONFIG", "a file path", "");
     return *v;
   }
   return std::nullopt;
@@ -201,22 +205,22 @@ std::pair<std::string, uint16_t> parse_listen_address(const std::string& value,
                                                       const std::string& key) {
   const std::string what = "HOST:PORT with PORT from 0 to 65535";
   size_t colon = value.rfind(':');
-  if (colon == std::string::npos) expected(key, what, value);
+  if (colon == std::string::npos) reject_config_value(key, what, value);
   std::string host = value.substr(0, colon);
   const std::string port = value.substr(colon + 1);
   // An IPv6 literal must be bracketed, or "::1:80" would be ambiguous.
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   } else if (host.find(':') != std::string::npos) {
-    expected(key, what + " (bracket an IPv6 host: [::1]:9091)", value);
+    reject_config_value(key, what + " (bracket an IPv6 host: [::1]:9091)", value);
   }
-  if (!valid_host(host)) expected(key, what, value);
-  if (port.empty() || port.size() > 5) expected(key, what, value);
+  if (!valid_host(host)) reject_config_value(key, what, value);
+  if (port.empty() || port.size() > 5) reject_config_value(key, what, value);
   for (char c : port) {
-    if (c < '0' || c > '9') expected(key, what, value);
+    if (c < '0' || c > '9') reject_config_value(key, what, value);
   }
   unsigned long number = std::stoul(port);
-  if (number > 65535) expected(key, what, value);
+  if (number > 65535) reject_config_value(key, what, value);
   return {host, static_cast<uint16_t>(number)};
 }
 

@@ -78,6 +78,13 @@ class ConfigError : public std::runtime_error {
 // How much of a refused value a ConfigError quotes, in bytes.
 inline constexpr size_t kShownBytes = 60;
 
+// Throws ConfigError "config key '<key>' must be <what>, got <got>" (an environment
+// variable or a flag named as typed: "AGENTRT_MODE must be ..."), `got` written as JSON
+// and cut before kShownBytes (json_excerpt). Both readers, of the file and of the
+// environment and flags, refuse a value through it.
+[[noreturn]] void reject_config_value(const std::string& key, const std::string& what,
+                                      const nlohmann::json& got);
+
 // Overrides from the command line; unset members leave the lower layers alone.
 struct ConfigOverrides {
   std::optional<std::string> config_file;

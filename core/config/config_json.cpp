@@ -1,7 +1,6 @@
 // The config file's document: every key is checked against the known set, so a typo
 // ("server.thread") fails loudly instead of silently keeping a default.
 #include "core/config/config.h"
-#include "core/domain/json_text.h"
 #include "core/log/logger.h"
 
 namespace agentrt::core {
@@ -13,18 +12,13 @@ using nlohmann::json;
   throw ConfigError(key, "unknown config key '" + key + "'");
 }
 
-[[noreturn]] void expected(const std::string& key, const std::string& what, const json& got) {
-  throw ConfigError(
-      key, "config key '" + key + "' must be " + what + ", got " + json_excerpt(got, kShownBytes));
-}
-
 const std::string& expect_string(const json& value, const std::string& key) {
-  if (!value.is_string()) expected(key, "a string", value);
+  if (!value.is_string()) reject_config_value(key, "a string", value);
   return value.get_ref<const std::string&>();
 }
 
 bool expect_bool(const json& value, const std::string& key) {
-  if (!value.is_boolean()) expected(key, "true or false", value);
+  if (!value.is_boolean()) reject_config_value(key, "true or false", value);
   return value.get<bool>();
 }
 
@@ -38,11 +32,11 @@ uint64_t expect_uint(const json& value, const std::string& key, uint64_t min, ui
     uint64_t n = static_cast<uint64_t>(value.get<int64_t>());
     if (n >= min && n <= max) return n;
   }
-  expected(key, range, value);
+  reject_config_value(key, range, value);
 }
 
 void expect_object(const json& value, const std::string& key, const std::string& what) {
-  if (!value.is_object()) expected(key, what, value);
+  if (!value.is_object()) reject_config_value(key, what, value);
 }
 
 struct ServerField {
@@ -124,11 +118,11 @@ void apply_plugins(std::map<std::string, PluginConfig>& plugins, const json& sec
 
 std::vector<std::string> parse_plugin_dirs(const json& value) {
   const char* what = "an array of non-empty strings";
-  if (!value.is_array()) expected("plugin_dirs", what, value);
+  if (!value.is_array()) reject_config_value("plugin_dirs", what, value);
   std::vector<std::string> dirs;
   for (const json& item : value) {
     if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
-      expected("plugin_dirs", what, value);
+      reject_config_value("plugin_dirs", what, value);
     }
     dirs.push_back(item.get<std::string>());
   }
@@ -143,24 +137,24 @@ void apply_scalar(Config& config, const std::string& key, const json& value) {
     } else if (mode == "multi") {
       config.mode = CellMode::multi;
     } else {
-      expected(key, "\"single\" or \"multi\"", value);
+      reject_config_value(key, "\"single\" or \"multi\"", value);
     }
   } else if (key == "listen") {
     parse_listen_address(expect_string(value, key), key);
     config.listen = value.get<std::string>();
   } else if (key == "data_dir") {
-    if (expect_string(value, key).empty()) expected(key, "a non-empty string", value);
+    if (expect_string(value, key).empty()) reject_config_value(key, "a non-empty string", value);
     config.data_dir = value.get<std::string>();
   } else if (key == "log_level") {
     if (!parse_log_level(expect_string(value, key))) {
-      expected(key, "one of \"debug\", \"info\", \"warn\", \"error\"", value);
+      reject_config_value(key, "one of \"debug\", \"info\", \"warn\", \"error\"", value);
     }
     config.log_level = value.get<std::string>();
   } else if (key == "auth") {
-    if (expect_string(value, key).empty()) expected(key, "a plugin name", value);
+    if (expect_string(value, key).empty()) reject_config_value(key, "a plugin name", value);
     config.auth = value.get<std::string>();
   } else if (key == "memory_backend") {
-    if (expect_string(value, key).empty()) expected(key, "a plugin name", value);
+    if (expect_string(value, key).empty()) reject_config_value(key, "a plugin name", value);
     config.memory_backend = value.get<std::string>();
   } else if (key == "admin_token_file") {
     config.admin_token_file = expect_bool(value, key);

@@ -84,9 +84,9 @@ bool scan_message(JsonScanner& scan, ChatRequest& chat) {
 // "role":"..."} (core/runs/provider_request.cpp, keys sorted, no spaces), and most messages
 // of a long session are that. Such a message is read by matching its fixed bytes (half
 // the time of the general reading, on a request of short messages); any other, from
-// its first byte again, the general way.
-// Each literal is matched in its own consume(), whose length the compiler then knows,
-// so that it compares in a few loads instead of calling memcmp.
+// its first byte again, the general way. Each literal is matched in its own consume(),
+// whose length the compiler then knows, so that it compares in a few loads instead of
+// calling memcmp.
 bool scan_engine_message(JsonScanner& scan, ChatRequest& chat) {
   const char* start = scan.position();
   if (!scan.consume(R"({"content":[{"text":)")) return scan_message(scan, chat);

@@ -46,12 +46,19 @@ void decode(Vendor vendor, const std::vector<std::string>& pieces, CountingSink&
   decoder->end_of_stream();
 }
 
-// The benchmark measures nothing unless the decoder gets the answer right.
+std::string joined(const std::vector<std::string>& texts) {
+  std::string all;
+  for (const std::string& text : texts) all += text;
+  return all;
+}
+
+// The benchmark measures nothing unless the decoder gets the answer right. The answer,
+// not the upstream's cut: the fragments of one read reach the sink as one (DeltaEmitter).
 void check(Vendor vendor, const RecordedStream& stream, const std::vector<std::string>& pieces) {
   CountingSink sink;
   sink.keep = true;
   decode(vendor, pieces, sink);
-  if (sink.texts != stream.texts || sink.usages != 1 || sink.finishes != 1) {
+  if (joined(sink.texts) != joined(stream.texts) || sink.usages != 1 || sink.finishes != 1) {
     std::fprintf(stderr, "%s: the decoder's output differs from the recorded answer\n",
                  vendor_name(vendor));
     std::exit(1);

@@ -100,12 +100,14 @@ struct Options {
   double seconds = 0.5;
   int reps = 5;
   std::vector<Vendor> vendors = {Vendor::openai, Vendor::anthropic, Vendor::ollama};
+  std::vector<Split> splits = {Split::per_event, Split::awkward, Split::whole};
 };
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: provider_bench [--deltas N (16)] [--seconds S of CPU per run (0.5)] "
-               "[--reps N (5)] [--vendor openai|anthropic|ollama]\n"
+               "[--reps N (5)] [--vendor openai|anthropic|ollama] "
+               "[--reads per-event|awkward|whole]\n"
                "       provider_bench --upstream http://127.0.0.1:PORT/v1 [--requests N (2000)] "
                "[--reps N (5)]\n"
                "       provider_bench --history MESSAGES [--message-bytes N (400)] "
@@ -147,6 +149,12 @@ Options parse(int argc, char** argv) {
       o.vendors = {Vendor::anthropic};
     } else if (arg == "--vendor" && value == "ollama") {
       o.vendors = {Vendor::ollama};
+    } else if (arg == "--reads" && value == "per-event") {
+      o.splits = {Split::per_event};
+    } else if (arg == "--reads" && value == "awkward") {
+      o.splits = {Split::awkward};
+    } else if (arg == "--reads" && value == "whole") {
+      o.splits = {Split::whole};
     } else {
       usage();
     }
@@ -161,7 +169,7 @@ void report(const Options& o) {
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (Vendor vendor : o.vendors) {
     RecordedStream stream = recorded_stream(vendor, o.deltas);
-    for (Split split : {Split::per_event, Split::awkward, Split::whole}) {
+    for (Split split : o.splits) {
       std::vector<std::string> pieces = split_body(stream, vendor, split);
       check(vendor, stream, pieces);
       Figure f = ns_per_answer(vendor, pieces, o.seconds, o.reps);

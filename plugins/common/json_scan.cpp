@@ -17,17 +17,6 @@ constexpr size_t kMaxNumberChars = 300;
 // reads some of them as unsigned and some as floating point.
 constexpr size_t kMaxIntDigits = 18;
 
-// Bytes of a key that is a plain word: letters, digits, '_' and '-'.
-struct WordBytes {
-  bool word[256] = {};
-  constexpr WordBytes() {
-    for (int c = 0; c < 256; ++c)
-      word[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '_' || c == '-';
-  }
-};
-constexpr WordBytes kWordBytes;
-
 // The letters after a backslash that make a two-byte escape of EscapedText's form: all
 // JSON's short escapes but "\/".
 struct ShortEscapes {
@@ -151,11 +140,6 @@ bool JsonScanner::fail() {
   return false;
 }
 
-char JsonScanner::peek() {
-  skip_whitespace();
-  return ok_ && p_ < end_ ? *p_ : '\0';
-}
-
 bool JsonScanner::enter_object() {
   if (peek() != '{') return false;
   ++p_;
@@ -170,40 +154,8 @@ bool JsonScanner::enter_array() {
   return true;
 }
 
-// Before an item of the container that `close` ends: false (consumed) at its end,
-// true when an item follows. A comma separates items; none may trail.
-bool JsonScanner::next_member_start(char close) {
-  if (!ok_) return false;
-  skip_whitespace();
-  if (p_ == end_) return fail();
-  if (first_) {
-    first_ = false;
-    if (*p_ != close) return true;
-    ++p_;
-    return false;
-  }
-  if (*p_ == close) {
-    ++p_;
-    return false;
-  }
-  if (*p_ != ',') return fail();
-  ++p_;
-  return true;
-}
-
-bool JsonScanner::next_key(std::string_view& key) {
-  if (!next_member_start('}')) return false;
-  // Keys are mostly short words followed at once by the colon: those are taken as they
-  // stand, without the string machinery (a third of reading a request of short messages).
-  if (p_ < end_ && *p_ == '"') {
-    const char* q = p_ + 1;
-    while (q < end_ && kWordBytes.word[static_cast<unsigned char>(*q)]) ++q;
-    if (end_ - q >= 2 && q[0] == '"' && q[1] == ':') {
-      key = std::string_view(p_ + 1, static_cast<size_t>(q - p_ - 1));
-      p_ = q + 2;
-      return true;
-    }
-  }
+// A key with escapes, bytes past ASCII or space before its colon.
+bool JsonScanner::next_key_slowly(std::string_view& key) {
   std::string_view raw;
   bool escaped = false;
   if (peek() != '"' || !scan_string(&raw, &escaped)) return fail();
@@ -211,10 +163,6 @@ bool JsonScanner::next_key(std::string_view& key) {
   if (peek() != ':') return fail();
   ++p_;
   return true;
-}
-
-bool JsonScanner::next_element() {
-  return next_member_start(']');
 }
 
 // At the opening quote: passes the string, validating it; `raw` is what stands
@@ -372,10 +320,6 @@ bool JsonScanner::skip(int depth) {
     default:
       return scan_number(nullptr);
   }
-}
-
-bool JsonScanner::skip_value() {
-  return skip(0);
 }
 
 bool JsonScanner::read_text(JsonText& out) {

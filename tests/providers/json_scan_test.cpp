@@ -107,6 +107,39 @@ TEST(JsonScan, ReadsEveryAwkwardByteAtEveryOffsetAsNlohmannDoes) {
   EXPECT_EQ(string_of("7"), std::nullopt) << "read_string took a number";
 }
 
+// The key of {<key>:1} as the scan reads it; nullopt when it gave up.
+std::optional<std::string> key_of(const std::string& key) {
+  std::string doc = "{" + key + ":1}";
+  JsonScanner s(doc);
+  std::string_view read;
+  if (!s.enter_object() || !s.next_key(read)) return std::nullopt;
+  std::string out(read);
+  if (!s.skip_value() || s.next_key(read) || !s.finish()) return std::nullopt;
+  return out;
+}
+
+// Keys, and strings passed over, take the bytes that stand for themselves sixteen at a
+// time inline (json_scan.h) and leave the rest to the long way: wherever an awkward
+// byte falls, both read and refuse as nlohmann does.
+TEST(JsonScan, KeysAndSkippedStringsHoldingAwkwardBytesReadAsNlohmannDoes) {
+  size_t checked = 0;
+  for (const std::string& piece : agentrt::test::awkward_pieces())
+    for (const std::string& text : agentrt::test::texts_with(piece)) {
+      const std::string escaped = json(text).dump();
+      ASSERT_EQ(key_of(escaped), text) << escaped;
+      ASSERT_TRUE(skips(escaped)) << escaped;
+      const std::string raw = "\"" + text + "\"";
+      const bool accepted = nlohmann_accepts(raw);
+      ASSERT_EQ(skips(raw), accepted) << escaped;
+      ASSERT_EQ(key_of(raw).has_value(), accepted) << escaped;
+      if (accepted) {
+        ASSERT_EQ(key_of(raw), json::parse(raw).get<std::string>()) << escaped;
+      }
+      ++checked;
+    }
+  EXPECT_GT(checked, 3000u);
+}
+
 std::string hex(const std::string& bytes) {
   std::string out;
   char digits[4];

@@ -45,9 +45,9 @@ bool is_reserved(const std::string& key) {
 
 // Built by hand rather than through a json object so the line starts with time, level
 // and msg (nlohmann::json sorts keys) and costs one allocation pass (json_text.h).
-std::string format_line(LogLevel level, std::string_view message, const nlohmann::json& fields) {
+std::string line_start(LogLevel level, std::string_view message, size_t fields_size) {
   std::string line;
-  line.reserve(96 + message.size());
+  line.reserve(96 + message.size() + fields_size);
   line += "{\"time\":\"";
   line += utc_timestamp_now();
   line += "\",\"level\":\"";
@@ -55,6 +55,11 @@ std::string format_line(LogLevel level, std::string_view message, const nlohmann
   line += "\",\"msg\":";
   // Invalid UTF-8 is replaced rather than thrown on: a log call must never fail its caller.
   append_json_string(line, message);
+  return line;
+}
+
+std::string format_line(LogLevel level, std::string_view message, const nlohmann::json& fields) {
+  std::string line = line_start(level, message, 0);
   if (fields.is_object()) {
     for (const auto& [key, value] : fields.items()) {
       line += ',';
@@ -111,22 +116,40 @@ void Logger::set_sink(LineSink sink) {
   g_sink = std::move(next);
 }
 
+namespace {
+
+void send_line(const std::string& line) {
+  std::shared_ptr<const Logger::LineSink> sink;
+  {
+    std::lock_guard<std::mutex> lock(g_sink_mutex);
+    sink = g_sink;
+  }
+  if (sink) {
+    (*sink)(line);
+  } else {
+    write_to_stderr(line);
+  }
+}
+
+}  // namespace
+
+// Logging is best effort: losing a line beats failing the request that logged it.
 void Logger::write(LogLevel level, std::string_view message, const nlohmann::json& fields) {
   if (!enabled(level)) return;
   try {
-    std::string line = format_line(level, message, fields);
-    std::shared_ptr<const LineSink> sink;
-    {
-      std::lock_guard<std::mutex> lock(g_sink_mutex);
-      sink = g_sink;
-    }
-    if (sink) {
-      (*sink)(line);
-    } else {
-      write_to_stderr(line);
-    }
+    send_line(format_line(level, message, fields));
   } catch (...) {
-    // Logging is best effort: losing a line beats failing the request that logged it.
+  }
+}
+
+void Logger::write(LogLevel level, std::string_view message, const LogFields& fields) {
+  if (!enabled(level)) return;
+  try {
+    std::string line = line_start(level, message, fields.members().size());
+    line += fields.members();
+    line += "}\n";
+    send_line(line);
+  } catch (...) {
   }
 }
 

@@ -4,6 +4,8 @@
 // tell, so the rule lives with each call site and is checked by tests that grep logs.
 #pragma once
 
+#include "core/log/log_fields.h"
+
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -30,12 +32,17 @@ class Logger {
   // Writes {"time","level","msg",...fields}; `fields` must be an object or null.
   static void write(LogLevel level, std::string_view message,
                     const nlohmann::json& fields = nullptr);
+  // The same with fields already written as JSON text, for the lines of every request.
+  static void write(LogLevel level, std::string_view message, const LogFields& fields);
 };
 
 inline void log_debug(std::string_view m, const nlohmann::json& f = nullptr) {
   if (Logger::enabled(LogLevel::debug)) Logger::write(LogLevel::debug, m, f);
 }
 inline void log_info(std::string_view m, const nlohmann::json& f = nullptr) {
+  if (Logger::enabled(LogLevel::info)) Logger::write(LogLevel::info, m, f);
+}
+inline void log_info(std::string_view m, const LogFields& f) {
   if (Logger::enabled(LogLevel::info)) Logger::write(LogLevel::info, m, f);
 }
 inline void log_warn(std::string_view m, const nlohmann::json& f = nullptr) {

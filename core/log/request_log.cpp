@@ -15,7 +15,7 @@ RequestLogFields::~RequestLogFields() {
   t_current = previous_;
 }
 
-nlohmann::json* RequestLogFields::current() {
+LogFields* RequestLogFields::current() {
   return t_current == nullptr ? nullptr : &t_current->fields_;
 }
 

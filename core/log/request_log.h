@@ -4,7 +4,7 @@
 // per /chat instead of two, and the usage next to the status and duration).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "core/log/log_fields.h"
 
 namespace agentrt::core {
 
@@ -16,14 +16,14 @@ class RequestLogFields {
   RequestLogFields(const RequestLogFields&) = delete;
   RequestLogFields& operator=(const RequestLogFields&) = delete;
 
-  nlohmann::json& fields() { return fields_; }
+  LogFields& fields() { return fields_; }
 
   // The calling thread's request line, to set fields on directly; null when the thread
   // serves no request.
-  static nlohmann::json* current();
+  static LogFields* current();
 
  private:
-  nlohmann::json fields_ = nlohmann::json::object();
+  LogFields fields_;
   RequestLogFields* previous_;
 };
 

@@ -214,14 +214,14 @@ class StartWhileCalling {
 
 // On the line of the request that ran it (request_log.h), else a line of its own.
 void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
-  nlohmann::json own = nlohmann::json::object();
-  nlohmann::json* request_line = RequestLogFields::current();
-  nlohmann::json& fields = request_line ? *request_line : own;
-  fields["run_id"] = run_id;
-  fields["reason"] = summary.reason;
-  fields["attempts"] = attempts;
-  fields["input_tokens"] = summary.input_tokens;
-  fields["output_tokens"] = summary.output_tokens;
+  LogFields own;
+  LogFields* request_line = RequestLogFields::current();
+  (request_line ? *request_line : own)
+      .text("run_id", run_id)
+      .text("reason", summary.reason)
+      .integer("attempts", attempts)
+      .integer("input_tokens", summary.input_tokens)
+      .integer("output_tokens", summary.output_tokens);
   if (!request_line) log_info("run finished", own);
 }
 

@@ -19,7 +19,6 @@
 #include <cerrno>
 
 #include <chrono>
-#include <cmath>
 #include <stdexcept>
 
 namespace agentrt::server {
@@ -90,18 +89,20 @@ nlohmann::json parse_json_body(const std::string& body) {
 
 // `extra`: what the request's work added (core/log/request_log.h), such as its run.
 // `fields`: what the request's code added to its line; the request's own are added to it.
+// The request's own fields first, in the order docs/operator-guide.md gives, then what
+// the code that served it added (its run).
 void log_access(const RequestContext& ctx, int status,
-                std::chrono::steady_clock::time_point started, nlohmann::json& fields) {
+                std::chrono::steady_clock::time_point started, const core::LogFields& added) {
   if (!core::Logger::enabled(core::LogLevel::info)) return;
   const auto elapsed = std::chrono::steady_clock::now() - started;
-  const double micros =
-      static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
-  fields["request_id"] = ctx.request_id;
-  fields["method"] = ctx.method;
-  fields["path"] = ctx.path;
-  fields["status"] = status;
-  fields["duration_ms"] = std::round(micros) / 1000.0;
-  core::log_info("request", fields);
+  core::LogFields line;
+  line.text("request_id", ctx.request_id)
+      .text("method", ctx.method)
+      .text("path", ctx.path)
+      .integer("status", status)
+      .millis("duration_ms", std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count())
+      .append(added);
+  core::log_info("request", line);
 }
 
 // A peek that reads 0 bytes means the peer sent FIN; an error other than "nothing yet"
@@ -244,8 +245,7 @@ void RequestPipeline::reject_malformed(Poco::Net::HTTPServerResponse& raw,
   response.close_connection();
   core::log_debug("malformed request", {{"request_id", ctx.request_id}, {"error", detail}});
   response.send_error(ApiError(ErrorCode::invalid_request, "malformed HTTP request"));
-  nlohmann::json fields = nlohmann::json::object();
-  log_access(ctx, response.status(), started, fields);
+  log_access(ctx, response.status(), started, core::LogFields());
 }
 
 void RequestPipeline::handle(Poco::Net::HTTPServerRequest& request,

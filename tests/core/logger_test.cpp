@@ -212,18 +212,52 @@ TEST(RequestLogFields, FieldsGoToTheInnermostRequestOfTheThreadAndNowhereElse) {
   EXPECT_EQ(RequestLogFields::current(), nullptr) << "no request on this thread";
   RequestLogFields outer;
   ASSERT_EQ(RequestLogFields::current(), &outer.fields());
-  (*RequestLogFields::current())["run_id"] = "run_a";
+  RequestLogFields::current()->text("run_id", "run_a");
   {
     RequestLogFields inner;
     ASSERT_EQ(RequestLogFields::current(), &inner.fields());
-    (*RequestLogFields::current())["run_id"] = "run_b";
-    EXPECT_EQ(inner.fields(), json({{"run_id", "run_b"}}));
+    RequestLogFields::current()->text("run_id", "run_b");
+    EXPECT_EQ(inner.fields().members(), R"(,"run_id":"run_b")");
   }
   ASSERT_EQ(RequestLogFields::current(), &outer.fields()) << "the innermost again";
-  (*RequestLogFields::current())["attempts"] = 2;
-  EXPECT_EQ(outer.fields(), json({{"run_id", "run_a"}, {"attempts", 2}}));
+  RequestLogFields::current()->integer("attempts", 2);
+  EXPECT_EQ(outer.fields().members(), R"(,"run_id":"run_a","attempts":2)");
   std::thread other([] { EXPECT_EQ(RequestLogFields::current(), nullptr); });
   other.join();
+}
+
+// A request's line is written from fields kept as JSON text: the line must read as the
+// same JSON a json object of those fields gave, escapes, letters past ASCII and
+// invalid UTF-8 included, and keep the line's own keys its own.
+TEST(LogFields, WriteALineThatReadsAsTheFieldsGiven) {
+  std::vector<std::string> lines;
+  Logger::set_sink([&](std::string_view line) { lines.emplace_back(line); });
+  LogFields run;
+  run.text("run_id", "run_1").integer("input_tokens", -7);
+  LogFields fields;
+  fields.text("path", "/a \"b\"\n\xc3\xa9\x01")
+      .text("bad", "\xff")
+      .integer("status", 200)
+      .millis("duration_ms", 1234567)
+      .millis("short_ms", 5)
+      .text("msg", "mine")
+      .append(run);
+  log_info("request", fields);
+  Logger::set_sink(nullptr);
+  ASSERT_EQ(lines.size(), 1u);
+  ASSERT_EQ(lines[0].back(), '\n');
+  const json line = json::parse(lines[0]);
+  EXPECT_EQ(line["msg"], "request");
+  EXPECT_EQ(line["level"], "info");
+  EXPECT_EQ(line["path"], "/a \"b\"\n\xc3\xa9\x01");
+  EXPECT_EQ(line["bad"], "\xef\xbf\xbd") << "invalid UTF-8 is replaced, never thrown on";
+  EXPECT_EQ(line["status"], 200);
+  EXPECT_DOUBLE_EQ(line["duration_ms"].get<double>(), 1234.567);
+  EXPECT_DOUBLE_EQ(line["short_ms"].get<double>(), 0.005);
+  EXPECT_EQ(line["fields.msg"], "mine");
+  EXPECT_EQ(line["run_id"], "run_1");
+  EXPECT_EQ(line["input_tokens"], -7);
+  EXPECT_EQ(line.size(), 11u);
 }
 
 }  // namespace

@@ -214,12 +214,16 @@ size_t HttpResponseReader::take_body(std::string_view bytes) {
 size_t HttpResponseReader::take_line(std::string_view bytes, size_t limit) {
   size_t nl = bytes.find('\n');
   size_t used = nl == std::string_view::npos ? bytes.size() : nl + 1;
-  pending_.append(bytes.substr(0, used));
   if (state_ == State::trailer) trailer_bytes_ += used;
-  if (pending_.size() > limit || trailer_bytes_ > limit)
+  // A line that arrived whole, as chunk lines nearly always do, is read where it stands.
+  std::string_view line = bytes.substr(0, used);
+  if (!pending_.empty() || nl == std::string_view::npos) {
+    pending_.append(line);
+    line = pending_;
+  }
+  if (line.size() > limit || trailer_bytes_ > limit)
     throw HttpProtocolError("an overlong chunk line or trailer");
   if (nl == std::string_view::npos) return used;
-  std::string_view line(pending_);
   line.remove_suffix(1);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (state_ == State::chunk_size) {

@@ -1,11 +1,8 @@
 #include "core/runs/provider_call.h"
 
-#include "core/domain/json_sax.h"
 #include "core/log/logger.h"
+#include "core/runs/delta_fields.h"
 
-#include <nlohmann/json.hpp>
-
-#include <climits>
 #include <optional>
 #include <random>
 #include <thread>
@@ -30,54 +27,8 @@ std::chrono::milliseconds backoff(const RetryPolicy& policy, int attempt, uint32
   return base + std::chrono::milliseconds(jitter() % (base.count() / 2 + 1));
 }
 
-// Reads the top-level members a usage or finish delta carries ({"input_tokens":8,
-// "output_tokens":16}, {"reason":"stop"}) as the parser meets them: no document is
-// built for a few numbers, twice a run.
-class DeltaFields : public JsonSaxReader {
- public:
-  std::optional<int64_t> input_tokens, output_tokens;
-  std::optional<std::string> reason;
-
-  bool key(string_t& name) override {
-    key_ = depth_ == 1 ? name : std::string();
-    return true;
-  }
-  bool number_integer(number_integer_t value) override { return take(value); }
-  bool number_unsigned(number_unsigned_t value) override {
-    return value <= static_cast<uint64_t>(INT64_MAX) ? take(static_cast<int64_t>(value)) : true;
-  }
-  bool string(string_t& value) override {
-    if (depth_ == 1 && key_ == "reason") reason = std::move(value);
-    return true;
-  }
-  bool start_object(std::size_t) override { return enter(); }
-  bool end_object() override { return leave(); }
-  bool start_array(std::size_t) override { return enter(); }
-  bool end_array() override { return leave(); }
-
- private:
-  bool take(int64_t value) {
-    if (depth_ == 1 && key_ == "input_tokens") input_tokens = value;
-    if (depth_ == 1 && key_ == "output_tokens") output_tokens = value;
-    return true;
-  }
-  bool enter() {
-    ++depth_;
-    key_.clear();
-    return true;
-  }
-  bool leave() {
-    --depth_;
-    key_.clear();
-    return true;
-  }
-  int depth_ = 0;  // 1 inside the top-level object: only its members count
-  std::string key_;
-};
-
 void take_delta(const ProviderDelta& delta, ProviderResult& result) {
-  DeltaFields fields;
-  if (!nlohmann::json::sax_parse(delta.data, &fields)) return;
+  DeltaFields fields = read_delta_fields(delta.data);
   if (delta.kind == AGENTRT_DELTA_USAGE) {
     if (fields.input_tokens) result.input_tokens = fields.input_tokens;
     if (fields.output_tokens) result.output_tokens = fields.output_tokens;

@@ -1,0 +1,20 @@
+// What a usage or a finish delta carries: {"input_tokens":8,"output_tokens":16},
+// {"reason":"stop"}. Only top-level members count; a delta that is not valid JSON
+// carries nothing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentrt::core {
+
+struct DeltaFields {
+  std::optional<int64_t> input_tokens, output_tokens;
+  std::optional<std::string> reason;
+};
+
+DeltaFields read_delta_fields(std::string_view json);
+
+}  // namespace agentrt::core

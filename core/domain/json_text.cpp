@@ -115,6 +115,12 @@ std::string json_excerpt(const nlohmann::json& value, size_t max_bytes) {
   return text.append(kEllipsis);
 }
 
+bool stands_for_itself(std::string_view text) {
+  for (char c : text)
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;
+  return true;
+}
+
 void append_json_int(std::string& out, int64_t value) {
   char digits[24];
   out.append(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);

@@ -21,6 +21,18 @@ void append_json_int(std::string& out, int64_t value);
 // Appends `value` as nlohmann's dump writes it (invalid UTF-8 replaced).
 void append_json_value(std::string& out, const nlohmann::json& value);
 
+// For readers of the few forms this program writes itself, which take them without a
+// parser and leave anything else to nlohmann: when `text` starts with `literal`, drops
+// it and returns true.
+inline bool take_prefix(std::string_view& text, std::string_view literal) {
+  if (text.substr(0, literal.size()) != literal) return false;
+  text.remove_prefix(literal.size());
+  return true;
+}
+// Whether `text` stands for itself inside a JSON string: printable ASCII but the quote
+// and the backslash, so no escape, control byte or UTF-8 sequence needs reading.
+bool stands_for_itself(std::string_view text);
+
 // `value` as dump writes it, for a message that quotes what it was given: at most
 // `max_bytes` bytes, a longer text cut before the character that would pass the limit
 // (never inside one, so the message stays UTF-8) and ended with "...".

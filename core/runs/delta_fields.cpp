@@ -1,6 +1,7 @@
 #include "core/runs/delta_fields.h"
 
 #include "core/domain/json_sax.h"
+#include "core/domain/json_text.h"
 
 #include <charconv>
 #include <cstdint>
@@ -50,12 +51,6 @@ class DeltaFieldsReader : public JsonSaxReader {
   std::string key_;
 };
 
-bool take_literal(std::string_view& s, std::string_view literal) {
-  if (s.substr(0, literal.size()) != literal) return false;
-  s.remove_prefix(literal.size());
-  return true;
-}
-
 // A JSON integer that fits an int64_t; anything else (a leading zero, a fraction, an
 // exponent, more digits) is left to nlohmann.
 bool take_integer(std::string_view& s, int64_t& value) {
@@ -77,19 +72,18 @@ std::optional<DeltaFields> read_sdk_form(std::string_view s) {
   DeltaFields fields;
   int64_t input = 0, output = 0;
   std::string_view usage = s;
-  if (take_literal(usage, R"({"input_tokens":)") && take_integer(usage, input) &&
-      take_literal(usage, R"(,"output_tokens":)") && take_integer(usage, output) && usage == "}") {
+  if (take_prefix(usage, R"({"input_tokens":)") && take_integer(usage, input) &&
+      take_prefix(usage, R"(,"output_tokens":)") && take_integer(usage, output) && usage == "}") {
     fields.input_tokens = input;
     fields.output_tokens = output;
     return fields;
   }
   std::string_view finish = s;
-  if (!take_literal(finish, R"({"reason":")") || finish.size() < 2 ||
+  if (!take_prefix(finish, R"({"reason":")") || finish.size() < 2 ||
       finish.substr(finish.size() - 2) != R"("})")
     return std::nullopt;
   const std::string_view reason = finish.substr(0, finish.size() - 2);
-  for (char c : reason)  // printable ASCII but the quote and backslash: itself in JSON
-    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return std::nullopt;
+  if (!stands_for_itself(reason)) return std::nullopt;
   fields.reason = std::string(reason);
   return fields;
 }

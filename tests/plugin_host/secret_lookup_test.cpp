@@ -2,10 +2,13 @@
 #include "core/plugin_host/host_api.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace agentrt::core {
 namespace {
@@ -68,6 +71,42 @@ TEST(SecretLookup, BadReferencesAreInvalidAndNeverEchoTheValue) {
   EXPECT_EQ(lookup("not json", r, e), AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(lookup(R"({"source":"inline"})", r, e), AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(r.calls, 0);
+}
+
+// The form a provider's configuration writes is read without nlohmann's parser
+// (host_api.cpp); every other way of writing a reference must read as nlohmann reads
+// it, and what it refuses stays refused.
+TEST(SecretLookup, EveryWayOfWritingAReferenceReadsAsNlohmannReadsIt) {
+  const std::vector<std::string> refs = {
+      R"({"source":"inline","value":"sk-plain"})",
+      R"({"source":"inline","value":""})",
+      R"({"source":"inline","value":"sk-\"quoted\""})",
+      R"({"source":"inline","value":"sk-\u0041"})",
+      R"({"source":"in\u006cine","value":"sk-escaped-source"})",
+      "{\"source\":\"inline\",\"value\":\"sk-caf\xc3\xa9\"}",
+      R"({"value":"sk-reordered","source":"inline"})",
+      R"({ "source" : "inline" , "value" : "sk-spaced" })",
+      R"({"source":"inline","value":"sk-extra","note":"x"})",
+      R"({"source":"inline","value":"sk-first","value":"sk-last"})",
+  };
+  for (const std::string& ref : refs) {
+    Received r;
+    agentrt_error_t e;
+    ASSERT_EQ(lookup(ref, r, e), AGENTRT_OK) << ref;
+    EXPECT_EQ(r.value, nlohmann::json::parse(ref)["value"]) << ref;
+  }
+  for (const std::string ref :
+       {R"({"source":"inline","value":"sk"}x)", R"({"source":"inline","value":"sk")",
+        R"({"source":"inline","value":"sk"}x"})",
+        R"({"source":"inline","value":"s)"
+        "\x01"
+        R"("})",
+        R"({"source":"inline","value":7})", R"({"source":"inline\","value":"sk"})"}) {
+    Received r;
+    agentrt_error_t e;
+    EXPECT_EQ(lookup(ref, r, e), AGENTRT_ERR_INVALID_ARGUMENT) << ref;
+    EXPECT_EQ(r.calls, 0) << ref;
+  }
 }
 
 TEST(HostOutput, RefusesGrowthPastItsLimit) {

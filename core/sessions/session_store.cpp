@@ -1,5 +1,6 @@
 #include "core/sessions/session_store.h"
 
+#include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/store/paged_query.h"
 
@@ -228,7 +229,7 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   // with this one wait for the commit.
   std::vector<std::string> contents;
   contents.reserve(outcome.new_messages.size());
-  for (const auto& m : outcome.new_messages) contents.push_back(m.content.dump());
+  for (const auto& m : outcome.new_messages) append_json_value(contents.emplace_back(), m.content);
   store_.write([&](Connection& db) {
     if (start)
       insert_finished_run(db, *start, outcome, now);

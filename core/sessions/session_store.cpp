@@ -156,21 +156,21 @@ void insert_session(Connection& db, const RunRecord& run, const std::string& upd
                    "?, ?) ON CONFLICT(cell, id) DO UPDATE SET updated_at = excluded.updated_at"
                  : "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, "
                    "?, ?) ON CONFLICT(cell, id) DO NOTHING")
-      .bind(1, run.cell)
-      .bind(2, run.session_id)
-      .bind(3, run.actor)
-      .bind(4, run.started_at)
-      .bind(5, updated_at)
+      .bind_borrowed(1, run.cell)
+      .bind_borrowed(2, run.session_id)
+      .bind_borrowed(3, run.actor)
+      .bind_borrowed(4, run.started_at)
+      .bind_borrowed(5, updated_at)
       .run();
 }
 
 // Binds ?1 to ?5 of a runs insert: id, cell, session_id, actor, model.
 Statement& bind_run_identity(Statement& insert, const RunRecord& run) {
-  return insert.bind(1, run.id)
-      .bind(2, run.cell)
-      .bind(3, run.session_id)
-      .bind(4, run.actor)
-      .bind(5, run.model);
+  return insert.bind_borrowed(1, run.id)
+      .bind_borrowed(2, run.cell)
+      .bind_borrowed(3, run.session_id)
+      .bind_borrowed(4, run.actor)
+      .bind_borrowed(5, run.model);
 }
 
 void insert_run_start(Connection& db, const RunRecord& run) {
@@ -178,7 +178,7 @@ void insert_run_start(Connection& db, const RunRecord& run) {
   Statement insert = db.prepare(
       "INSERT INTO runs(id, cell, session_id, actor, model, status, started_at) "
       "VALUES (?, ?, ?, ?, ?, 'running', ?)");
-  bind_run_identity(insert, run).bind(6, run.started_at).run();
+  bind_run_identity(insert, run).bind_borrowed(6, run.started_at).run();
 }
 
 // A run never written as started goes in finished, in one row and one statement.
@@ -190,12 +190,12 @@ void insert_finished_run(Connection& db, const RunRecord& run, const RunOutcome&
       "output_tokens, started_at, ended_at, events) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, "
       "?, ?)");
   bind_run_identity(insert, run)
-      .bind(6, outcome.reason)
+      .bind_borrowed(6, outcome.reason)
       .bind(7, outcome.input_tokens)
       .bind(8, outcome.output_tokens)
-      .bind(9, run.started_at)
-      .bind(10, now)
-      .bind(11, outcome.events_json)
+      .bind_borrowed(9, run.started_at)
+      .bind_borrowed(10, now)
+      .bind_borrowed(11, outcome.events_json)
       .run();
 }
 
@@ -203,17 +203,17 @@ void finish_started_run(Connection& db, const RunOutcome& outcome, const std::st
   db.prepare(
         "UPDATE runs SET status = 'done', reason = ?, input_tokens = ?, output_tokens = ?, "
         "ended_at = ?, events = ? WHERE id = ?")
-      .bind(1, outcome.reason)
+      .bind_borrowed(1, outcome.reason)
       .bind(2, outcome.input_tokens)
       .bind(3, outcome.output_tokens)
-      .bind(4, now)
-      .bind(5, outcome.events_json)
-      .bind(6, outcome.run_id)
+      .bind_borrowed(4, now)
+      .bind_borrowed(5, outcome.events_json)
+      .bind_borrowed(6, outcome.run_id)
       .run();
   db.prepare("UPDATE sessions SET updated_at = ? WHERE cell = ? AND id = ?")
-      .bind(1, now)
-      .bind(2, outcome.cell)
-      .bind(3, outcome.session_id)
+      .bind_borrowed(1, now)
+      .bind_borrowed(2, outcome.cell)
+      .bind_borrowed(3, outcome.session_id)
       .run();
 }
 
@@ -239,8 +239,12 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
         "INSERT INTO messages(cell, session_id, run_id, role, content, created_at) VALUES (?, ?, "
         "?, ?, ?, ?)");
     for (size_t i = 0; i < outcome.new_messages.size(); ++i) {
-      message.bind(1, outcome.cell).bind(2, outcome.session_id).bind(3, outcome.run_id);
-      message.bind(4, outcome.new_messages[i].role).bind(5, contents[i]).bind(6, now);
+      message.bind_borrowed(1, outcome.cell)
+          .bind_borrowed(2, outcome.session_id)
+          .bind_borrowed(3, outcome.run_id);
+      message.bind_borrowed(4, outcome.new_messages[i].role)
+          .bind_borrowed(5, contents[i])
+          .bind_borrowed(6, now);
       message.run();
       message.reset();
     }

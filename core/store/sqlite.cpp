@@ -143,6 +143,14 @@ Statement& Statement::bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::bind_borrowed(int index, std::string_view value) {
+  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8) !=
+      SQLITE_OK) {
+    fail(db_, "cannot bind");
+  }
+  return *this;
+}
+
 Statement& Statement::bind_null(int index) {
   if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail(db_, "cannot bind");
   return *this;

@@ -82,6 +82,11 @@ class Statement {
   // Binds by 1-based index; each returns *this for chaining.
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, std::string_view value);
+  // Without SQLite's copy of the text: it reads `value` where it is, at every step,
+  // until the statement goes back to its connection (which clears the bindings). For
+  // the writes of every run, whose values all outlive their statements; bind() copies
+  // and is the one for temporaries.
+  Statement& bind_borrowed(int index, std::string_view value);
   Statement& bind_null(int index);
 
   bool step();  // true while a row is available; false when done

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -176,6 +177,36 @@ TEST(SqliteTest, ACachedStatementComesBackWithoutBindingsOrOpenReads) {
   }
   EXPECT_NE(sqlite3_get_autocommit(db.handle()), 0) << "a cached statement kept a read open";
   db.exec("DROP TABLE t");  // would fail with SQLITE_LOCKED while a read was pending
+}
+
+// A borrowed binding is read where it lies, when the statement steps, and never after
+// the statement went back: the cache clears it, so a freed buffer is never read again
+// (the sanitizers' build would see it).
+TEST(SqliteTest, ABorrowedBindingIsReadAtEachStepAndNotAfterTheStatementWentBack) {
+  test_util::TempDir dir;
+  Connection db(dir.file("a.db"));
+  db.exec("CREATE TABLE t(s TEXT)");
+  {
+    std::string text = "first";
+    Statement insert = db.prepare("INSERT INTO t VALUES(?1)");
+    insert.bind_borrowed(1, text);
+    text[0] = 'F';  // no copy was taken: the step reads what the buffer holds then
+    insert.run();
+    insert.reset();
+    text = "later";
+    insert.run();
+  }
+  {
+    auto text = std::make_unique<std::string>("gone");
+    Statement insert = db.prepare("INSERT INTO t VALUES(?1)");
+    insert.bind_borrowed(1, *text);
+  }  // back in the cache, unstepped, and then its buffer is freed
+  Statement again = db.prepare("INSERT INTO t VALUES(?1)");
+  again.run();
+  std::vector<std::string> rows;
+  Statement all = db.prepare("SELECT coalesce(s, 'null') FROM t ORDER BY rowid");
+  while (all.step()) rows.push_back(all.column_text(0));
+  EXPECT_EQ(rows, (std::vector<std::string>{"First", "later", "null"}));
 }
 
 TEST(SqliteTest, TheSameStatementCanRunInsideItsOwnLoop) {

@@ -22,6 +22,13 @@ void write_private_file(const std::string& path, const std::string& content) {
   if (!ok) throw StartError("cannot write " + path);
 }
 
+// A layer's count in a memory backend's totals ({"about_me":3,...}). One it does not
+// give, or gives as something else than a number, reads as 1: the layer is listed.
+int64_t layer_total(const nlohmann::json& totals, std::string_view layer) {
+  const auto it = totals.find(layer);
+  return it != totals.end() && it->is_number() ? it->get<int64_t>() : 1;
+}
+
 }  // namespace
 
 Engine::Engine(Config config, std::vector<std::string> plugin_dirs)
@@ -111,23 +118,27 @@ void Engine::start_memory() {
 // The memory of a run's context, in the priority order of core/runs/context_window.h.
 std::vector<MemoryItem> Engine::run_memory(const MemoryScope& scope) {
   constexpr int kPerLayer = 20;
-  static const char* const kPriority[] = {"agent_memory", "about_me",    "consensus", "session",
-                                          "working",      "environment", "unknown"};
+  // Views, so that looking a layer up costs no string made and no strlen: every /chat
+  // runs this loop.
+  static constexpr std::string_view kPriority[] = {
+      "agent_memory", "about_me", "consensus", "session", "working", "environment", "unknown"};
   std::vector<MemoryItem> items;
   // Most runs have little or no memory: one count saves a list call per empty layer.
   // agent_memory is read per namespace, whoever wrote it, so the actor's count says
   // nothing about it.
   const MemoryTotalsCache::Totals totals = memory_->visible_totals(scope.cell, scope.actor);
-  for (const char* layer : kPriority) {
+  for (const std::string_view layer : kPriority) {
     if (std::find(scope.layers.begin(), scope.layers.end(), layer) == scope.layers.end()) continue;
-    const bool agent_layer = std::string(layer) == "agent_memory";
+    const bool agent_layer = layer == "agent_memory";
     if (agent_layer && !scope.agent_namespace) continue;
-    if (!agent_layer && totals->value(layer, int64_t{1}) == 0) continue;
-    const bool session_layer = std::string(layer) == "session";
+    if (!agent_layer && layer_total(*totals, layer) == 0) continue;
+    const bool session_layer = layer == "session";
     auto entries = memory_->recent(
-        scope.cell, layer, scope.actor, agent_layer ? scope.agent_namespace : std::nullopt,
+        scope.cell, std::string(layer), scope.actor,
+        agent_layer ? scope.agent_namespace : std::nullopt,
         session_layer ? std::optional<std::string>(scope.session_id) : std::nullopt, kPerLayer);
-    for (const auto& entry : entries) items.push_back({layer, entry.value("content", "")});
+    for (const auto& entry : entries)
+      items.push_back({std::string(layer), entry.value("content", "")});
   }
   return items;
 }

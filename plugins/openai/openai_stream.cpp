@@ -130,7 +130,7 @@ void read_chunk(std::string_view data, ChunkFields& fields) {
 }
 
 void ChunkDecoder::on_event(const SseEvent& event) {
-  if (event.data == "[DONE]") {  // the terminator, and not JSON
+  if (std::string_view(event.data) == "[DONE]") {  // the terminator, and not JSON
     out_.finish(usage_, engine_finish_reason(finish_reason_));
     return;
   }

@@ -7,27 +7,29 @@
 namespace agentrt::core {
 namespace {
 
-// `,"role":"<role>"}`, the end of a message. Roles are user, assistant or system
+// The end of a message, `,"role":"<role>"}`, and when another follows, that one's start,
+// `,{"content":`: one append between two contents. Roles are user, assistant or system
 // (run_request.cpp); any other is escaped. A view, so that each comparison looks at the
 // length first (a std::string against a literal is a strlen and a memcmp: 4% of a long
 // session's /chat).
-void append_role_and_close(std::string& out, std::string_view role) {
+void append_role_and_next(std::string& out, std::string_view role, bool next) {
   if (role == "user") {
-    out += R"(,"role":"user"})";
+    out += next ? R"(,"role":"user"},{"content":)" : R"(,"role":"user"})";
   } else if (role == "assistant") {
-    out += R"(,"role":"assistant"})";
+    out += next ? R"(,"role":"assistant"},{"content":)" : R"(,"role":"assistant"})";
   } else {
     out += R"(,"role":)";
     append_json_string(out, role);
-    out += '}';
+    out += next ? R"(},{"content":)" : "}";
   }
 }
 
 }  // namespace
 
 // The context is written where it is instead of copied into a JSON document first, and
-// a message goes in three appends: written key by key, a long session's 1,600 messages
-// took 180-200 us a /chat, against 105-120 (bench/README.md, session 19).
+// a message goes in two appends: written key by key, a long session's 1,600 messages
+// took 180-200 us a /chat, against 105-120 (bench/README.md, session 19), and each
+// append saved is a call into libstdc++ (session 22).
 std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature) {
   std::string text;
@@ -40,13 +42,14 @@ std::string provider_request(const RunContext& context, const std::string& model
   if (max_tokens) request.integer("max_tokens", *max_tokens);
   std::string& messages = request.member("messages");
   messages += '[';
+  if (context.size() > 0) messages += R"({"content":)";
+  size_t left = context.size();
   context.each([&](const StoredMessage& m) {
-    messages += messages.back() == '[' ? R"({"content":)" : R"(,{"content":)";
     if (m.content_text.empty())
       append_json_value(messages, m.content);
     else
       messages += m.content_text.str();
-    append_role_and_close(messages, m.role);
+    append_role_and_next(messages, m.role, --left > 0);
   });
   messages += ']';
   request.string("model", model);

@@ -160,10 +160,11 @@ std::string_view known_role(std::string_view role) {
   return {};
 }
 
-std::string_view text_message_close(std::string_view role) {
-  if (role == "user") return R"(","role":"user"})";
-  if (role == "assistant") return R"(","role":"assistant"})";
-  if (role == "system") return R"(","role":"system"})";
+TextMessageEnds text_message_ends(std::string_view role) {
+  if (role == "user") return {R"(","role":"user"})", R"(","role":"user"},{"content":")"};
+  if (role == "assistant")
+    return {R"(","role":"assistant"})", R"(","role":"assistant"},{"content":")"};
+  if (role == "system") return {R"(","role":"system"})", R"(","role":"system"},{"content":")"};
   return {};
 }
 

@@ -93,9 +93,14 @@ std::optional<ChatRequest> scan_chat_request(std::string&&) = delete;
 // history was copied about twice over as it was written.
 size_t body_size_hint(const ChatRequest& chat);
 
-// `","role":"<role>"}`, the end of a message written as `{"content":"<text>","role":...}`
-// (openai's and ollama's shape) for the roles a request holds; empty for any other.
-std::string_view text_message_close(std::string_view role);
+// The ends of a message written as `{"content":"<text>","role":"<role>"}` (OpenAI's and
+// Ollama's shape), for the roles a request holds: `close`, `","role":"<role>"}`, and
+// `close_and_next`, the same followed by the start of another such message,
+// `,{"content":"`. Empty for any other role.
+struct TextMessageEnds {
+  std::string_view close, close_and_next;
+};
+TextMessageEnds text_message_ends(std::string_view role);
 
 // The texts of `message`'s text parts joined with `separator`. A lone text is the part's
 // own, borrowed as the part's is.

@@ -89,6 +89,11 @@ JsonWriter& JsonWriter::around(std::string_view open, std::string_view escaped,
   return *this;
 }
 
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  out_ += json;
+  return *this;
+}
+
 JsonWriter& JsonWriter::integer(int64_t value) {
   before_value();
   char digits[24];

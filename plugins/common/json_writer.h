@@ -30,6 +30,9 @@ class JsonWriter {
   // by member took a dozen, which was most of the writing of a body of short messages.
   // `open` and `close` are written as they stand.
   JsonWriter& around(std::string_view open, std::string_view escaped, std::string_view close);
+  // JSON text written as it stands, no comma added: the rest of a value that around()
+  // began, for a caller that joins the end of one value with the start of the next.
+  JsonWriter& raw(std::string_view json);
   JsonWriter& integer(int64_t value);
   JsonWriter& number(double value);
   JsonWriter& boolean(bool value);

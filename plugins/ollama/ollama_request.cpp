@@ -2,6 +2,7 @@
 
 #include "common/data_url.h"
 #include "common/json_writer.h"
+#include "common/text_messages.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -14,13 +15,9 @@ bool has_images(const ChatMessage& message) {
   return false;
 }
 
+// A message with images, or of another role than the three.
 void write_message(JsonWriter& out, const ChatMessage& message) {
   const EscapedText text = joined_text(message, "\n");
-  const std::string_view close = text_message_close(message.role);
-  if (!close.empty() && !has_images(message)) {
-    out.around(R"({"content":")", text.json(), close);
-    return;
-  }
   out.begin_object().key("content").escaped(text.json());
   bool images = false;
   for (const ContentPart& part : message.parts) {
@@ -46,7 +43,12 @@ std::string request_body(const ChatRequest& chat) {
   body.reserve(body_size_hint(chat));
   JsonWriter out(body);
   out.begin_object().key("messages").begin_array();
-  for (const ChatMessage& message : chat.messages) write_message(out, message);
+  write_messages(
+      out, chat.messages, [](const ChatMessage& message) { return !has_images(message); },
+      [](const ChatMessage& message, const auto& write) {
+        write(joined_text(message, "\n").json());
+      },
+      [&](const ChatMessage& message) { write_message(out, message); });
   out.end_array();
   out.key("model").string(chat.model);
   if (chat.max_tokens || chat.temperature) {

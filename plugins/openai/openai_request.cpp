@@ -1,6 +1,7 @@
 #include "openai_request.h"
 
 #include "common/json_writer.h"
+#include "common/text_messages.h"
 
 namespace agentrt::providers::openai {
 namespace {
@@ -47,17 +48,16 @@ std::string request_body(const ChatRequest& chat) {
   // max_tokens is deprecated and refused by the reasoning models.
   if (chat.max_tokens) out.key("max_completion_tokens").integer(*chat.max_tokens);
   out.key("messages").begin_array();
-  for (const ChatMessage& message : chat.messages) {
-    const std::string_view close = text_message_close(message.role);
-    if (text_only(message) && !close.empty()) {
-      out.around(R"({"content":")",
-                 message.parts.empty() ? std::string_view() : message.parts[0].text.json(), close);
-      continue;
-    }
-    out.begin_object().key("content");
-    write_content(out, message);
-    out.key("role").string(message.role).end_object();
-  }
+  write_messages(
+      out, chat.messages, [](const ChatMessage& message) { return text_only(message); },
+      [](const ChatMessage& message, const auto& write) {
+        write(message.parts.empty() ? std::string_view() : message.parts[0].text.json());
+      },
+      [&](const ChatMessage& message) {
+        out.begin_object().key("content");
+        write_content(out, message);
+        out.key("role").string(message.role).end_object();
+      });
   out.end_array();
   out.key("model").string(chat.model);
   out.key("stream").boolean(true);

@@ -115,5 +115,46 @@ TEST(RequestBodies, AreWhatDumpWritesForEveryShapeOfMessage) {
   EXPECT_EQ(anthropic["system"], "be " + text);
 }
 
+// A run of text messages is written with one's end joined to the next one's start
+// (text_messages.h): wherever runs begin and end among messages that are not text,
+// every body is what dump writes and holds each message as it was.
+TEST(RequestBodies, RunsOfTextMessagesAreWhatDumpWritesWhereverTheyBeginAndEnd) {
+  const json image = {{"type", "image_url"}, {"url", "data:image/png;base64,iVBORw0KGgo="}};
+  const char* const roles[] = {"user", "assistant", "system"};
+  for (int pattern = 0; pattern < 32; ++pattern) {
+    json messages = json::array();
+    for (int i = 0; i < 5; ++i) {
+      const std::string text = "m" + std::to_string(i) + " \"q\"";
+      const bool with_image = (pattern >> i & 1) != 0;
+      messages.push_back(
+          {{"role", roles[i % 3]},
+           {"content", with_image ? json::array({text_part(text), image}) : json(text)}});
+    }
+    const std::string request = json{{"model", "m"}, {"messages", messages}}.dump();
+    const ChatRequest chat = parse_chat_request(request);  // views into `request`
+    const std::string openai_body = openai::request_body(chat);
+    const std::string ollama_body = ollama::request_body(chat);
+    ASSERT_EQ(openai_body, json::parse(openai_body).dump()) << pattern;
+    ASSERT_EQ(ollama_body, json::parse(ollama_body).dump()) << pattern;
+    const json openai = json::parse(openai_body)["messages"];
+    const json ollama = json::parse(ollama_body)["messages"];
+    ASSERT_EQ(openai.size(), 5u) << pattern;
+    ASSERT_EQ(ollama.size(), 5u) << pattern;
+    for (size_t i = 0; i < 5; ++i) {
+      const std::string text = "m" + std::to_string(i) + " \"q\"";
+      EXPECT_EQ(openai[i]["role"], roles[i % 3]) << pattern;
+      EXPECT_EQ(ollama[i]["role"], roles[i % 3]) << pattern;
+      EXPECT_EQ(ollama[i]["content"], text) << pattern;
+      if ((pattern >> i & 1) != 0) {
+        EXPECT_EQ(openai[i]["content"][0], text_part(text)) << pattern;
+        EXPECT_EQ(ollama[i]["images"], json::array({"iVBORw0KGgo="})) << pattern;
+      } else {
+        EXPECT_EQ(openai[i], json({{"content", text}, {"role", roles[i % 3]}})) << pattern;
+        EXPECT_EQ(ollama[i], json({{"content", text}, {"role", roles[i % 3]}})) << pattern;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace agentrt::providers

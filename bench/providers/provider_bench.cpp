@@ -115,6 +115,17 @@ struct Options {
   std::exit(2);
 }
 
+// Narrows `all` to the one whose name is `value`; false when none is.
+template <class T>
+bool pick_named(const std::string& value, std::vector<T>& all, const char* (*name)(T)) {
+  for (T item : all)
+    if (value == name(item)) {
+      all = {item};
+      return true;
+    }
+  return false;
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -143,18 +154,8 @@ Options parse(int argc, char** argv) {
       o.text = HistoryText::cjk;
     } else if (arg == "--reps") {
       o.reps = std::max(1, std::atoi(value.c_str()));
-    } else if (arg == "--vendor" && value == "openai") {
-      o.vendors = {Vendor::openai};
-    } else if (arg == "--vendor" && value == "anthropic") {
-      o.vendors = {Vendor::anthropic};
-    } else if (arg == "--vendor" && value == "ollama") {
-      o.vendors = {Vendor::ollama};
-    } else if (arg == "--reads" && value == "per-event") {
-      o.splits = {Split::per_event};
-    } else if (arg == "--reads" && value == "awkward") {
-      o.splits = {Split::awkward};
-    } else if (arg == "--reads" && value == "whole") {
-      o.splits = {Split::whole};
+    } else if (arg == "--vendor" && pick_named(value, o.vendors, vendor_name)) {
+    } else if (arg == "--reads" && pick_named(value, o.splits, split_name)) {
     } else {
       usage();
     }

@@ -4,9 +4,13 @@
 
 namespace agentrt::core {
 
+bool is_line_key(std::string_view key) {
+  return key == "time" || key == "level" || key == "msg";
+}
+
 std::string& LogFields::key(std::string_view key) {
   text_ += ',';
-  if (key == "time" || key == "level" || key == "msg") {
+  if (is_line_key(key)) {
     append_json_string(text_, "fields." + std::string(key));
   } else {
     append_json_string(text_, key);

@@ -10,11 +10,13 @@
 
 namespace agentrt::core {
 
+// Whether `key` is one every line has of its own (time, level, msg): a field given such
+// a name is written as "fields.<key>", so that no line has a key twice.
+bool is_line_key(std::string_view key);
+
 class LogFields {
  public:
-  // Keys are the caller's literals, each added once a line. One named like a key the
-  // line has already (time, level, msg) is written as "fields.<key>", as Logger does
-  // for fields given as JSON.
+  // Keys are the caller's literals, each added once a line (is_line_key renames).
   LogFields& text(std::string_view key, std::string_view value);
   LogFields& integer(std::string_view key, int64_t value);
   // A duration in milliseconds with three decimals, from microseconds: 1234 -> 1.234.

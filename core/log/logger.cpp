@@ -39,10 +39,6 @@ void write_to_stderr(std::string_view line) {
   }
 }
 
-bool is_reserved(const std::string& key) {
-  return key == "time" || key == "level" || key == "msg";
-}
-
 // Built by hand rather than through a json object so the line starts with time, level
 // and msg (nlohmann::json sorts keys) and costs one allocation pass (json_text.h).
 std::string line_start(LogLevel level, std::string_view message, size_t fields_size) {
@@ -63,8 +59,7 @@ std::string format_line(LogLevel level, std::string_view message, const nlohmann
   if (fields.is_object()) {
     for (const auto& [key, value] : fields.items()) {
       line += ',';
-      // A field named like a fixed key would make a duplicate key; keep it, renamed.
-      append_json_string(line, is_reserved(key) ? "fields." + key : key);
+      append_json_string(line, is_line_key(key) ? "fields." + key : key);
       line += ':';
       append_json_value(line, value);
     }

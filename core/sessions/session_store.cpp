@@ -238,13 +238,13 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
     auto message = db.prepare(
         "INSERT INTO messages(cell, session_id, run_id, role, content, created_at) VALUES (?, ?, "
         "?, ?, ?, ?)");
+    // reset() keeps the bindings: what every message shares is bound once.
+    message.bind_borrowed(1, outcome.cell)
+        .bind_borrowed(2, outcome.session_id)
+        .bind_borrowed(3, outcome.run_id)
+        .bind_borrowed(6, now);
     for (size_t i = 0; i < outcome.new_messages.size(); ++i) {
-      message.bind_borrowed(1, outcome.cell)
-          .bind_borrowed(2, outcome.session_id)
-          .bind_borrowed(3, outcome.run_id);
-      message.bind_borrowed(4, outcome.new_messages[i].role)
-          .bind_borrowed(5, contents[i])
-          .bind_borrowed(6, now);
+      message.bind_borrowed(4, outcome.new_messages[i].role).bind_borrowed(5, contents[i]);
       message.run();
       message.reset();
     }

@@ -134,21 +134,21 @@ Statement& Statement::bind(int index, int64_t value) {
   return *this;
 }
 
-Statement& Statement::bind(int index, std::string_view value) {
-  // TRANSIENT: SQLite copies, so callers may bind temporaries.
-  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT,
-                          SQLITE_UTF8) != SQLITE_OK) {
+Statement& Statement::bind_text(int index, std::string_view value, sqlite3_destructor_type kept) {
+  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), kept, SQLITE_UTF8) !=
+      SQLITE_OK) {
     fail(db_, "cannot bind");
   }
   return *this;
 }
 
+// TRANSIENT: SQLite copies, so callers may bind temporaries.
+Statement& Statement::bind(int index, std::string_view value) {
+  return bind_text(index, value, SQLITE_TRANSIENT);
+}
+
 Statement& Statement::bind_borrowed(int index, std::string_view value) {
-  if (sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8) !=
-      SQLITE_OK) {
-    fail(db_, "cannot bind");
-  }
-  return *this;
+  return bind_text(index, value, SQLITE_STATIC);
 }
 
 Statement& Statement::bind_null(int index) {

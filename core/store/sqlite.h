@@ -100,6 +100,7 @@ class Statement {
  private:
   friend class Connection;
   Statement(Connection& owner, std::string sql, sqlite3_stmt* stmt);
+  Statement& bind_text(int index, std::string_view value, sqlite3_destructor_type kept);
 
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;

@@ -87,10 +87,9 @@ nlohmann::json parse_json_body(const std::string& body) {
   }
 }
 
-// `extra`: what the request's work added (core/log/request_log.h), such as its run.
-// `fields`: what the request's code added to its line; the request's own are added to it.
-// The request's own fields first, in the order docs/operator-guide.md gives, then what
-// the code that served it added (its run).
+// The request's own fields first, in the order docs/operator-guide.md gives, then
+// `added`: what the code that served it added to its line (core/log/request_log.h),
+// such as its run.
 void log_access(const RequestContext& ctx, int status,
                 std::chrono::steady_clock::time_point started, const core::LogFields& added) {
   if (!core::Logger::enabled(core::LogLevel::info)) return;

@@ -14,7 +14,7 @@
 #
 # Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4), HISTORY (0: a
 # new session a /chat; N: every /chat continues one session first given N messages, in
-# /chats of 400 short ones, so each run reads a long history; PROSE=1 makes them about 400
+# /chats of at most 400 short ones, so each run reads a long history; PROSE=1 makes them about 400
 # bytes of prose each, PROSE=cyrillic as many bytes of such prose in Russian; PROSE_LOAD=1
 # makes the load's own messages such prose too), WINDOW (the mock model's context window,
 # 8192). Prints per run: requests/s, p50, p99 and p99.9 latency (µs, each request timed by
@@ -55,7 +55,7 @@ if [ "$HISTORY" -gt 0 ]; then
   # 400 messages of about 9 tokens: within the mock model's window of 8,192 with its answer.
   # PROSE=1: of about 100 tokens each, as people and models write (lines, quotes, code,
   # letters past ASCII), under a window of WINDOW tokens.
-  jq -cn --arg prose "${PROSE:-0}" '{model: "mock-model", session_id: "long", messages: [range(400) |
+  jq -cn --arg prose "${PROSE:-0}" --argjson n "$HISTORY" '{model: "mock-model", session_id: "long", messages: [range([$n, 400] | min) |
     {role: (if . % 2 == 0 then "user" else "assistant" end),
      content: [{type: "text", text: (if $prose == "1" then
        [range(3) | "Message \(.): the café’s \"daily special\" changed — résumé of line 42.\nHere is the function you asked for:\n    if (x < 0) { return \"négatif\\n\"; }\n"] | join("")

@@ -24,7 +24,7 @@ nlohmann::json to_json(const SessionRecord& s) {
 std::optional<SessionRecord> SessionStore::find(const std::string& cell,
                                                 const std::string& id) const {
   std::optional<SessionRecord> found;
-  store_.read([&](Connection& db) {
+  store_.read_short([&](Connection& db) {
     auto row = db.prepare(std::string("SELECT ") + kSessionColumns +
                           " FROM sessions WHERE cell = ? AND id = ?");
     if (row.bind(1, cell).bind(2, id).step()) found = read_session(row);
@@ -80,7 +80,7 @@ std::optional<std::vector<StoredMessage>> SessionStore::history_from(const std::
                                                                      const std::string& session,
                                                                      int64_t seq) const {
   std::optional<std::vector<StoredMessage>> out;
-  store_.read([&](Connection& db) {
+  store_.read_short([&](Connection& db) {
     auto row = db.prepare(
         "SELECT role, content, seq FROM messages WHERE cell = ? AND session_id = ? AND seq >= ? "
         "ORDER BY seq");

@@ -46,6 +46,11 @@ class StateStore {
   // Runs `work` on a read connection (a consistent snapshot for its duration).
   void read(const std::function<void(Connection&)>& work) const;
 
+  // The same for a read of a few rows, which what was just written is likely to be: on
+  // the writer connection when no write is under way or queued (writers that come
+  // meanwhile wait for it), on a read connection otherwise.
+  void read_short(const std::function<void(Connection&)>& work) const;
+
   int schema_version() const;
   const std::string& path() const { return path_; }
 

@@ -87,6 +87,19 @@ void WriteBatcher::exclusive(const std::function<void()>& fn) {
   idle_.wait(lock, [this] { return !leading_; });
   exclusive_waiting_ = false;
   leading_ = true;
+  hold_writer(lock, fn);
+}
+
+bool WriteBatcher::when_idle(const std::function<void(Connection&)>& fn) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (leading_ || exclusive_waiting_ || !queue_.empty()) return false;
+  leading_ = true;
+  hold_writer(lock, [&] { fn(writer_); });
+  return true;
+}
+
+void WriteBatcher::hold_writer(std::unique_lock<std::mutex>& lock,
+                               const std::function<void()>& fn) {
   lock.unlock();
   try {
     fn();

@@ -55,6 +55,11 @@ class WriteBatcher {
   // must catch up with a writer that never pauses (wal_checkpointer.h).
   void exclusive(const std::function<void()>& fn);
 
+  // Runs `fn` on the writer connection, outside any transaction, when no write is under
+  // way, queued or waited for, and returns true; returns false at once otherwise.
+  // Writers that arrive meanwhile queue and commit afterwards, so `fn` must be short.
+  bool when_idle(const std::function<void(Connection&)>& fn);
+
   // Writers waiting for a leader to pick them up (tests and diagnostics).
   size_t pending() const;
   // Transactions led so far, each serving one or more writers (tests and diagnostics).
@@ -79,6 +84,9 @@ class WriteBatcher {
   void lead(std::unique_lock<std::mutex>& lock);
   void gather(std::unique_lock<std::mutex>& lock);
   void hand_over_locked();  // wakes whoever may act now that no one leads
+  // With leading_ just set under `lock`: runs `fn` unlocked, then hands the writer on,
+  // also when `fn` throws.
+  void hold_writer(std::unique_lock<std::mutex>& lock, const std::function<void()>& fn);
   void commit(const std::vector<Job*>& batch);
   void commit_alone(Job& job);
   void run_in_savepoint(Job& job);

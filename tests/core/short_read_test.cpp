@@ -1,0 +1,129 @@
+// StateStore::read_short: a read of a few rows on the writer connection when no write is
+// under way or queued (its page cache holds what the last commits wrote), on a read
+// connection otherwise, and never a way to write.
+#include "core/store/state_store.h"
+#include "tests/core/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace agentrt::core {
+namespace {
+
+using namespace std::chrono_literals;
+
+void insert_key(Connection& db, const std::string& key) {
+  db.prepare("INSERT INTO meta(key, value) VALUES(?, 'v')").bind(1, key).run();
+}
+
+bool has_key(Connection& db, const std::string& key) {
+  Statement q = db.prepare("SELECT count(*) FROM meta WHERE key = ?");
+  q.bind(1, key).step();
+  return q.column_int(0) == 1;
+}
+
+// Read connections are opened read-only; the writer is not.
+bool on_writer(Connection& db) {
+  return sqlite3_db_readonly(db.handle(), "main") == 0;
+}
+
+bool wait_for_pending(const StateStore& store, size_t n) {
+  for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;
+       std::this_thread::sleep_for(1ms))
+    if (store.pending_writes() == n) return true;
+  return false;
+}
+
+TEST(ShortReadTest, AnIdleWritersConnectionReadsWhatWasJustCommitted) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  store.write([](Connection& db) { insert_key(db, "a"); });
+  bool writer = false, found = false;
+  store.read_short([&](Connection& db) {
+    writer = on_writer(db);
+    found = has_key(db, "a");
+  });
+  EXPECT_TRUE(writer);
+  EXPECT_TRUE(found);
+}
+
+TEST(ShortReadTest, WhileAWriteIsUnderWayItReadsOnAReadConnectionWithoutWaiting) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  std::promise<void> entered, release;
+  std::thread leader([&] {
+    store.write([&](Connection& db) {
+      insert_key(db, "uncommitted");
+      entered.set_value();
+      release.get_future().wait();
+    });
+  });
+  entered.get_future().wait();
+  bool writer = true, found = true;
+  auto read = std::async(std::launch::async, [&] {
+    store.read_short([&](Connection& db) {
+      writer = on_writer(db);
+      found = has_key(db, "uncommitted");
+    });
+  });
+  const bool without_waiting = read.wait_for(5s) == std::future_status::ready;
+  release.set_value();
+  leader.join();
+  read.get();
+  EXPECT_TRUE(without_waiting) << "the read waited for the write";
+  EXPECT_FALSE(writer);
+  EXPECT_FALSE(found) << "a read saw a write before its commit";
+}
+
+TEST(ShortReadTest, AWriterThatArrivesDuringTheReadCommitsAfterIt) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  std::thread writer;
+  bool seen_during = true;
+  store.read_short([&](Connection& db) {
+    writer = std::thread([&] { store.write([](Connection& w) { insert_key(w, "late"); }); });
+    ASSERT_TRUE(wait_for_pending(store, 1)) << "the writer did not queue behind the read";
+    seen_during = has_key(db, "late");
+  });
+  writer.join();
+  EXPECT_FALSE(seen_during);
+  bool seen_after = false;
+  store.read_short([&](Connection& db) { seen_after = has_key(db, "late"); });
+  EXPECT_TRUE(seen_after);
+}
+
+TEST(ShortReadTest, AReadThatThrowsLeavesTheWriterFreeForTheNextWrite) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  EXPECT_THROW(store.read_short([](Connection& db) {
+    has_key(db, "a");
+    throw std::runtime_error("the caller's own failure");
+  }),
+               std::runtime_error);
+  store.write([](Connection& db) { insert_key(db, "after"); });
+  bool writer = false, found = false;
+  store.read_short([&](Connection& db) {
+    writer = on_writer(db);
+    found = has_key(db, "after");
+  });
+  EXPECT_TRUE(writer);
+  EXPECT_TRUE(found);
+}
+
+TEST(ShortReadTest, AReadThatWritesIsRefusedAndLeavesNothing) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  EXPECT_THROW(store.read_short([](Connection& db) { insert_key(db, "sneaked"); }), StoreError);
+  bool found = true;
+  store.read([&](Connection& db) { found = has_key(db, "sneaked"); });
+  EXPECT_FALSE(found);
+  store.write([](Connection& db) { insert_key(db, "after"); });
+}
+
+}  // namespace
+}  // namespace agentrt::core

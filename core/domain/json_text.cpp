@@ -115,6 +115,54 @@ std::string json_excerpt(const nlohmann::json& value, size_t max_bytes) {
   return text.append(kEllipsis);
 }
 
+namespace {
+
+// The length of the escape at escaped[i] (a backslash) when it is one append_escape
+// writes, else 0.
+size_t own_escape_length(std::string_view escaped, size_t i) {
+  if (i + 1 >= escaped.size()) return 0;
+  switch (escaped[i + 1]) {
+    case '"':
+    case '\\':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+      return 2;
+    case 'u':
+      break;
+    default:
+      return 0;
+  }
+  static constexpr std::string_view kHex = "0123456789abcdef";
+  if (i + 6 > escaped.size() || escaped.compare(i + 2, 2, "00") != 0) return 0;
+  const size_t high = kHex.find(escaped[i + 4]), low = kHex.find(escaped[i + 5]);
+  return high <= 1 && low != std::string_view::npos ? 6 : 0;
+}
+
+}  // namespace
+
+std::optional<DecodedSize> decoded_size(std::string_view escaped) {
+  DecodedSize size;
+  size_t taken = 0;
+  for (size_t i = 0; i < escaped.size();) {
+    const auto c = static_cast<unsigned char>(escaped[i]);
+    size_t length = 1;
+    if (c >= 0x80)
+      length = utf8_sequence(escaped, i, taken);
+    else if (c == '\\')
+      length = own_escape_length(escaped, i);
+    else if (c < 0x20 || c == '"')
+      length = 0;
+    if (length == 0) return std::nullopt;
+    size.bytes += c == '\\' ? 1 : length;
+    size.three_byte_characters += length == 3 && c >= 0x80;
+    i += length;
+  }
+  return size;
+}
+
 bool stands_for_itself(std::string_view text) {
   for (char c : text)
     if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;

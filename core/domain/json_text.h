@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,17 @@ inline bool take_prefix(std::string_view& text, std::string_view literal) {
 // Whether `text` stands for itself inside a JSON string: printable ASCII but the quote
 // and the backslash, so no escape, control byte or UTF-8 sequence needs reading.
 bool stands_for_itself(std::string_view text);
+
+// For readers of the strings this program writes (append_json_string's form): the size
+// of the text that `escaped`, what stands between the quotes, decodes to, and how many of
+// its characters take three bytes in UTF-8. Only when every escape is one that form has
+// (a short one, or \u00xx for another control byte) and every other byte is printable
+// ASCII or well-formed UTF-8; nullopt otherwise, for the caller to read it with nlohmann.
+struct DecodedSize {
+  size_t bytes = 0;
+  size_t three_byte_characters = 0;
+};
+std::optional<DecodedSize> decoded_size(std::string_view escaped);
 
 // `value` as dump writes it, for a message that quotes what it was given: at most
 // `max_bytes` bytes, a longer text cut before the character that would pass the limit

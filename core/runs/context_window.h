@@ -52,7 +52,12 @@ struct RunContext {
   }
 };
 
-int64_t estimate_tokens(const StoredMessage& message);
+// A message's estimate: the one it was read from the store with, else its content's.
+// Inline: a run on a long session asks it of each of hundreds of stored messages.
+int64_t estimate_content_tokens(const StoredMessage& message);
+inline int64_t estimate_tokens(const StoredMessage& message) {
+  return message.tokens >= 0 ? message.tokens : estimate_content_tokens(message);
+}
 // The same for content given as JSON text (an array of parts), read without building it.
 int64_t estimate_content_tokens(std::string_view content_json);
 int64_t estimate_text_tokens(const std::string& text);

@@ -1,5 +1,6 @@
 // Pure rules of a run: request validation, the context window, the live registry.
 #include "core/domain/errors.h"
+#include "core/domain/json_text.h"
 #include "core/runs/context_window.h"
 #include "core/runs/live_runs.h"
 #include "core/runs/run_request.h"
@@ -48,6 +49,36 @@ TEST(ContextWindow, EstimatesACharacterOfThreeBytesAsFour) {
         << "a stored message is estimated as a new one";
     EXPECT_EQ(estimate_text_tokens(words) + 4, estimate_tokens(m));
   }
+}
+
+// A message of one text is estimated from its stored form without a parser; what it
+// counts, and what it refuses, is what nlohmann's reading gives.
+TEST(ContextWindow, AStoredTextIsEstimatedAsNlohmannReadsIt) {
+  const std::string texts[] = {"",
+                               "plain words",
+                               "quote \" backslash \\ slash / newline \n tab \t",
+                               std::string("controls \x01\x1f\x7f and \0 nul", 26),
+                               "\xE4\xB8\xAD\xE6\x96\x87 \xD1\x8F\xD0\xB7 \xF0\x9F\x98\x80",
+                               "cut \xE4\xB8 and stray \xff \xC0\xAF bytes",
+                               "\xED\xA0\x80 a surrogate, \xF4\x90\x80\x80 past U+10FFFF"};
+  for (const std::string& words : texts) {
+    std::string stored;
+    append_json_value(stored, json::array({{{"type", "text"}, {"text", words}}}));
+    EXPECT_EQ(estimate_stored_tokens(stored), estimate_content_tokens(stored) + 4) << stored;
+  }
+  // Written otherwise than the store writes: read by the parser.
+  for (const char* stored :
+       {R"([{"text":"caf\u00e9","type":"text"}])", R"([{"text":"\/","type":"text"}])",
+        R"([{"text":"\ud83d\ude00","type":"text"}])", R"([{"text":"\u001F","type":"text"}])",
+        R"([{"text":"two","type":"text"},{"text":"parts","type":"text"}])",
+        R"([{"type":"text","text":"reordered"}])", R"([ {"text":"spaced","type":"text"} ])"})
+    EXPECT_EQ(estimate_stored_tokens(stored), estimate_content_tokens(stored) + 4) << stored;
+  for (const std::string& stored : {std::string(R"([{"text":"a"b","type":"text"}])"),
+                                    std::string(R"([{"text":"a\","type":"text"}])"),
+                                    std::string(R"([{"text":"a\u00g0","type":"text"}])"),
+                                    std::string("[{\"text\":\"a\x01\",\"type\":\"text\"}]"),
+                                    std::string("[{\"text\":\"a\xff\",\"type\":\"text\"}]")})
+    EXPECT_THROW(estimate_stored_tokens(stored), std::runtime_error) << stored;
 }
 
 TEST(ContextWindow, DropsOldestFirstAndNeverTheNewMessages) {

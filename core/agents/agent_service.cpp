@@ -120,7 +120,7 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body) 
 
 std::optional<Agent> AgentService::find(const std::string& cell, const std::string& id) const {
   std::optional<Agent> found;
-  store_.read([&](Connection& db) {
+  store_.read_short([&](Connection& db) {
     auto row =
         db.prepare(std::string("SELECT ") + kColumns + " FROM agents WHERE cell = ? AND id = ?");
     if (row.bind(1, cell).bind(2, id).step()) found = read_agent(row);

@@ -254,7 +254,7 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
 std::optional<RunRecord> SessionStore::find_run(const std::string& cell,
                                                 const std::string& run_id) const {
   std::optional<RunRecord> found;
-  store_.read([&](Connection& db) {
+  store_.read_short([&](Connection& db) {
     auto row = db.prepare(
         "SELECT id, cell, session_id, actor, model, status, coalesce(reason, ''), started_at, "
         "coalesce(ended_at, ''), coalesce(input_tokens, 0), coalesce(output_tokens, 0) FROM runs "

@@ -1,7 +1,8 @@
 // The engine's own state (tokens, cells, providers, sessions, runs, agents) in one
 // SQLite database in WAL mode. Writes go through one writer connection, concurrent
 // writers group-committed (write_batcher.h) and WAL checkpoints done in the background
-// (wal_checkpointer.h); reads use their own connections so they never wait on a writer. The schema
+// (wal_checkpointer.h); reads use their own connections so they never wait on a writer
+// (a short read may borrow the idle writer's, see read_short). The schema
 // is versioned in the database itself and migrated forward at open.
 #pragma once
 
@@ -46,9 +47,11 @@ class StateStore {
   // Runs `work` on a read connection (a consistent snapshot for its duration).
   void read(const std::function<void(Connection&)>& work) const;
 
-  // The same for a read of a few rows, which what was just written is likely to be: on
-  // the writer connection when no write is under way or queued (writers that come
-  // meanwhile wait for it), on a read connection otherwise.
+  // The same for a read of a few rows, likely ones the last commits wrote: on the writer
+  // connection when no write is under way or queued, as its page cache still holds them
+  // (a read connection's is emptied by every commit); writers that come meanwhile wait
+  // for it. On a read connection otherwise. `work` only reads: a write is refused
+  // (StoreError) and rolled back.
   void read_short(const std::function<void(Connection&)>& work) const;
 
   int schema_version() const;

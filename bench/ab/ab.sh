@@ -11,12 +11,14 @@
 #   STREAMS=2000 D=8 ROUNDS=2 bench/ab/ab.sh - "BIN=/tmp/before"    scenario 3's streams
 #
 #   HISTORY=4000 C=1 ROUNDS=2 bench/ab/ab.sh - "BIN=/tmp/before"   /chat on a long session
+#   HISTORY=2 WINDOW=512 C=1 bench/ab/ab.sh - "BIN=/tmp/before"   on a continued short one
 #
 # Environment: C (concurrency, 64), D (s measured per run, 4), ROUNDS (4), HISTORY (0: a
 # new session a /chat; N: every /chat continues one session first given N messages, in
-# /chats of at most 400 short ones, so each run reads a long history; PROSE=1 makes them about 400
-# bytes of prose each, PROSE=cyrillic as many bytes of such prose in Russian; PROSE_LOAD=1
-# makes the load's own messages such prose too), WINDOW (the mock model's context window,
+# /chats of at most 400 short ones, so each run reads the session's history, up to the
+# window; PROSE=1 makes them about 400 bytes of prose each, PROSE=cyrillic as many bytes
+# of such prose in Russian; PROSE_LOAD=1 makes the load's own messages such prose too),
+# WINDOW (the mock model's context window,
 # 8192). Prints per run: requests/s, p50, p99 and p99.9 latency (µs, each request timed by
 # post.lua; p99_wrk is wrk's own p99, corrected for coordinated omission) and agentd's CPU
 # per request (µs, from /proc).

@@ -32,6 +32,24 @@ bool on_writer(Connection& db) {
   return sqlite3_db_readonly(db.handle(), "main") == 0;
 }
 
+// Where a short read of `key` ran, and whether it found the key.
+struct Seen {
+  bool on_writer = false;
+  bool found = false;
+  bool operator==(const Seen& other) const {
+    return on_writer == other.on_writer && found == other.found;
+  }
+};
+constexpr Seen kFoundOnTheWriter{true, true};
+Seen short_read_of(const StateStore& store, const std::string& key) {
+  Seen seen;
+  store.read_short([&](Connection& db) {
+    seen.on_writer = on_writer(db);
+    seen.found = has_key(db, key);
+  });
+  return seen;
+}
+
 bool wait_for_pending(const StateStore& store, size_t n) {
   for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;
        std::this_thread::sleep_for(1ms))
@@ -43,13 +61,7 @@ TEST(ShortReadTest, AnIdleWritersConnectionReadsWhatWasJustCommitted) {
   test_util::TempDir tmp;
   StateStore store(tmp.path());
   store.write([](Connection& db) { insert_key(db, "a"); });
-  bool writer = false, found = false;
-  store.read_short([&](Connection& db) {
-    writer = on_writer(db);
-    found = has_key(db, "a");
-  });
-  EXPECT_TRUE(writer);
-  EXPECT_TRUE(found);
+  EXPECT_EQ(short_read_of(store, "a"), kFoundOnTheWriter);
 }
 
 TEST(ShortReadTest, WhileAWriteIsUnderWayItReadsOnAReadConnectionWithoutWaiting) {
@@ -64,20 +76,14 @@ TEST(ShortReadTest, WhileAWriteIsUnderWayItReadsOnAReadConnectionWithoutWaiting)
     });
   });
   entered.get_future().wait();
-  bool writer = true, found = true;
-  auto read = std::async(std::launch::async, [&] {
-    store.read_short([&](Connection& db) {
-      writer = on_writer(db);
-      found = has_key(db, "uncommitted");
-    });
-  });
+  auto read = std::async(std::launch::async, [&] { return short_read_of(store, "uncommitted"); });
   const bool without_waiting = read.wait_for(5s) == std::future_status::ready;
   release.set_value();
   leader.join();
-  read.get();
+  Seen seen = read.get();
   EXPECT_TRUE(without_waiting) << "the read waited for the write";
-  EXPECT_FALSE(writer);
-  EXPECT_FALSE(found) << "a read saw a write before its commit";
+  EXPECT_FALSE(seen.on_writer);
+  EXPECT_FALSE(seen.found) << "a read saw a write before its commit";
 }
 
 TEST(ShortReadTest, AWriterThatArrivesDuringTheReadCommitsAfterIt) {
@@ -92,9 +98,7 @@ TEST(ShortReadTest, AWriterThatArrivesDuringTheReadCommitsAfterIt) {
   });
   writer.join();
   EXPECT_FALSE(seen_during);
-  bool seen_after = false;
-  store.read_short([&](Connection& db) { seen_after = has_key(db, "late"); });
-  EXPECT_TRUE(seen_after);
+  EXPECT_TRUE(short_read_of(store, "late").found);
 }
 
 TEST(ShortReadTest, AReadThatThrowsLeavesTheWriterFreeForTheNextWrite) {
@@ -106,13 +110,7 @@ TEST(ShortReadTest, AReadThatThrowsLeavesTheWriterFreeForTheNextWrite) {
   }),
                std::runtime_error);
   store.write([](Connection& db) { insert_key(db, "after"); });
-  bool writer = false, found = false;
-  store.read_short([&](Connection& db) {
-    writer = on_writer(db);
-    found = has_key(db, "after");
-  });
-  EXPECT_TRUE(writer);
-  EXPECT_TRUE(found);
+  EXPECT_EQ(short_read_of(store, "after"), kFoundOnTheWriter);
 }
 
 TEST(ShortReadTest, AReadThatWritesIsRefusedAndLeavesNothing) {

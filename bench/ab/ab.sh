@@ -18,10 +18,9 @@
 # /chats of at most 400 short ones, so each run reads the session's history, up to the
 # window; PROSE=1 makes them about 400 bytes of prose each, PROSE=cyrillic as many bytes
 # of such prose in Russian; PROSE_LOAD=1 makes the load's own messages such prose too),
-# WINDOW (the mock model's context window,
-# 8192). Prints per run: requests/s, p50, p99 and p99.9 latency (µs, each request timed by
-# post.lua; p99_wrk is wrk's own p99, corrected for coordinated omission) and agentd's CPU
-# per request (µs, from /proc).
+# WINDOW (the mock model's context window, 8192). Prints per run: requests/s, p50, p99
+# and p99.9 latency (µs, each request timed by post.lua; p99_wrk is wrk's own p99,
+# corrected for coordinated omission) and agentd's CPU per request (µs, from /proc).
 # With CALLGRIND=1, agentd runs under `valgrind --tool=callgrind`, counted from the end of
 # the warm-up, and each run prints its instructions per /chat (ir_per_chat, all of
 # agentd's threads, user space only) instead of the CPU: a figure this machine's noise

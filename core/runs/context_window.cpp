@@ -113,7 +113,7 @@ int64_t estimate_content_tokens(std::string_view content_json) {
   return parts.tokens;
 }
 
-int64_t estimate_content_tokens(const StoredMessage& message) {
+int64_t estimate_parsed_tokens(const StoredMessage& message) {
   int64_t tokens = kFraming;
   for (const auto& part : message.content) {
     const bool is_text = part.value("type", "") == "text";

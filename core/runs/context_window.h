@@ -52,13 +52,15 @@ struct RunContext {
   }
 };
 
-// A message's estimate: the one it was read from the store with, else its content's.
-// Inline: a run on a long session asks it of each of hundreds of stored messages.
-int64_t estimate_content_tokens(const StoredMessage& message);
+// A message's estimate: the one it was read from the store with, else its parsed
+// content's (estimate_parsed_tokens). Inline: a run on a long session asks it of each of
+// hundreds of stored messages.
+int64_t estimate_parsed_tokens(const StoredMessage& message);
 inline int64_t estimate_tokens(const StoredMessage& message) {
-  return message.tokens >= 0 ? message.tokens : estimate_content_tokens(message);
+  return message.tokens >= 0 ? message.tokens : estimate_parsed_tokens(message);
 }
-// The same for content given as JSON text (an array of parts), read without building it.
+// A content's estimate, without the message's framing, from its JSON text (an array of
+// parts), read without building it.
 int64_t estimate_content_tokens(std::string_view content_json);
 int64_t estimate_text_tokens(const std::string& text);
 // A stored message's estimate (StoredMessage::tokens) from its content's JSON text.

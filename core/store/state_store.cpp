@@ -45,11 +45,8 @@ void in_snapshot(Connection& db, const std::function<void(Connection&)>& work) {
   db.prepare("COMMIT").run();
 }
 
-// A read connection starts each transaction after another connection's commit with an
-// empty page cache (SQLite's WAL mode drops it), so a lookup of a row the last commit
-// wrote read every page on its way from the WAL again: 30-40 thousand instructions, a
-// tenth of a continued session's /chat. The writer's cache still holds those pages.
-// What runs here must only read, as on a read connection.
+// `work` in a snapshot on the writer connection, held by the caller. It must only read,
+// as on a read connection: a write is refused before it can commit.
 void read_on_writer(Connection& db, const std::function<void(Connection&)>& work) {
   try {
     in_snapshot(db, [&](Connection& snapshot) {

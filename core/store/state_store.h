@@ -2,8 +2,8 @@
 // SQLite database in WAL mode. Writes go through one writer connection, concurrent
 // writers group-committed (write_batcher.h) and WAL checkpoints done in the background
 // (wal_checkpointer.h); reads use their own connections so they never wait on a writer
-// (a short read may borrow the idle writer's, see read_short). The schema
-// is versioned in the database itself and migrated forward at open.
+// (a short read may borrow the writer's while it is idle, see read_short). The schema is
+// versioned in the database itself and migrated forward at open.
 #pragma once
 
 #include "core/store/sqlite.h"

@@ -54,10 +54,11 @@ TEST(ContextWindow, EstimatesACharacterOfThreeBytesAsFour) {
 // A message of one text is estimated from its stored form without a parser; what it
 // counts, and what it refuses, is what nlohmann's reading gives.
 TEST(ContextWindow, AStoredTextIsEstimatedAsNlohmannReadsIt) {
+  using namespace std::string_literals;  // the NUL stays in the text
   const std::string texts[] = {"",
                                "plain words",
                                "quote \" backslash \\ slash / newline \n tab \t",
-                               std::string("controls \x01\x1f\x7f and \0 nul", 26),
+                               "controls \x01\x1f\x7f and \0 nul"s,
                                "\xE4\xB8\xAD\xE6\x96\x87 \xD1\x8F\xD0\xB7 \xF0\x9F\x98\x80",
                                "cut \xE4\xB8 and stray \xff \xC0\xAF bytes",
                                "\xED\xA0\x80 a surrogate, \xF4\x90\x80\x80 past U+10FFFF"};

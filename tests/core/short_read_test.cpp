@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace agentrt::core {
 namespace {
@@ -121,6 +123,44 @@ TEST(ShortReadTest, AReadThatWritesIsRefusedAndLeavesNothing) {
   store.read([&](Connection& db) { found = has_key(db, "sneaked"); });
   EXPECT_FALSE(found);
   store.write([](Connection& db) { insert_key(db, "after"); });
+}
+
+// The keys the threads below wrote, "<thread>/<n>".
+int64_t threads_keys(Connection& db) {
+  Statement all = db.prepare("SELECT count(*) FROM meta WHERE key LIKE '%/%'");
+  all.step();
+  return all.column_int(0);
+}
+
+// Writers and short readers on many threads, so that reads take the writer between
+// commits, fall back while one runs, and writers queue behind reads: each thread reads
+// back every key it wrote, and sees at least as many keys as it has written.
+TEST(ShortReadTest, ManyThreadsWritingAndReadingEachReadWhatTheyCommitted) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  constexpr int kThreads = 8, kKeys = 150;
+  std::atomic<int> misses{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < kKeys; ++k) {
+        const std::string key = std::to_string(t) + "/" + std::to_string(k);
+        store.write([&](Connection& db) { insert_key(db, key); });
+        int64_t keys = 0;
+        bool found = false;
+        store.read_short([&](Connection& db) {
+          found = has_key(db, key);
+          keys = threads_keys(db);
+        });
+        if (!found || keys < k + 1) ++misses;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(misses.load(), 0);
+  int64_t keys = 0;
+  store.read([&](Connection& db) { keys = threads_keys(db); });
+  EXPECT_EQ(keys, int64_t{kThreads} * kKeys);
 }
 
 }  // namespace

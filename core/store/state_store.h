@@ -50,8 +50,8 @@ class StateStore {
   // The same for a read of a few rows, likely ones the last commits wrote: on the writer
   // connection when no write is under way or queued, as its page cache still holds them
   // (a read connection's is emptied by every commit); writers that come meanwhile wait
-  // for it. On a read connection otherwise. `work` only reads: a write is refused
-  // (StoreError) and rolled back.
+  // for it. On a read connection otherwise. `work` only reads: a write through its
+  // connection is refused (StoreError) and rolled back, and it must not call write().
   void read_short(const std::function<void(Connection&)>& work) const;
 
   int schema_version() const;

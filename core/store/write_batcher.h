@@ -57,7 +57,8 @@ class WriteBatcher {
 
   // Runs `fn` on the writer connection, outside any transaction, when no write is under
   // way, queued or waited for, and returns true; returns false at once otherwise.
-  // Writers that arrive meanwhile queue and commit afterwards, so `fn` must be short.
+  // Writers that arrive meanwhile queue and commit afterwards, so `fn` must be short,
+  // and must not write() (it would wait for itself).
   bool when_idle(const std::function<void(Connection&)>& fn);
 
   // Writers waiting for a leader to pick them up (tests and diagnostics).

@@ -18,9 +18,12 @@
 # /chats of at most 400 short ones, so each run reads the session's history, up to the
 # window; PROSE=1 makes them about 400 bytes of prose each, PROSE=cyrillic as many bytes
 # of such prose in Russian; PROSE_LOAD=1 makes the load's own messages such prose too),
-# WINDOW (the mock model's context window, 8192). Prints per run: requests/s, p50, p99
+# WINDOW (the mock model's context window, 8192), SESSIONS (with HISTORY: each wrk thread
+# continues SESSIONS sessions of its own in turn instead of one for all, which at more
+# than one connection would refuse most /chats as busy). Prints per run: requests/s, p50, p99
 # and p99.9 latency (µs, each request timed by post.lua; p99_wrk is wrk's own p99,
-# corrected for coordinated omission) and agentd's CPU per request (µs, from /proc).
+# corrected for coordinated omission), agentd's CPU per request (µs, from /proc) and the
+# errors (wrk's socket errors and the responses of status 400 or more).
 # With CALLGRIND=1, agentd runs under `valgrind --tool=callgrind`, counted from the end of
 # the warm-up, and each run prints its instructions per /chat (ir_per_chat, all of
 # agentd's threads, user space only) instead of the CPU: a figure this machine's noise
@@ -76,7 +79,7 @@ threads=$([ "$C" -lt 2 ] && echo 1 || echo 2)
 
 # wrk against agentd's /chat with the user token; prints wrk's JSON line.
 load() { # address token seconds
-  BENCH_BODY_FILE="$work/chat.json" BENCH_HEADERS="Authorization: Bearer $2" \
+  BENCH_BODY_FILE="$work/chat.json" BENCH_HEADERS="Authorization: Bearer $2" BENCH_SESSIONS="${SESSIONS:-0}" \
     wrk -t"$threads" -c"$C" -d"$3s" -s "$lua" "http://$1/chat" 2>&1 | grep '^{' || true
 }
 
@@ -152,7 +155,7 @@ one() { # variant
     rm -f "$work/callgrind.out"
     return
   fi
-  echo "$1: rps=$(jq .rps <<<"$r") p50=$(jq .latency_us.p50 <<<"$r") p99=$(jq .latency_us.p99 <<<"$r") p999=$(jq .latency_us.p999 <<<"$r") p99_wrk=$(jq .latency_us_wrk.p99 <<<"$r") cpu_us=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)*10000/$(jq .requests <<<"$r")}")"
+  echo "$1: rps=$(jq .rps <<<"$r") p50=$(jq .latency_us.p50 <<<"$r") p99=$(jq .latency_us.p99 <<<"$r") p999=$(jq .latency_us.p999 <<<"$r") p99_wrk=$(jq .latency_us_wrk.p99 <<<"$r") cpu_us=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)*10000/$(jq .requests <<<"$r")}") errors=$(jq '[.errors[]] | add' <<<"$r")"
 }
 
 for _ in $(seq "$ROUNDS"); do

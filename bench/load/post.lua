@@ -2,6 +2,10 @@
 --
 --   BENCH_BODY_FILE  file with the request body (required)
 --   BENCH_HEADERS    extra headers, "Name: value" separated by "|" (optional)
+--   BENCH_SESSIONS   N: each request names the next of N sessions of its wrk thread
+--                    instead of the body's "session_id":"long", so that many connections
+--                    each continue sessions of their own (optional; N at least a thread's
+--                    connections keeps two requests in flight off one session)
 --
 -- The line printed by done(): requests, duration, requests/s, errors (wrk's socket
 -- errors plus "status", the responses >= 400) and latency percentiles in microseconds.
@@ -53,11 +57,25 @@ answered = 0
 -- that it never sends (script_verify_request).
 overlapped = false
 
+local sessions = tonumber(os.getenv("BENCH_SESSIONS") or "0")
+local turn = 0
+
+-- The next request: the one prepared once, or the body with the next session's id.
+local function next_request()
+  if sessions == 0 then
+    if prepared == nil then prepared = wrk.format() end
+    return prepared
+  end
+  turn = turn % sessions + 1
+  local session = string.format('"session_id":"long-%d-%d"', thread_id or 0, turn)
+  return wrk.format(nil, nil, nil, (string.gsub(wrk.body, '"session_id":"long"', session, 1)))
+end
+
 function request()
-  if prepared == nil then prepared = wrk.format() end
+  local r = next_request()
   if sent_at ~= nil and answered > 0 then overlapped = true end
   sent_at = now_us()
-  return prepared
+  return r
 end
 
 function response()
@@ -72,6 +90,7 @@ end
 local threads = {}
 function setup(thread)
   table.insert(threads, thread)
+  thread:set("thread_id", #threads)
 end
 
 -- Nearest-rank percentiles over the merged histograms, and the largest value.

@@ -20,10 +20,10 @@
 # of such prose in Russian; PROSE_LOAD=1 makes the load's own messages such prose too),
 # WINDOW (the mock model's context window, 8192), SESSIONS (with HISTORY: each wrk thread
 # continues SESSIONS sessions of its own in turn instead of one for all, which at more
-# than one connection would refuse most /chats as busy). Prints per run: requests/s, p50, p99
-# and p99.9 latency (µs, each request timed by post.lua; p99_wrk is wrk's own p99,
-# corrected for coordinated omission), agentd's CPU per request (µs, from /proc) and the
-# errors (wrk's socket errors and the responses of status 400 or more).
+# than one connection would refuse most /chats as busy; see post.lua). Prints per run:
+# requests/s, p50, p99 and p99.9 latency (µs, each request timed by post.lua; p99_wrk is
+# wrk's own p99, corrected for coordinated omission), agentd's CPU per request (µs, from
+# /proc) and the errors (wrk's socket errors and the responses of status 400 or more).
 # With CALLGRIND=1, agentd runs under `valgrind --tool=callgrind`, counted from the end of
 # the warm-up, and each run prints its instructions per /chat (ir_per_chat, all of
 # agentd's threads, user space only) instead of the CPU: a figure this machine's noise

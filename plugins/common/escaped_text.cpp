@@ -43,7 +43,7 @@ void append_escape(std::string& out, unsigned char c) {
 
 EscapedText EscapedText::borrowed(std::string_view escaped) {
   EscapedText text;
-  text.view_ = escaped;
+  text.borrow(escaped);
   return text;
 }
 

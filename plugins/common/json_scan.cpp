@@ -385,7 +385,7 @@ bool JsonScanner::read_escaped(EscapedText& out) {
   bool as_written = true;
   if (!scan_string(&raw, &escaped, &as_written)) return false;
   if (as_written) {
-    out = EscapedText::borrowed(raw);
+    out.borrow(raw);
     return true;
   }
   std::string decoded;

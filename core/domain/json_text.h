@@ -30,6 +30,13 @@ inline bool take_prefix(std::string_view& text, std::string_view literal) {
   text.remove_prefix(literal.size());
   return true;
 }
+// The same at the end: when `text` ends with `literal`, drops it and returns true.
+inline bool take_suffix(std::string_view& text, std::string_view literal) {
+  if (text.size() < literal.size() || text.substr(text.size() - literal.size()) != literal)
+    return false;
+  text.remove_suffix(literal.size());
+  return true;
+}
 // Whether `text` stands for itself inside a JSON string: printable ASCII but the quote
 // and the backslash, so no escape, control byte or UTF-8 sequence needs reading.
 bool stands_for_itself(std::string_view text);

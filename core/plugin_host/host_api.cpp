@@ -122,12 +122,9 @@ std::optional<SecretRef> read_plain_ref(std::string_view ref) {
   if (source_end == std::string_view::npos) return std::nullopt;
   const std::string_view source = ref.substr(0, source_end);
   ref.remove_prefix(source_end);
-  if (!take_prefix(ref, R"(","value":")") || ref.size() < 2 ||
-      ref.substr(ref.size() - 2) != R"("})")
-    return std::nullopt;
-  const std::string_view value = ref.substr(0, ref.size() - 2);
-  if (!stands_for_itself(source) || !stands_for_itself(value)) return std::nullopt;
-  return SecretRef{std::string(source), std::string(value)};
+  if (!take_prefix(ref, R"(","value":")") || !take_suffix(ref, R"("})")) return std::nullopt;
+  if (!stands_for_itself(source) || !stands_for_itself(ref)) return std::nullopt;
+  return SecretRef{std::string(source), std::string(ref)};
 }
 
 SecretRef read_ref(std::string_view ref_json) {

@@ -48,12 +48,9 @@ namespace {
 // content): read without a parser, which took 5,900 instructions a message, once for each
 // message a run stores and for each of a window's when it is read whole.
 std::optional<int64_t> one_text_tokens(std::string_view content_json) {
-  if (!take_prefix(content_json, R"([{"text":")")) return std::nullopt;
-  constexpr std::string_view kEnd = R"(","type":"text"}])";
-  if (content_json.size() < kEnd.size() ||
-      content_json.substr(content_json.size() - kEnd.size()) != kEnd)
+  if (!take_prefix(content_json, R"([{"text":")") ||
+      !take_suffix(content_json, R"(","type":"text"}])"))
     return std::nullopt;
-  content_json.remove_suffix(kEnd.size());
   const std::optional<DecodedSize> text = decoded_size(content_json);
   if (!text) return std::nullopt;
   return part_tokens(true, text->bytes + text->three_byte_characters);

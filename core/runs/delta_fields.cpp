@@ -78,12 +78,10 @@ std::optional<DeltaFields> read_sdk_form(std::string_view s) {
     fields.output_tokens = output;
     return fields;
   }
-  std::string_view finish = s;
-  if (!take_prefix(finish, R"({"reason":")") || finish.size() < 2 ||
-      finish.substr(finish.size() - 2) != R"("})")
+  std::string_view reason = s;
+  if (!take_prefix(reason, R"({"reason":")") || !take_suffix(reason, R"("})") ||
+      !stands_for_itself(reason))
     return std::nullopt;
-  const std::string_view reason = finish.substr(0, finish.size() - 2);
-  if (!stands_for_itself(reason)) return std::nullopt;
   fields.reason = std::string(reason);
   return fields;
 }

@@ -47,8 +47,10 @@ Engine::~Engine() {
   others_.clear();
 }
 
-StartReport Engine::start(bool bootstrap_admin) {
+StartReport Engine::start(EngineRole role) {
   started_ = std::chrono::steady_clock::now();
+  const bool owner = role == EngineRole::owner;
+  if (owner) lock_ = std::make_unique<DataDirLock>(config_.data_dir);
   store_ = std::make_unique<StateStore>(config_.data_dir);
   log_info("state store open",
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
@@ -71,7 +73,7 @@ StartReport Engine::start(bool bootstrap_admin) {
   cells_->add_forget([runs = runs_.get()](const std::string& cell) { runs->forget_cell(cell); });
   start_auth();
   start_memory();
-  return bootstrap_admin ? bootstrap_admin_token() : StartReport{};
+  return owner ? bootstrap_admin_token() : StartReport{};
 }
 
 std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, uint32_t kind,

@@ -11,6 +11,7 @@
 #include "core/providers/provider_registry.h"
 #include "core/runs/run_service.h"
 #include "core/sessions/session_store.h"
+#include "core/store/data_dir.h"
 #include "core/store/state_store.h"
 
 #include <chrono>
@@ -46,17 +47,28 @@ struct StartReport {
   std::optional<std::string> admin_token_file;  // where it was also written, if anywhere
 };
 
+// How an engine holds its data directory.
+enum class EngineRole {
+  // The serving engine (agentd serve): it holds the directory's lock for its life, so a
+  // second one on the same directory stops with DataDirInUse, and on a store that
+  // never had one it makes the first admin token.
+  owner,
+  // A short-lived tool beside a serving engine (agentd admin-token): no lock, no token.
+  guest,
+};
+
 class Engine {
  public:
   // `plugin_dirs`: the bundled directory first, then config.plugin_dirs.
   Engine(Config config, std::vector<std::string> plugin_dirs);
   ~Engine();
 
-  // Opens the store (StoreError when it cannot), discovers plugins, creates an instance
-  // of every enabled one (a plugin that fails is logged and left out), starts the auth
-  // module (StartError when it cannot) and, on a store that never had one, makes the
-  // first admin token unless `bootstrap_admin` is false.
-  StartReport start(bool bootstrap_admin = true);
+  // As the owner, takes the data directory's lock (DataDirInUse when another holds
+  // it). Opens the store (StoreError when it cannot), discovers plugins, creates an
+  // instance of every enabled one (a plugin that fails is logged and left out), starts
+  // the auth module (StartError when it cannot) and, as the owner on a store that never
+  // had one, makes the first admin token.
+  StartReport start(EngineRole role = EngineRole::owner);
 
   const Config& config() const { return config_; }
   bool single_cell() const { return config_.mode == CellMode::single; }
@@ -92,6 +104,7 @@ class Engine {
 
   Config config_;
   std::vector<std::string> plugin_dirs_;
+  std::unique_ptr<DataDirLock> lock_;  // before the host and the store: released last
   PluginHost host_;
   std::unique_ptr<StateStore> store_;
   std::map<std::string, std::shared_ptr<ProviderInstance>> providers_;

@@ -1,5 +1,6 @@
 #include "core/store/state_store.h"
 #include "core/log/logger.h"
+#include "core/store/data_dir.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,26 +12,6 @@
 
 namespace agentrt::core {
 namespace {
-
-// mkdir -p, but every directory we create is 0700: the data dir holds the admin token
-// and every conversation, and umask alone would usually leave it world-readable.
-// Existing directories keep their mode; the operator chose it.
-void create_private_dirs(const std::string& dir) {
-  if (dir.empty()) throw StoreError("data directory is empty");
-  for (size_t pos = 0; pos != std::string::npos;) {
-    pos = dir.find('/', pos + 1);
-    const std::string prefix = dir.substr(0, pos);
-    struct stat st {};
-    if (::stat(prefix.c_str(), &st) == 0) continue;
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
-      throw StoreError("cannot create data directory '" + prefix + "': " + std::strerror(errno));
-    }
-  }
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    throw StoreError("data directory '" + dir + "' is not a directory");
-  }
-}
 
 // After a failed statement SQLite may already have rolled back on its own; a second
 // ROLLBACK would fail and hide the first error. False when the state is unknown.

@@ -16,7 +16,7 @@ int run_admin_token(const Arguments& args, const core::Environment& env, std::os
   core::Logger::set_level(core::LogLevel::warn);  // stdout carries the token, stderr stays quiet
   core::Engine engine(config, engine_plugin_dirs(config));
   try {
-    engine.start(/*bootstrap_admin=*/false);
+    engine.start(core::EngineRole::guest);
   } catch (const std::exception& e) {
     err << "agentd: cannot open the engine's state: " << e.what() << '\n';
     return kExitError;

@@ -132,6 +132,10 @@ int run_serve(const Arguments& args, const core::Environment& env) {
   auto engine = std::make_unique<core::Engine>(config, engine_plugin_dirs(config));
   try {
     show_first_admin_token(engine->start());
+  } catch (const core::DataDirInUse& e) {
+    core::log_error("the data dir is in use by another agentd",
+                    {{"data_dir", config.data_dir}, {"pid", static_cast<int64_t>(e.holder())}});
+    return kExitError;
   } catch (const core::StoreError& e) {
     core::log_error("cannot open the state store",
                     {{"data_dir", config.data_dir}, {"error", e.what()}});

@@ -247,5 +247,41 @@ TEST(Lifecycle, PortInUseStopsServeWithExitOne) {
   EXPECT_NE(result.err.find("cannot listen"), std::string::npos) << result.err;
 }
 
+AgentdOptions on_data_dir(const std::string& dir) {
+  AgentdOptions options;
+  options.private_data_dir = false;
+  options.args = {"--data-dir", dir};
+  return options;
+}
+
+// One data dir, one serving agentd: a second would answer from caches (verified
+// tokens, session histories) that the first's writes leave stale, so it stops before
+// it listens and names the holder.
+TEST(Lifecycle, ASecondAgentdOnTheSameDataDirStopsWithExitOne) {
+  TempDir data;
+  AgentdProcess first(on_data_dir(data.path()));
+  const CommandResult second = run_agentd({"--listen", "127.0.0.1:0", "--data-dir", data.path()});
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_NE(second.err.find("the data dir is in use by another agentd"), std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("\"pid\":" + std::to_string(first.pid())), std::string::npos)
+      << second.err;
+  EXPECT_EQ(second.err.find("listening"), std::string::npos) << second.err;
+  EXPECT_EQ(first.request("GET", "/health").status, 200);
+}
+
+// The kernel drops the lock with the process: a crash leaves nothing to clean up.
+TEST(Lifecycle, AKilledAgentdLeavesItsDataDirToTheNext) {
+  TempDir data;
+  AgentdProcess first(on_data_dir(data.path()));
+  ASSERT_EQ(first.stop(SIGKILL), 128 + SIGKILL);
+  AgentdProcess second(on_data_dir(data.path()));
+  EXPECT_EQ(second.request("GET", "/health").status, 200);
+  std::ifstream lock(data.path() + "/agentd.lock");
+  std::string pid;
+  std::getline(lock, pid);
+  EXPECT_EQ(pid, std::to_string(second.pid()));
+}
+
 }  // namespace
 }  // namespace agentrt::test

@@ -1,0 +1,87 @@
+#include "core/store/data_dir.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace agentrt::core {
+namespace {
+
+std::string join(const std::string& dir, const char* name) {
+  return dir + (dir.back() == '/' ? "" : "/") + name;
+}
+
+// The pid the holder wrote, or 0: the holder may not have written it yet.
+pid_t read_holder(int fd) {
+  char text[24] = {};
+  const ssize_t got = ::pread(fd, text, sizeof text - 1, 0);
+  pid_t pid = 0;
+  for (ssize_t i = 0; i < got && text[i] >= '0' && text[i] <= '9'; ++i)
+    pid = pid * 10 + (text[i] - '0');
+  return pid;
+}
+
+// For the operator who finds the file: which process held the directory last. Not
+// needed for the lock itself, so a failure here is not one.
+void write_holder(int fd) {
+  const std::string text = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] const ssize_t written = ::pwrite(fd, text.data(), text.size(), 0);
+  }
+}
+
+std::string in_use_message(const std::string& dir, pid_t holder) {
+  std::string message = "data directory '" + dir + "' is in use by another agentd";
+  if (holder > 0) message += " (pid " + std::to_string(holder) + ")";
+  return message;
+}
+
+}  // namespace
+
+// Existing directories keep their mode: the operator chose it. Those we make are 0700,
+// since the data dir holds the admin token and every conversation, and umask alone
+// would usually leave it world-readable.
+void create_private_dirs(const std::string& dir) {
+  if (dir.empty()) throw StoreError("data directory is empty");
+  for (size_t pos = 0; pos != std::string::npos;) {
+    pos = dir.find('/', pos + 1);
+    const std::string prefix = dir.substr(0, pos);
+    struct stat st {};
+    if (::stat(prefix.c_str(), &st) == 0) continue;
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
+      throw StoreError("cannot create data directory '" + prefix + "': " + std::strerror(errno));
+    }
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw StoreError("data directory '" + dir + "' is not a directory");
+  }
+}
+
+DataDirInUse::DataDirInUse(const std::string& dir, pid_t holder)
+    : StoreError(in_use_message(dir, holder)), holder_(holder) {}
+
+DataDirLock::DataDirLock(const std::string& dir) {
+  create_private_dirs(dir);
+  path_ = join(dir, "agentd.lock");
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd_ < 0) throw StoreError("cannot open " + path_ + ": " + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    const pid_t holder = read_holder(fd_);
+    ::close(fd_);
+    if (error == EWOULDBLOCK) throw DataDirInUse(dir, holder);
+    throw StoreError("cannot lock " + path_ + ": " + std::strerror(error));
+  }
+  write_holder(fd_);
+}
+
+DataDirLock::~DataDirLock() {
+  ::close(fd_);
+}
+
+}  // namespace agentrt::core

@@ -28,6 +28,8 @@
 # the warm-up, and each run prints its instructions per /chat (ir_per_chat, all of
 # agentd's threads, user space only) instead of the CPU: a figure this machine's noise
 # does not move, for changes too small for the timings (one round is enough).
+# CALLGRIND_KEEP=PREFIX keeps each run's profile as PREFIX.1, PREFIX.2, ... in the order
+# run, for callgrind_annotate.
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
 # opened over 5 s, 2 s of warm-up), and each run prints the streams finished in the D
 # seconds measured, the fewest live, agentd's CPU (% of a core) and its CPU per delta
@@ -152,6 +154,10 @@ one() { # variant
     local ir
     ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$work/callgrind.out")
     echo "$1: requests=$(jq .requests <<<"$r") ir_per_chat=$((ir / $(jq .requests <<<"$r")))"
+    if [ -n "${CALLGRIND_KEEP:-}" ]; then
+      kept=$((${kept:-0} + 1))
+      mv "$work/callgrind.out" "$CALLGRIND_KEEP.$kept"
+    fi
     rm -f "$work/callgrind.out"
     return
   fi

@@ -78,7 +78,8 @@ HistorySpan HistoryCache::recent(const SessionStore& sessions, const std::string
   const std::string key = key_of(cell, session);
   ReadGuard reading(*this, key);
   std::optional<Entry> entry = take(key);
-  if (!entry || !catch_up(*entry, sessions, cell, session, context_window))
+  if (!entry || !(entry->current ? append_stored(*entry, context_window)
+                                 : catch_up(*entry, sessions, cell, session, context_window)))
     entry = read_window(sessions, cell, session, context_window);
   if (after_store_read_) after_store_read_();
   entry->window = std::max(entry->window, context_window);
@@ -104,21 +105,65 @@ bool HistoryCache::catch_up(Entry& entry, const SessionStore& sessions, const st
   std::optional<std::vector<StoredMessage>> added =
       sessions.history_from(cell, session, newest(entry).seq);
   if (!added) return false;
-  if (added->size() > 1) {  // the first is the entry's newest
+  const bool covers = append(entry, *added, 1, context_window);  // [0] is the entry's newest
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.messages_read += added->size();
+  if (covers) ++stats_.hits;
+  return covers;
+}
+
+// A current entry: what stored() gave it is all the session has added.
+bool HistoryCache::append_stored(Entry& entry, int64_t context_window) {
+  std::vector<StoredMessage> added = std::move(entry.stored);
+  entry.stored.clear();
+  entry.stored_bytes = 0;
+  const bool covers = append(entry, added, 0, context_window);
+  if (covers) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.hits;
+    ++stats_.unread_hits;
+  }
+  return covers;
+}
+
+// Appends `added` from `from` on. True when the entry then reaches back as far as the
+// window.
+bool HistoryCache::append(Entry& entry, std::vector<StoredMessage>& added, size_t from,
+                          int64_t context_window) {
+  if (added.size() > from) {
     std::vector<StoredMessage>& messages = writable(entry);
-    for (size_t i = 1; i < added->size(); ++i) {
-      StoredMessage& m = (*added)[i];
-      m.tokens = estimate_stored_tokens(m.content_text);
+    for (size_t i = from; i < added.size(); ++i) {
+      StoredMessage& m = added[i];
+      if (m.tokens < 0) m.tokens = estimate_stored_tokens(m.content_text);
       entry.tokens += m.tokens;
       entry.bytes += bytes_of(m);
       messages.push_back(std::move(m));
     }
   }
-  const bool covers = entry.from_first || entry.tokens > context_window;
+  return entry.from_first || entry.tokens > context_window;
+}
+
+void HistoryCache::stored(const RunOutcome& outcome, std::vector<StoredMessage>&& messages) {
+  if (messages.empty()) return;
+  const std::string key = key_of(outcome.cell, outcome.session_id);
   std::lock_guard<std::mutex> lock(mutex_);
-  stats_.messages_read += added->size();
-  if (covers) ++stats_.hits;
-  return covers;
+  if (auto it = reading_.find(key); it != reading_.end()) it->second.written = true;
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  Entry& entry = it->second;
+  if (!outcome.continues) {  // held of a session deleted before under this id
+    erase(it);
+    return;
+  }
+  // Not current: its next use reads what is new. A read after the commit has these.
+  if (!entry.current || messages.front().seq <= newest(entry).seq) return;
+  for (StoredMessage& m : messages) {
+    m.tokens = estimate_stored_tokens(m.content_text);
+    entry.stored_bytes += bytes_of(m);
+    stats_.bytes += bytes_of(m);
+    entry.stored.push_back(std::move(m));
+  }
+  evict_past_budget();
 }
 
 HistoryCache::Entry HistoryCache::read_window(const SessionStore& sessions, const std::string& cell,
@@ -149,8 +194,12 @@ std::optional<HistoryCache::Entry> HistoryCache::take(const std::string& key) {
 
 void HistoryCache::erase(std::unordered_map<std::string, Entry>::iterator it) {
   lru_.erase(it->second.lru);
-  stats_.bytes -= it->second.bytes;
+  stats_.bytes -= it->second.bytes + it->second.stored_bytes;
   entries_.erase(it);
+}
+
+void HistoryCache::evict_past_budget() {
+  while (stats_.bytes > max_bytes_ && !lru_.empty()) erase(entries_.find(lru_.back()));
 }
 
 void HistoryCache::forget(const std::string& cell, const std::string& session) {
@@ -177,7 +226,9 @@ void HistoryCache::forget_cell(const std::string& cell) {
 void HistoryCache::put(const std::string& key, Entry entry) {
   if (entry.bytes > max_bytes_) return;  // it would push out every other entry, then itself
   std::lock_guard<std::mutex> lock(mutex_);
-  if (reading_.at(key).forgotten) return;  // deleted while it was read
+  const Reading& reading = reading_.at(key);
+  if (reading.forgotten) return;  // deleted while it was read
+  entry.current = !reading.written;
   auto it = entries_.find(key);
   if (it != entries_.end()) {
     if (newest(it->second).seq >= newest(entry).seq) return;
@@ -187,7 +238,7 @@ void HistoryCache::put(const std::string& key, Entry entry) {
   entry.lru = lru_.begin();
   stats_.bytes += entry.bytes;
   entries_.emplace(key, std::move(entry));
-  while (stats_.bytes > max_bytes_ && !lru_.empty()) erase(entries_.find(lru_.back()));
+  evict_past_budget();
 }
 
 HistoryCache::Stats HistoryCache::stats() const {

@@ -9,6 +9,13 @@
 // (SessionStore::history_from). Anything else, and the window is read from the store
 // again. The answer is always recent_history's (context_window.h).
 //
+// Unless the entry is current: every message stored since it was read came through
+// stored() (SessionStore's listener) while it was held, and was appended to it there.
+// One agentd owns its data dir (data_dir.h), and every deletion forgets (below), so
+// such an entry is the session's end and needs no read: a continued /chat reads no
+// message. A message stored while a run had the entry out makes that entry not current
+// when it is put back; its next use reads what is new, as above.
+//
 // A run's window is a span of the entry's messages (history_span.h), not a copy. The
 // entry appends to them in place when no run holds them any more (the run before on a
 // session has ended by the time the next reads), and copies them first when one does.
@@ -46,13 +53,22 @@ class HistoryCache {
   HistorySpan recent(const SessionStore& sessions, const std::string& cell,
                      const std::string& session, int64_t context_window);
 
+  // The messages a run stored, once committed, oldest first with their seqs (the
+  // SessionStore's listener). Appended to the session's entry when it is current; an
+  // entry out with a run is marked; a run that began its session drops the entry of any
+  // session deleted before under the same id.
+  void stored(const RunOutcome& outcome, std::vector<StoredMessage>&& messages);
+
   // Drops what is held of a deleted session, or of every session of a deleted cell, so
   // that their messages do not stay in memory until they are the least recently used.
+  // Called by whoever deletes, once the deletion is committed: a current entry is not
+  // checked against the store.
   void forget(const std::string& cell, const std::string& session);
   void forget_cell(const std::string& cell);
 
   struct Stats {
     uint64_t hits = 0;           // answered from an entry and what was new
+    uint64_t unread_hits = 0;    // of them, from a current entry: nothing read
     uint64_t misses = 0;         // read from the store
     uint64_t messages_read = 0;  // rows read from the store, either way
     uint64_t copies = 0;  // of an entry's messages: a run still held them, or most were dropped
@@ -74,6 +90,12 @@ class HistoryCache {
     int64_t tokens = 0;       // of those held
     int64_t window = 0;       // the largest context window asked of it
     size_t bytes = 0;
+    // Every message the session stored since it was read is in `messages` or `stored`.
+    bool current = false;
+    // Given by stored() while the entry was in the map, for its next use to append:
+    // `messages` may be a run's span then. Counted in the cache's bytes, not the entry's.
+    std::vector<StoredMessage> stored;
+    size_t stored_bytes = 0;
     std::list<std::string>::iterator lru;
   };
 
@@ -81,10 +103,13 @@ class HistoryCache {
   struct Reading {
     int readers = 0;
     bool forgotten = false;
+    bool written = false;  // stored() came for the session: what was read may be behind
   };
   class ReadGuard;
 
-  static const StoredMessage& newest(const Entry& entry) { return entry.messages->back(); }
+  static const StoredMessage& newest(const Entry& entry) {
+    return entry.stored.empty() ? entry.messages->back() : entry.stored.back();
+  }
   static size_t held(const Entry& entry) { return entry.messages->size() - entry.first; }
   std::vector<StoredMessage>& writable(Entry& entry);
   static void drop_oldest(Entry& entry);
@@ -93,6 +118,9 @@ class HistoryCache {
   void put(const std::string& key, Entry entry);
   bool catch_up(Entry& entry, const SessionStore& sessions, const std::string& cell,
                 const std::string& session, int64_t context_window);
+  bool append_stored(Entry& entry, int64_t context_window);
+  bool append(Entry& entry, std::vector<StoredMessage>& added, size_t from, int64_t context_window);
+  void evict_past_budget();  // with the mutex held
   Entry read_window(const SessionStore& sessions, const std::string& cell,
                     const std::string& session, int64_t context_window);
 

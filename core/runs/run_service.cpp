@@ -52,6 +52,7 @@ RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& s
                      summary.output_tokens,
                      live.events_json(),
                      std::move(run.request.messages)};
+  outcome.continues = run.continues;
   if (!summary.text.empty()) {
     StoredMessage& answer = outcome.new_messages.emplace_back();
     answer.role = "assistant";
@@ -95,7 +96,11 @@ RunService::RunService(SessionStore& sessions, ProviderRegistry& providers, Agen
       providers_(providers),
       agents_(agents),
       settings_(settings),
-      history_(settings.history_cache_bytes) {}
+      history_(settings.history_cache_bytes) {
+  sessions_.on_messages_stored([this](const RunOutcome& outcome, std::vector<StoredMessage>&& m) {
+    history_.stored(outcome, std::move(m));
+  });
+}
 
 RunContext RunService::context_for(const std::string& cell, const std::string& actor,
                                    const std::string& session_id, const std::optional<Agent>& agent,
@@ -118,6 +123,7 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
 
 RunService::~RunService() {
   interrupt_all();
+  sessions_.on_messages_stored(nullptr);
 }
 
 std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::string& session,
@@ -166,7 +172,8 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
     if (!who.admin || run.request.actor) throw not_found("session '" + session_id + "' not found");
     actor = existing->actor;  // an admin naming no actor continues the owner's session
   }
-  run.context = context_for(cell, actor, session_id, agent, run, existing.has_value());
+  run.continues = existing.has_value();
+  run.context = context_for(cell, actor, session_id, agent, run, run.continues);
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
   run.coming.emplace(sessions_.run_coming());
   run.start =

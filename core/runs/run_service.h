@@ -61,6 +61,7 @@ struct PreparedRun {
   CallThread provider_thread = CallThread::plugin;
   // Tells group commit that this run will store its end (write_batcher.h).
   std::optional<WriteBatcher::Coming> coming;
+  bool continues = false;  // its session was stored when it began (RunOutcome::continues)
 };
 
 // How a run ended: what its done (and error) event says, and what /chat answers.

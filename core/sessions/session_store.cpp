@@ -230,6 +230,7 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   std::vector<std::string> contents;
   contents.reserve(outcome.new_messages.size());
   for (const auto& m : outcome.new_messages) append_json_value(contents.emplace_back(), m.content);
+  std::vector<int64_t> seqs(contents.size());
   store_.write([&](Connection& db) {
     if (start)
       insert_finished_run(db, *start, outcome, now);
@@ -246,9 +247,16 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
     for (size_t i = 0; i < outcome.new_messages.size(); ++i) {
       message.bind_borrowed(4, outcome.new_messages[i].role).bind_borrowed(5, contents[i]);
       message.run();
+      seqs[i] = db.last_insert_rowid();
       message.reset();
     }
   });
+  if (!messages_stored_) return;
+  std::vector<StoredMessage> stored;
+  stored.reserve(contents.size());
+  for (size_t i = 0; i < contents.size(); ++i)
+    stored.push_back({outcome.new_messages[i].role, nullptr, std::move(contents[i]), -1, seqs[i]});
+  messages_stored_(outcome, std::move(stored));
 }
 
 std::optional<RunRecord> SessionStore::find_run(const std::string& cell,

@@ -44,6 +44,9 @@ struct RunOutcome {
   int64_t input_tokens = 0, output_tokens = 0;
   std::string events_json = "[]";           // the run's events, one JSON array
   std::vector<StoredMessage> new_messages;  // the request's, then the answer's
+  // The session existed when the run began, so these messages follow those it held
+  // then; false for a run that began its session, maybe under the id of a deleted one.
+  bool continues = false;
 };
 
 class SessionStore {
@@ -78,8 +81,16 @@ class SessionStore {
   static void remove_cell(Connection& db, const std::string& cell);
 
   // Stores the run's result; with `start`, first what start_run would have (a run
-  // written only at its end), all in one transaction.
+  // written only at its end), all in one transaction. Once it is committed, hands the
+  // messages it stored to the listener, if any.
   void finish_run(const RunOutcome& outcome, const RunRecord* start = nullptr);
+  // Given each committed finish_run's outcome and its messages, oldest first, as
+  // history_from reads them (role, content_text, seq). finish_run is the only statement
+  // that adds messages, so a listener sees every message this process stores. Set
+  // before any run, and unset (nullptr) before the listener goes.
+  using MessagesStored =
+      std::function<void(const RunOutcome& outcome, std::vector<StoredMessage>&& messages)>;
+  void on_messages_stored(MessagesStored listener) { messages_stored_ = std::move(listener); }
   // Held by a run from its start until it has stored its end (StateStore::writer_coming).
   WriteBatcher::Coming run_coming() { return store_.writer_coming(); }
   std::optional<RunRecord> find_run(const std::string& cell, const std::string& run_id) const;
@@ -87,6 +98,7 @@ class SessionStore {
 
  private:
   StateStore& store_;
+  MessagesStored messages_stored_;
 };
 
 }  // namespace agentrt::core

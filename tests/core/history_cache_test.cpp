@@ -20,11 +20,30 @@ constexpr int64_t kWindows[] = {30, 200, 1000, 5000, 10'000'000};
 
 class HistoryCacheTest : public ::testing::Test {
  protected:
+  // As RunService does: the cache hears of every message stored.
+  HistoryCacheTest() {
+    sessions.on_messages_stored([this](const RunOutcome& outcome, std::vector<StoredMessage>&& m) {
+      if (listening_) listening_->stored(outcome, std::move(m));
+    });
+  }
+  void listen(HistoryCache& cache) { listening_ = &cache; }
+
+  // Deletions as RunService and the cells' forget make them: committed, then forgotten.
+  void remove_session(HistoryCache& cache, const std::string& cell, const std::string& session) {
+    sessions.remove(cell, session);
+    cache.forget(cell, session);
+  }
+  void remove_cell(HistoryCache& cache, const std::string& cell) {
+    store.write([&](Connection& db) { SessionStore::remove_cell(db, cell); });
+    cache.forget_cell(cell);
+  }
+
   // Stores one run of `n` messages of pseudo-random sizes in the session.
   void append(const std::string& cell, const std::string& session, int n) {
     std::string id = "run_" + std::to_string(++runs_);
     RunRecord run{id, cell, session, "ada", "m", "running", "", "2026-11-26T00:00:00Z", "", 0, 0};
     RunOutcome outcome{id, cell, session, "end_turn", 0, 0, "[]", {}};
+    outcome.continues = sessions.find(cell, session).has_value();
     for (int i = 0; i < n; ++i) {
       state_ = state_ * 1103515245u + 12345u;
       std::string text =
@@ -53,12 +72,14 @@ class HistoryCacheTest : public ::testing::Test {
   SessionStore sessions{store};
 
  private:
+  HistoryCache* listening_ = nullptr;
   int runs_ = 0;
   uint32_t state_ = 11;
 };
 
-TEST_F(HistoryCacheTest, ARunOnALongSessionReadsOnlyWhatWasStoredSinceTheLast) {
+TEST_F(HistoryCacheTest, ARunOnALongSessionReadsNothingWhenItsMessagesCameThroughTheCache) {
   HistoryCache cache(32u << 20);
+  listen(cache);
   for (int i = 0; i < 30; ++i) append("cell", "long", 100);
   expect_as_the_store(cache, "cell", "long", 5000);
   HistoryCache::Stats first = cache.stats();
@@ -68,9 +89,9 @@ TEST_F(HistoryCacheTest, ARunOnALongSessionReadsOnlyWhatWasStoredSinceTheLast) {
   expect_as_the_store(cache, "cell", "long", 5000);
   HistoryCache::Stats second = cache.stats();
   EXPECT_EQ(second.hits, 1u);
+  EXPECT_EQ(second.unread_hits, 1u);
   EXPECT_EQ(second.misses, 1u);
-  // The entry's newest message, to check it is still the session's, and the two new.
-  EXPECT_EQ(second.messages_read - first.messages_read, 3u);
+  EXPECT_EQ(second.messages_read, first.messages_read);
   // A smaller window comes from the entry as it is; a larger one reads the store again.
   expect_as_the_store(cache, "cell", "long", 200);
   EXPECT_EQ(cache.stats().hits, 2u);
@@ -78,8 +99,33 @@ TEST_F(HistoryCacheTest, ARunOnALongSessionReadsOnlyWhatWasStoredSinceTheLast) {
   EXPECT_EQ(cache.stats().misses, 2u);
 }
 
+// A run stores while another has the session's entry out (the second was refused as
+// busy after reading its context): that entry may be behind, so its next use reads
+// what is new, and the one after that reads nothing again.
+TEST_F(HistoryCacheTest, AMessageStoredWhileTheEntryWasOutIsReadByItsNextUse) {
+  HistoryCache cache(32u << 20);
+  listen(cache);
+  for (int i = 0; i < 5; ++i) append("cell", "s", 20);
+  expect_as_the_store(cache, "cell", "s", 10'000'000);
+  append("cell", "s", 2);
+  cache.after_store_read([&] { append("cell", "s", 2); });
+  EXPECT_EQ(cache.recent(sessions, "cell", "s", 10'000'000).size(), 102u);
+  cache.after_store_read(nullptr);
+  const HistoryCache::Stats out = cache.stats();
+  EXPECT_EQ(out.unread_hits, 1u);
+  expect_as_the_store(cache, "cell", "s", 10'000'000);
+  EXPECT_EQ(cache.stats().messages_read - out.messages_read, 3u) << "newest, and the two";
+  EXPECT_EQ(cache.stats().unread_hits, 1u);
+  append("cell", "s", 2);
+  expect_as_the_store(cache, "cell", "s", 10'000'000);
+  EXPECT_EQ(cache.stats().unread_hits, 2u);
+  EXPECT_EQ(cache.stats().messages_read - out.messages_read, 3u);
+}
+
+// Not forgotten here: the first run of the session made anew drops what was held.
 TEST_F(HistoryCacheTest, ASessionDeletedAndMadeAnewUnderItsIdIsReadAgain) {
   HistoryCache cache(32u << 20);
+  listen(cache);
   append("cell", "s", 40);
   expect_as_the_store(cache, "cell", "s", 10'000'000);
   ASSERT_TRUE(sessions.remove("cell", "s"));
@@ -91,6 +137,7 @@ TEST_F(HistoryCacheTest, ASessionDeletedAndMadeAnewUnderItsIdIsReadAgain) {
 
 TEST_F(HistoryCacheTest, AnswersAsTheStoreThroughAppendsDeletionsAndWindows) {
   HistoryCache cache(32u << 20);
+  listen(cache);
   const std::vector<std::pair<std::string, std::string>> all = {
       {"cell", "a"}, {"cell", "b"}, {"other", "a"}};
   uint32_t pick = 5;
@@ -99,10 +146,10 @@ TEST_F(HistoryCacheTest, AnswersAsTheStoreThroughAppendsDeletionsAndWindows) {
     const auto& [cell, session] = all[(pick >> 8) % all.size()];
     switch ((pick >> 16) % 8) {
       case 0:
-        sessions.remove(cell, session);
+        remove_session(cache, cell, session);
         break;
       case 1:
-        store.write([&](Connection& db) { SessionStore::remove_cell(db, cell); });
+        remove_cell(cache, cell);
         break;
       default:
         append(cell, session, 1 + static_cast<int>((pick >> 20) % 5));
@@ -116,6 +163,7 @@ TEST_F(HistoryCacheTest, AnswersAsTheStoreThroughAppendsDeletionsAndWindows) {
 
 TEST_F(HistoryCacheTest, EntriesGoOldestFirstPastTheBudgetAndAnswersStayRight) {
   HistoryCache cache(24 * 1024);
+  listen(cache);
   for (const char* session : {"a", "b", "c"}) append("cell", session, 60);
   for (int round = 0; round < 3; ++round)
     for (const char* session : {"a", "b", "c"}) {
@@ -126,6 +174,7 @@ TEST_F(HistoryCacheTest, EntriesGoOldestFirstPastTheBudgetAndAnswersStayRight) {
 
 TEST_F(HistoryCacheTest, AWindowLargerThanTheBudgetIsNotHeldAndPushesNothingOut) {
   HistoryCache cache(8 * 1024);
+  listen(cache);
   append("cell", "small", 4);
   expect_as_the_store(cache, "cell", "small", 10'000'000);
   const size_t small = cache.stats().bytes;
@@ -142,6 +191,7 @@ TEST_F(HistoryCacheTest, AWindowLargerThanTheBudgetIsNotHeldAndPushesNothingOut)
 // and freeing them was 100-140 us of a /chat.
 TEST_F(HistoryCacheTest, RunsShareTheHeldMessagesInsteadOfCopyingThem) {
   HistoryCache cache(32u << 20);
+  listen(cache);
   append("cell", "a", 40);
   HistorySpan first = cache.recent(sessions, "cell", "a", 10'000'000);
   HistorySpan second = cache.recent(sessions, "cell", "a", 10'000'000);
@@ -159,6 +209,7 @@ TEST_F(HistoryCacheTest, RunsShareTheHeldMessagesInsteadOfCopyingThem) {
 // messages where they are.
 TEST_F(HistoryCacheTest, ARunKeepsItsWindowWhileTheCacheGoesOnWithoutCopyingOnceItsDone) {
   HistoryCache cache(32u << 20);
+  listen(cache);
   append("cell", "a", 10);
   HistorySpan held = cache.recent(sessions, "cell", "a", 10'000'000);
   const std::vector<StoredMessage> was(held.begin(), held.end());
@@ -188,6 +239,7 @@ TEST_F(HistoryCacheTest, ARunKeepsItsWindowWhileTheCacheGoesOnWithoutCopyingOnce
 // limits.history_cache_mb 0: every run reads its window from the store.
 TEST_F(HistoryCacheTest, ACacheOfNoBytesHoldsNothingAndAnswersAsTheStore) {
   HistoryCache cache(0);
+  listen(cache);
   append("cell", "a", 10);
   for (int round = 0; round < 3; ++round) {
     expect_as_the_store(cache, "cell", "a", 10'000'000);
@@ -200,6 +252,7 @@ TEST_F(HistoryCacheTest, ACacheOfNoBytesHoldsNothingAndAnswersAsTheStore) {
 
 TEST_F(HistoryCacheTest, ADeletedSessionOrCellLeavesNothingHeld) {
   HistoryCache cache(32u << 20);
+  listen(cache);
   for (const char* session : {"a", "b"}) {
     append("cell", session, 10);
     expect_as_the_store(cache, "cell", session, 10'000'000);
@@ -225,6 +278,7 @@ TEST_F(HistoryCacheTest, ADeletedSessionOrCellLeavesNothingHeld) {
 // anew under the same id afterwards is held again.
 TEST_F(HistoryCacheTest, ASessionOrCellDeletedWhileARunReadsItIsNotHeldAfter) {
   HistoryCache cache(32u << 20);
+  listen(cache);
   append("cell", "a", 10);
   append("cell", "b", 10);
   append("cell-2", "a", 10);
@@ -267,6 +321,7 @@ TEST_F(HistoryCacheTest, ASessionOrCellDeletedWhileARunReadsItIsNotHeldAfter) {
 // session's messages without a gap, and the answers once nothing moves are the store's.
 TEST_F(HistoryCacheTest, ConcurrentRunsGetWholeRunsOfTheirSessionsMessages) {
   HistoryCache cache(64 * 1024);  // small, so that entries also go and come back
+  listen(cache);
   const std::vector<std::string> names = {"s0", "s1", "s2", "s3", "s4", "s5"};
   for (const auto& name : names) append("cell", name, 20);
   std::vector<std::vector<std::pair<size_t, std::vector<int64_t>>>> answers(4);

@@ -202,8 +202,31 @@ void HistoryCache::evict_past_budget() {
   while (stats_.bytes > max_bytes_ && !lru_.empty()) erase(entries_.find(lru_.back()));
 }
 
+std::optional<std::string> HistoryCache::owner(const std::string& cell,
+                                               const std::string& session) const {
+  const std::string key = key_of(cell, session);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.owner.empty()) return std::nullopt;
+  return it->second.owner;
+}
+
+uint64_t HistoryCache::deletions() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return deletions_;
+}
+
+void HistoryCache::remember_owner(const std::string& cell, const std::string& session,
+                                  const std::string& actor, uint64_t deletions_before) {
+  const std::string key = key_of(cell, session);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (deletions_ != deletions_before) return;
+  if (auto it = entries_.find(key); it != entries_.end()) it->second.owner = actor;
+}
+
 void HistoryCache::forget(const std::string& cell, const std::string& session) {
   std::lock_guard<std::mutex> lock(mutex_);
+  ++deletions_;
   const std::string key = key_of(cell, session);
   if (auto it = entries_.find(key); it != entries_.end()) erase(it);
   if (auto it = reading_.find(key); it != reading_.end()) it->second.forgotten = true;
@@ -212,6 +235,7 @@ void HistoryCache::forget(const std::string& cell, const std::string& session) {
 void HistoryCache::forget_cell(const std::string& cell) {
   const std::string prefix = key_of(cell, "");
   std::lock_guard<std::mutex> lock(mutex_);
+  ++deletions_;
   for (auto it = entries_.begin(); it != entries_.end();) {
     auto next = std::next(it);
     if (it->first.compare(0, prefix.size(), prefix) == 0) erase(it);

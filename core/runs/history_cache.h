@@ -14,7 +14,9 @@
 // One agentd owns its data dir (data_dir.h), and every deletion forgets (below), so
 // such an entry is the session's end and needs no read: a continued /chat reads no
 // message. A message stored while a run had the entry out makes that entry not current
-// when it is put back; its next use reads what is new, as above.
+// when it is put back; its next use reads what is new, as above. An entry also keeps
+// its session's owner (owner(), remember_owner()), so that such a /chat does not read
+// the session's row either.
 //
 // A run's window is a span of the entry's messages (history_span.h), not a copy. The
 // entry appends to them in place when no run holds them any more (the run before on a
@@ -59,6 +61,18 @@ class HistoryCache {
   // session deleted before under the same id.
   void stored(const RunOutcome& outcome, std::vector<StoredMessage>&& messages);
 
+  // The session's owner (its actor), when a lookup gave it since its entry was made and
+  // the entry is still held; else nullopt, and the caller reads the session's row. Only
+  // a deletion could change it, and every deletion forgets the entry.
+  std::optional<std::string> owner(const std::string& cell, const std::string& session) const;
+  // How many deletions were forgotten so far: read before a lookup of the owner.
+  uint64_t deletions() const;
+  // Keeps the owner a lookup gave on the session's entry, if there is one and no
+  // deletion was forgotten since `deletions_before`: the lookup may then have read a
+  // session deleted since, whose id a new session may hold now.
+  void remember_owner(const std::string& cell, const std::string& session, const std::string& actor,
+                      uint64_t deletions_before);
+
   // Drops what is held of a deleted session, or of every session of a deleted cell, so
   // that their messages do not stay in memory until they are the least recently used.
   // Called by whoever deletes, once the deletion is committed: a current entry is not
@@ -96,6 +110,7 @@ class HistoryCache {
     // `messages` may be a run's span then. Counted in the cache's bytes, not the entry's.
     std::vector<StoredMessage> stored;
     size_t stored_bytes = 0;
+    std::string owner;  // empty until remember_owner
     std::list<std::string>::iterator lru;
   };
 
@@ -131,6 +146,7 @@ class HistoryCache {
   std::unordered_map<std::string, Reading> reading_;
   std::function<void()> after_store_read_;
   Stats stats_;
+  uint64_t deletions_ = 0;
 };
 
 }  // namespace agentrt::core

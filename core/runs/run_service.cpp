@@ -121,6 +121,20 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
   return assemble_context(std::move(parts), run.model.model.context_window, run.request.max_tokens);
 }
 
+// From the history cache's entry, which a continued session's runs keep: the row's
+// lookup was most of what such a run read from the store once its messages came from
+// the cache. Else from the row, for remember_owner once the run has made the entry.
+RunService::SessionOwner RunService::session_owner(const std::string& cell,
+                                                   const std::string& session) const {
+  SessionOwner owner;
+  owner.actor = history_.owner(cell, session);
+  owner.held = owner.actor.has_value();
+  if (owner.held) return owner;
+  owner.deletions_before = history_.deletions();
+  if (auto found = sessions_.find(cell, session)) owner.actor = std::move(found->actor);
+  return owner;
+}
+
 RunService::~RunService() {
   interrupt_all();
   sessions_.on_messages_stored(nullptr);
@@ -166,14 +180,16 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
   std::string actor = acting_actor(who, run.request.actor);
   std::string session_id = run.request.session_id.value_or(new_id("ses"));
   // A session id we just made up cannot name a stored session.
-  std::optional<SessionRecord> existing;
-  if (run.request.session_id) existing = sessions_.find(cell, session_id);
-  if (existing && existing->actor != actor) {
+  SessionOwner owner;
+  if (run.request.session_id) owner = session_owner(cell, session_id);
+  if (owner.actor && *owner.actor != actor) {
     if (!who.admin || run.request.actor) throw not_found("session '" + session_id + "' not found");
-    actor = existing->actor;  // an admin naming no actor continues the owner's session
+    actor = *owner.actor;  // an admin naming no actor continues the owner's session
   }
-  run.continues = existing.has_value();
+  run.continues = owner.actor.has_value();
   run.context = context_for(cell, actor, session_id, agent, run, run.continues);
+  if (owner.actor && !owner.held)
+    history_.remember_owner(cell, session_id, *owner.actor, owner.deletions_before);
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
   run.coming.emplace(sessions_.run_coming());
   run.start =

@@ -138,6 +138,12 @@ class RunService {
   }
 
  private:
+  struct SessionOwner {
+    std::optional<std::string> actor;  // none: no such session
+    bool held = false;                 // from the history cache
+    uint64_t deletions_before = 0;     // HistoryCache::deletions() before the lookup
+  };
+  SessionOwner session_owner(const std::string& cell, const std::string& session) const;
   SessionRecord visible_session(const std::string& cell, const Principal& who,
                                 const std::string& session) const;
   std::shared_ptr<LiveRun> claim(const std::string& cell, const std::string& session,

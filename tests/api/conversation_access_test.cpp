@@ -45,6 +45,37 @@ TEST(ConversationAccess, ANonAdminActsAsItselfAndSeesOnlyItsSessions) {
   EXPECT_EQ(call(agentd, "GET", "/sessions/a1/messages", alice).json()["data"].size(), 4u);
 }
 
+// agentd keeps a continued session's owner in memory with its history
+// (history_cache.h): through many turns, a deletion and a new owner of the same id,
+// each actor still continues only its own session.
+TEST(ConversationAccess, ASessionsOwnerHoldsThroughItsTurnsAndGoesWithIt) {
+  AgentdProcess agentd;
+  std::string admin = first_admin_token(agentd);
+  std::string alice = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+  std::string bob = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
+  const json s1 = {{"session_id", "s1"}};
+  for (int turn = 0; turn < 3; ++turn)
+    ASSERT_EQ(call(agentd, "POST", "/chat", alice, run_body(std::string(400, 'a'), s1)).status,
+              200);
+  EXPECT_EQ(call(agentd, "POST", "/chat", bob, run_body("hijack", s1)).status, 404);
+  EXPECT_EQ(call(agentd, "POST", "/chat", admin,
+                 run_body("as bob", {{"session_id", "s1"}, {"actor", "bob"}}))
+                .status,
+            404);
+  json as_owner = call(agentd, "POST", "/chat", admin, run_body("as alice", s1)).json();
+  EXPECT_GE(as_owner["usage"]["input_tokens"].get<int>(), 600) << as_owner.dump();
+  ASSERT_EQ(call(agentd, "DELETE", "/sessions/s1", alice).status, 204);
+
+  ASSERT_EQ(call(agentd, "POST", "/chat", bob, run_body("mine now", s1)).status, 200);
+  EXPECT_EQ(call(agentd, "POST", "/chat", alice, run_body("still mine?", s1)).status, 404);
+  json next = call(agentd, "POST", "/chat", bob, run_body("and again", s1)).json();
+  EXPECT_LT(next["usage"]["input_tokens"].get<int>(), 50) << "alice's turns came along";
+  EXPECT_EQ(call(agentd, "POST", "/chat", alice, run_body("and now?", s1)).status, 404);
+  auto listed = call(agentd, "GET", "/sessions", admin).json()["data"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["actor"], "bob");
+}
+
 TEST(ConversationAccess, MultiCellModeScopesRunsToTheirCell) {
   AgentdProcess agentd(with_args({"--mode", "multi"}));
   std::string admin = first_admin_token(agentd);

@@ -317,6 +317,38 @@ TEST_F(HistoryCacheTest, ASessionOrCellDeletedWhileARunReadsItIsNotHeldAfter) {
   EXPECT_EQ(cache.stats().hits, hits + 1);
 }
 
+// A continued run takes its session's owner from the entry instead of the session's
+// row, once a lookup gave it; a deletion takes it away, and a lookup from before a
+// deletion is not kept (the session it read may be gone, its id another's now).
+TEST_F(HistoryCacheTest, ASessionsOwnerIsHeldOnceALookupGaveItAndGoesWithADeletion) {
+  HistoryCache cache(32u << 20);
+  listen(cache);
+  append("cell", "s", 4);
+  const uint64_t before = cache.deletions();
+  cache.remember_owner("cell", "s", "ada", before);
+  EXPECT_FALSE(cache.owner("cell", "s")) << "kept without an entry";
+  cache.recent(sessions, "cell", "s", 10'000'000);
+  cache.remember_owner("cell", "s", "ada", before);
+  EXPECT_EQ(cache.owner("cell", "s"), "ada");
+  EXPECT_FALSE(cache.owner("cell-2", "s"));
+  append("cell", "s", 2);
+  cache.recent(sessions, "cell", "s", 10'000'000);
+  EXPECT_EQ(cache.owner("cell", "s"), "ada") << "lost on the next run";
+
+  remove_session(cache, "cell", "s");
+  EXPECT_FALSE(cache.owner("cell", "s"));
+  append("cell", "s", 2);
+  const uint64_t stale = cache.deletions();
+  remove_session(cache, "cell", "another");
+  cache.recent(sessions, "cell", "s", 10'000'000);
+  cache.remember_owner("cell", "s", "ada", stale);
+  EXPECT_FALSE(cache.owner("cell", "s")) << "a lookup from before a deletion was kept";
+  cache.remember_owner("cell", "s", "ada", cache.deletions());
+  EXPECT_EQ(cache.owner("cell", "s"), "ada");
+  remove_cell(cache, "cell");
+  EXPECT_FALSE(cache.owner("cell", "s"));
+}
+
 // Runs on many sessions at once while their sessions grow: every answer is a run of its
 // session's messages without a gap, and the answers once nothing moves are the store's.
 TEST_F(HistoryCacheTest, ConcurrentRunsGetWholeRunsOfTheirSessionsMessages) {

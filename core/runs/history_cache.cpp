@@ -144,7 +144,7 @@ bool HistoryCache::append(Entry& entry, std::vector<StoredMessage>& added, size_
 }
 
 void HistoryCache::stored(const RunOutcome& outcome, std::vector<StoredMessage>&& messages) {
-  if (messages.empty()) return;
+  if (outcome.continues && messages.empty()) return;
   const std::string key = key_of(outcome.cell, outcome.session_id);
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = reading_.find(key); it != reading_.end()) it->second.written = true;

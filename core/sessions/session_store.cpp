@@ -253,8 +253,10 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   });
   if (!messages_stored_) return;
   std::vector<StoredMessage> stored;
-  stored.reserve(contents.size());
-  for (size_t i = 0; i < contents.size(); ++i)
+  // A run that began its session follows nothing a listener could hold: it is told of
+  // the run alone (a new session's /chat, 2 thousand instructions less).
+  if (outcome.continues) stored.reserve(contents.size());
+  for (size_t i = 0; outcome.continues && i < contents.size(); ++i)
     stored.push_back({outcome.new_messages[i].role, nullptr, std::move(contents[i]), -1, seqs[i]});
   messages_stored_(outcome, std::move(stored));
 }

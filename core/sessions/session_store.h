@@ -84,10 +84,11 @@ class SessionStore {
   // written only at its end), all in one transaction. Once it is committed, hands the
   // messages it stored to the listener, if any.
   void finish_run(const RunOutcome& outcome, const RunRecord* start = nullptr);
-  // Given each committed finish_run's outcome and its messages, oldest first, as
-  // history_from reads them (role, content_text, seq). finish_run is the only statement
-  // that adds messages, so a listener sees every message this process stores. Set
-  // before any run, and unset (nullptr) before the listener goes.
+  // Given each committed finish_run's outcome and, when the outcome continues its
+  // session, its messages, oldest first, as history_from reads them (role,
+  // content_text, seq). finish_run is the only statement that adds messages, so a
+  // listener sees every message this process stores. Set before any run, and unset
+  // (nullptr) before the listener goes.
   using MessagesStored =
       std::function<void(const RunOutcome& outcome, std::vector<StoredMessage>&& messages)>;
   void on_messages_stored(MessagesStored listener) { messages_stored_ = std::move(listener); }

@@ -62,6 +62,15 @@ class JsonText {
 class JsonScanner {
  public:
   explicit JsonScanner(std::string_view text);
+  // A scanner of `text` that starts inside its outermost object, just after a member
+  // that ends at `offset`, for a reader that scanned the bytes before `offset` in an
+  // earlier text and knows this one starts with the same: the first call is
+  // next_key(). A token that goes on past `offset` (a number's further digits) fails.
+  static JsonScanner after_member(std::string_view text, size_t offset) {
+    JsonScanner s(text);
+    s.p_ += offset;
+    return s;  // first_ stays false: a comma or the closing brace must come next
+  }
 
   // The first byte of the next value ('{', '[', '"', 't', 'f', 'n', '-', a digit),
   // or '\0' at the end or after a failure.

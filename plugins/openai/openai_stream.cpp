@@ -2,6 +2,8 @@
 
 #include "common/json_fields.h"
 
+#include <cstring>
+
 namespace agentrt::providers::openai {
 namespace {
 
@@ -76,16 +78,19 @@ void scan_usage(JsonScanner& s, std::optional<Usage>& usage) {
   if (object) usage = Usage{prompt.value_or(0), completion.value_or(0)};
 }
 
-}  // namespace
-
-// A repeated key counts as its last occurrence, as in nlohmann's objects: every
-// branch below replaces what an earlier occurrence read.
-bool scan_chunk(std::string_view data, ChunkFields& fields) {
-  fields.choices.clear();
-  fields.usage.reset();
-  JsonScanner s(data);
+// A chunk's members from where `s` stands, inside its object. A repeated key counts as
+// its last occurrence, as in nlohmann's objects: every branch below replaces what an
+// earlier occurrence read. `head_end`, when given, is set to the end of the last member
+// before the first "choices", "usage" or "error" (null when no member came before).
+bool scan_members(JsonScanner& s, ChunkFields& fields, const char** head_end) {
   bool error = false;
-  const bool object = s.members([&](std::string_view key) {
+  const char* member_end = nullptr;
+  std::string_view key;
+  while (s.next_key(key)) {
+    if (head_end && (key == "choices" || key == "usage" || key == "error")) {
+      *head_end = member_end;
+      head_end = nullptr;
+    }
     if (key == "choices") {
       fields.choices.clear();
       if (s.enter_array()) {
@@ -101,8 +106,35 @@ bool scan_chunk(std::string_view data, ChunkFields& fields) {
       if (key == "error" && s.peek() != 'n') error = true;
       s.skip_value();
     }
-  });
-  return object && !error && s.finish();
+    member_end = s.position();
+  }
+  return !error && s.finish();
+}
+
+}  // namespace
+
+bool scan_chunk(std::string_view data, ChunkFields& fields) {
+  fields.choices.clear();
+  fields.usage.reset();
+  JsonScanner s(data);
+  if (!s.enter_object()) return false;
+  return scan_members(s, fields, nullptr);
+}
+
+bool scan_stream_chunk(std::string_view data, ChunkFields& fields, ChunkHead& head) {
+  fields.choices.clear();
+  fields.usage.reset();
+  if (!head.empty() && data.size() > head.size() &&
+      std::memcmp(data.data(), head.data(), head.size()) == 0) {
+    JsonScanner s = JsonScanner::after_member(data, head.size());
+    return scan_members(s, fields, nullptr);
+  }
+  JsonScanner s(data);
+  if (!s.enter_object()) return false;
+  const char* head_end = nullptr;
+  if (!scan_members(s, fields, &head_end)) return false;
+  if (head_end) head.assign(data.data(), static_cast<size_t>(head_end - data.data()));
+  return true;
 }
 
 void read_chunk(std::string_view data, ChunkFields& fields) {
@@ -134,7 +166,7 @@ void ChunkDecoder::on_event(const SseEvent& event) {
     out_.finish(usage_, engine_finish_reason(finish_reason_));
     return;
   }
-  if (!scan_chunk(event.data, fields_)) read_chunk(event.data, fields_);
+  if (!scan_stream_chunk(event.data, fields_, head_)) read_chunk(event.data, fields_);
   for (const ChunkFields::Choice& choice : fields_.choices) {
     out_.text(choice.content.view());
     if (!choice.finish_reason.view().empty()) finish_reason_ = choice.finish_reason.view();

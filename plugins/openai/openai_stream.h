@@ -35,6 +35,16 @@ struct ChunkFields {
 // exactly as read_chunk would (an error chunk included); then call read_chunk.
 bool scan_chunk(std::string_view data, ChunkFields& fields);
 
+// What the chunks of one stream repeat: the bytes of an earlier chunk up to the end of
+// its last member before the first "choices", "usage" or "error" (OpenAI sends the same
+// id, object, created, model and system_fingerprint in each). Empty until a chunk with
+// such members was scanned.
+using ChunkHead = std::string;
+// scan_chunk for the chunks of one stream: one that starts with `head` has those bytes passed by
+// one comparison instead of a scan: nearly half of a chunk's bytes. Otherwise `head` becomes this
+// chunk's, when it is read.
+bool scan_stream_chunk(std::string_view data, ChunkFields& fields, ChunkHead& head);
+
 // The reference read, through nlohmann::json. Throws Error(UPSTREAM) for a chunk
 // that is not a JSON object and for an {"error":{...}} chunk.
 void read_chunk(std::string_view data, ChunkFields& fields);
@@ -50,6 +60,7 @@ class ChunkDecoder : public SseDecoder {
   void on_event(const SseEvent& event) override;
 
   ChunkFields fields_;  // reused, so that its buffers stop allocating
+  ChunkHead head_;
   std::optional<Usage> usage_;
   std::string finish_reason_;
 };

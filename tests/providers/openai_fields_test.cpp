@@ -147,6 +147,82 @@ TEST(OpenAiFields, MutatedChunksReadTheSameOrGoToTheReference) {
             5000u);
 }
 
+// A stream's chunks repeat their head (id, object, created, model, fingerprint): the
+// scan keeps it from one chunk and compares it in the next instead of scanning it.
+TEST(OpenAiFields, AStreamsRepeatedHeadIsKeptAndWhatFollowsItReadAsAWhole) {
+  providers::openai::ChunkHead head;
+  ChunkFields fields;
+  const std::string& first =
+      kept(chunk(R"({"index":0,"delta":{"content":"a"},"finish_reason":null})"));
+  ASSERT_TRUE(providers::openai::scan_stream_chunk(first, fields, head));
+  EXPECT_EQ(head, kHead.substr(0, kHead.size() - std::string(R"(,"choices":[)").size()));
+  EXPECT_EQ(contents(fields), std::vector<std::string>{"a"});
+
+  const std::string& second =
+      kept(chunk(R"({"index":0,"delta":{"content":"b"},"finish_reason":"stop"})",
+                 R"({"prompt_tokens":3,"completion_tokens":1})"));
+  ASSERT_TRUE(providers::openai::scan_stream_chunk(second, fields, head));
+  EXPECT_EQ(contents(fields), std::vector<std::string>{"b"});
+  EXPECT_EQ(fields.choices[0].finish_reason.view(), "stop");
+  EXPECT_EQ(fields.usage, (Usage{3, 1}));
+
+  // After the head: the same rules as a whole chunk's (a trailing comma, a byte that
+  // goes on from the head's last value, trailing bytes, an error member).
+  for (const std::string& tail : {std::string(",}"), std::string("5}"), std::string("}x"),
+                                  std::string(R"(,"error":{"message":"m"}})")}) {
+    ChunkFields after;
+    EXPECT_FALSE(providers::openai::scan_stream_chunk(kept(head + tail), after, head)) << tail;
+  }
+  ChunkFields bare;
+  EXPECT_TRUE(providers::openai::scan_stream_chunk(kept(head + " }"), bare, head));
+  EXPECT_TRUE(bare.choices.empty());
+
+  // Another head is scanned whole, and kept in its turn; one without members before
+  // "choices" keeps none.
+  const std::string& other = kept(R"({"id":"x","choices":[{"delta":{"content":"c"}}]})");
+  ASSERT_TRUE(providers::openai::scan_stream_chunk(other, fields, head));
+  EXPECT_EQ(head, R"({"id":"x")");
+  EXPECT_EQ(contents(fields), std::vector<std::string>{"c"});
+  // A head that ends in a number: a chunk whose number goes on is not that head.
+  ASSERT_TRUE(providers::openai::scan_stream_chunk(kept(R"({"id":"n","created":17,"choices":[]})"),
+                                                   fields, head));
+  EXPECT_EQ(head, R"({"id":"n","created":17)");
+  EXPECT_FALSE(providers::openai::scan_stream_chunk(
+      kept(R"({"id":"n","created":175,"choices":[]})"), fields, head));
+  providers::openai::ChunkHead none;
+  ASSERT_TRUE(
+      providers::openai::scan_stream_chunk(kept(R"({"choices":[],"id":"y"})"), fields, none));
+  EXPECT_TRUE(none.empty());
+}
+
+// Every mutation of a chunk that starts with a kept head reads as nlohmann reads it, or
+// goes to nlohmann: with the head an unmutated chunk gave, and with the head each
+// chunk before it gave, as in a stream.
+TEST(OpenAiFields, MutatedChunksAfterAKeptHeadReadTheSameOrGoToTheReference) {
+  const std::vector<std::string> seeds = {
+      chunk(R"({"index":0,"delta":{"content":"Caf\u00e9 \"x\"\n"},"finish_reason":null})"),
+      chunk(R"({"index":0,"delta":{},"finish_reason":"stop"})", R"({"prompt_tokens":1})"),
+      kHead + R"(]})"};
+  providers::openai::ChunkHead from_seed;
+  ChunkFields fields;
+  ASSERT_TRUE(providers::openai::scan_stream_chunk(seeds[0], fields, from_seed));
+  ASSERT_FALSE(from_seed.empty());
+  auto with_seeds_head = [&](std::string_view data, ChunkFields& out) {
+    providers::openai::ChunkHead head = from_seed;
+    return providers::openai::scan_stream_chunk(data, out, head);
+  };
+  EXPECT_GT((compare_mutations<ChunkFields>(with_seeds_head, providers::openai::read_chunk, seeds,
+                                            30000)),
+            5000u);
+  providers::openai::ChunkHead streamed;
+  auto as_a_stream = [&](std::string_view data, ChunkFields& out) {
+    return providers::openai::scan_stream_chunk(data, out, streamed);
+  };
+  EXPECT_GT(
+      (compare_mutations<ChunkFields>(as_a_stream, providers::openai::read_chunk, seeds, 30000)),
+      5000u);
+}
+
 std::unique_ptr<providers::StreamDecoder> make(providers::DeltaEmitter& out) {
   return std::make_unique<providers::openai::ChunkDecoder>(out);
 }

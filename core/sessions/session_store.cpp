@@ -255,9 +255,12 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   std::vector<StoredMessage> stored;
   // A run that began its session follows nothing a listener could hold: it is told of
   // the run alone (a new session's /chat, 2 thousand instructions less).
-  if (outcome.continues) stored.reserve(contents.size());
-  for (size_t i = 0; outcome.continues && i < contents.size(); ++i)
-    stored.push_back({outcome.new_messages[i].role, nullptr, std::move(contents[i]), -1, seqs[i]});
+  if (outcome.continues) {
+    stored.reserve(contents.size());
+    for (size_t i = 0; i < contents.size(); ++i)
+      stored.push_back(
+          {outcome.new_messages[i].role, nullptr, std::move(contents[i]), -1, seqs[i]});
+  }
   messages_stored_(outcome, std::move(stored));
 }
 

@@ -11,10 +11,6 @@
 namespace agentrt::core {
 namespace {
 
-std::string join(const std::string& dir, const char* name) {
-  return dir + (dir.back() == '/' ? "" : "/") + name;
-}
-
 // The pid the holder wrote, or 0: the holder may not have written it yet.
 pid_t read_holder(int fd) {
   char text[24] = {};
@@ -62,12 +58,16 @@ void create_private_dirs(const std::string& dir) {
   }
 }
 
+std::string data_dir_file(const std::string& dir, const char* name) {
+  return dir + (!dir.empty() && dir.back() == '/' ? "" : "/") + name;
+}
+
 DataDirInUse::DataDirInUse(const std::string& dir, pid_t holder)
     : StoreError(in_use_message(dir, holder)), holder_(holder) {}
 
 DataDirLock::DataDirLock(const std::string& dir) {
   create_private_dirs(dir);
-  path_ = join(dir, "agentd.lock");
+  path_ = data_dir_file(dir, "agentd.lock");
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd_ < 0) throw StoreError("cannot open " + path_ + ": " + std::strerror(errno));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

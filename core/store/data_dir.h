@@ -15,6 +15,8 @@ namespace agentrt::core {
 // mkdir -p, every directory it creates 0700. StoreError when `dir` is empty, cannot be
 // made, or is not a directory.
 void create_private_dirs(const std::string& dir);
+// `name` inside `dir`, with one slash between them however `dir` ends.
+std::string data_dir_file(const std::string& dir, const char* name);
 
 // Another process holds the data directory's lock.
 class DataDirInUse : public StoreError {

@@ -157,7 +157,7 @@ class StateStore::ReadPool {
 
 StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>& migrations) {
   create_private_dirs(data_dir);
-  path_ = data_dir + (data_dir.back() == '/' ? "" : "/") + "state.db";
+  path_ = data_dir_file(data_dir, "state.db");
   make_private_file(path_);
   writer_ = std::make_unique<Connection>(path_);
   require_wal(*writer_, path_);

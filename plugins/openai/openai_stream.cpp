@@ -111,14 +111,18 @@ bool scan_members(JsonScanner& s, ChunkFields& fields, const char** head_end) {
   return !error && s.finish();
 }
 
+// The whole chunk, from its opening brace.
+bool scan_whole(std::string_view data, ChunkFields& fields, const char** head_end) {
+  JsonScanner s(data);
+  return s.enter_object() && scan_members(s, fields, head_end);
+}
+
 }  // namespace
 
 bool scan_chunk(std::string_view data, ChunkFields& fields) {
   fields.choices.clear();
   fields.usage.reset();
-  JsonScanner s(data);
-  if (!s.enter_object()) return false;
-  return scan_members(s, fields, nullptr);
+  return scan_whole(data, fields, nullptr);
 }
 
 bool scan_stream_chunk(std::string_view data, ChunkFields& fields, ChunkHead& head) {
@@ -129,10 +133,8 @@ bool scan_stream_chunk(std::string_view data, ChunkFields& fields, ChunkHead& he
     JsonScanner s = JsonScanner::after_member(data, head.size());
     return scan_members(s, fields, nullptr);
   }
-  JsonScanner s(data);
-  if (!s.enter_object()) return false;
   const char* head_end = nullptr;
-  if (!scan_members(s, fields, &head_end)) return false;
+  if (!scan_whole(data, fields, &head_end)) return false;
   if (head_end) head.assign(data.data(), static_cast<size_t>(head_end - data.data()));
   return true;
 }

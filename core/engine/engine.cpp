@@ -70,6 +70,11 @@ StartReport Engine::start(EngineRole role) {
   agents_ = std::make_unique<AgentService>(*store_);
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
+  // Inside the deleting transaction, so every write of the cell's live runs queued
+  // after it sees them discarded. Should that transaction fail, those runs are stopped
+  // unstored all the same: the DELETE answers 500, and the cell keeps what it had.
+  cells_->add_cleanup(
+      [runs = runs_.get()](Connection&, const std::string& cell) { runs->discard_cell(cell); });
   cells_->add_forget([runs = runs_.get()](const std::string& cell) { runs->forget_cell(cell); });
   start_auth();
   start_memory();

@@ -47,6 +47,13 @@ void LiveRun::cancel() {
   waker_.wake();
 }
 
+void LiveRun::discard() {
+  // Before the deletion's write is queued (or inside it): the run's writes, queued to
+  // the same writer after it, see the flag.
+  discarded_.store(true);
+  cancel();
+}
+
 void LiveRun::finish() {
   std::lock_guard lock(mutex_);
   finished_ = true;

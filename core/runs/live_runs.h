@@ -50,6 +50,11 @@ class LiveRun {
   void cancel();
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
   CancelWaker& waker() { return waker_; }
+  // Its session or cell is being deleted: cancels it, and whatever it has not stored
+  // by then it never stores (SessionStore reads discarded() inside each of its writes).
+  // A provider that ignores cancellation must not write a deleted session back.
+  void discard();
+  const std::atomic<bool>& discarded() const { return discarded_; }
 
   void finish();
   // Blocks until the run finishes or `timeout` passes; true when finished.
@@ -70,6 +75,7 @@ class LiveRun {
   DeltaText delta_text_;
   bool finished_ = false;
   std::atomic<bool> cancelled_{false};
+  std::atomic<bool> discarded_{false};
   CancelWaker waker_;
 };
 

@@ -53,6 +53,7 @@ RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& s
                      live.events_json(),
                      std::move(run.request.messages)};
   outcome.continues = run.continues;
+  outcome.discarded = &live.discarded();
   if (!summary.text.empty()) {
     StoredMessage& answer = outcome.new_messages.emplace_back();
     answer.role = "assistant";
@@ -213,7 +214,7 @@ class StartWhileCalling {
     if (done_) return;
     done_ = true;
     try {
-      sessions_.start_run(start_);
+      sessions_.start_run(start_, &live_.discarded());
       held_.open();
     } catch (...) {
       failure_ = std::current_exception();

@@ -78,6 +78,10 @@ struct RunSettings {
   // 32 MiB holds the windows of about 350 sessions of 580 short messages each, or of 64
   // whose messages fill a 128k-token window (512 KB of text).
   size_t history_cache_bytes = size_t{32} << 20;
+  // How long an interrupt or a session's deletion waits for its run to stop. A run
+  // that has not stopped by then (its provider ignores cancellation) is answered for
+  // as interrupted; a deleted session's is discarded (LiveRun::discard).
+  std::chrono::milliseconds stop_wait{10'000};
 };
 
 // Which memory a run may see: the acting actor's, in the run's cell and session, the
@@ -125,6 +129,8 @@ class RunService {
   nlohmann::json messages(const std::string& cell, const Principal& who, const std::string& session,
                           const PageRequest& page) const;
   void delete_session(const std::string& cell, const Principal& who, const std::string& session);
+  // Inside a cell's deleting transaction: its live runs stop and store nothing more.
+  void discard_cell(const std::string& cell);
 
   // Shutdown: stops every live run (they end with reason "interrupted").
   void interrupt_all();

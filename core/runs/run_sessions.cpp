@@ -39,7 +39,7 @@ nlohmann::json RunService::interrupt(const std::string& cell, const Principal& w
   if (!running) return {{"interrupted", false}, {"run_id", nullptr}};
   running->cancel();
   // Answer once the run has stored its partial answer, so a read right after sees it.
-  running->wait_finished(std::chrono::seconds(10));
+  running->wait_finished(settings_.stop_wait);
   return {{"interrupted", true}, {"run_id", running->id}};
 }
 
@@ -47,12 +47,20 @@ void RunService::delete_session(const std::string& cell, const Principal& who,
                                 const std::string& session) {
   visible_session(cell, who, session);
   if (auto running = live_.on_session(cell, session)) {
-    running->cancel();
-    running->wait_finished(std::chrono::seconds(10));
+    // Discarded before the deletion is written, so a run still going when it commits
+    // (its provider ignored the cancel for stop_wait) cannot write the session back,
+    // nor leave its messages for whoever takes the id next.
+    running->discard();
+    running->wait_finished(settings_.stop_wait);
   }
   sessions_.remove(cell, session);
   history_.forget(cell, session);
   if (session_deleted_) session_deleted_(cell, session);
+}
+
+void RunService::discard_cell(const std::string& cell) {
+  for (const auto& run : live_.all())
+    if (run->cell == cell) run->discard();
 }
 
 void RunService::check_run(const std::string& cell, const Principal& who,

@@ -219,8 +219,10 @@ void finish_started_run(Connection& db, const RunOutcome& outcome, const std::st
 
 }  // namespace
 
-void SessionStore::start_run(const RunRecord& run) {
-  store_.write([&](Connection& db) { insert_run_start(db, run); });
+void SessionStore::start_run(const RunRecord& run, const std::atomic<bool>* discarded) {
+  store_.write([&](Connection& db) {
+    if (!(discarded && *discarded)) insert_run_start(db, run);
+  });
 }
 
 void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start) {
@@ -231,7 +233,11 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   contents.reserve(outcome.new_messages.size());
   for (const auto& m : outcome.new_messages) append_json_value(contents.emplace_back(), m.content);
   std::vector<int64_t> seqs(contents.size());
+  bool stored = false;
   store_.write([&](Connection& db) {
+    // Read here, after any deletion committed before this write.
+    if (outcome.discarded && *outcome.discarded) return;
+    stored = true;
     if (start)
       insert_finished_run(db, *start, outcome, now);
     else
@@ -251,17 +257,17 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
       message.reset();
     }
   });
-  if (!messages_stored_) return;
-  std::vector<StoredMessage> stored;
+  if (!stored || !messages_stored_) return;
+  std::vector<StoredMessage> handed;
   // A run that began its session follows nothing a listener could hold: it is told of
   // the run alone (a new session's /chat, 2 thousand instructions less).
   if (outcome.continues) {
-    stored.reserve(contents.size());
+    handed.reserve(contents.size());
     for (size_t i = 0; i < contents.size(); ++i)
-      stored.push_back(
+      handed.push_back(
           {outcome.new_messages[i].role, nullptr, std::move(contents[i]), -1, seqs[i]});
   }
-  messages_stored_(outcome, std::move(stored));
+  messages_stored_(outcome, std::move(handed));
 }
 
 std::optional<RunRecord> SessionStore::find_run(const std::string& cell,

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -47,6 +48,8 @@ struct RunOutcome {
   // The session existed when the run began, so these messages follow those it held
   // then; false for a run that began its session, maybe under the id of a deleted one.
   bool continues = false;
+  // When set and true inside the write, nothing is stored (LiveRun::discarded).
+  const std::atomic<bool>* discarded = nullptr;
 };
 
 class SessionStore {
@@ -55,8 +58,8 @@ class SessionStore {
 
   std::optional<SessionRecord> find(const std::string& cell, const std::string& id) const;
   // Records a starting run, creating its session (owned by the run's actor) unless it
-  // exists: one transaction.
-  void start_run(const RunRecord& run);
+  // exists: one transaction; nothing when `discarded` is true inside it.
+  void start_run(const RunRecord& run, const std::atomic<bool>* discarded = nullptr);
   // Sessions of `actor` (all actors when none), newest first.
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;
@@ -82,7 +85,8 @@ class SessionStore {
 
   // Stores the run's result; with `start`, first what start_run would have (a run
   // written only at its end), all in one transaction. Once it is committed, hands the
-  // messages it stored to the listener, if any.
+  // messages it stored to the listener, if any. Stores nothing, and tells no listener,
+  // when the outcome is discarded.
   void finish_run(const RunOutcome& outcome, const RunRecord* start = nullptr);
   // Given each committed finish_run's outcome and, when the outcome continues its
   // session, its messages, oldest first, as history_from reads them (role,

@@ -1,0 +1,136 @@
+// A session deleted while its run goes on keeps nothing of that run, even when the
+// provider ignores the cancel past the deletion's wait: the run must neither write the
+// session back nor leave its messages for whoever takes the id next. The provider is
+// the async fixture's "linger N" (tests/fixtures/async_provider.cpp).
+#include "core/agents/agent_service.h"
+#include "core/domain/errors.h"
+#include "core/runs/run_service.h"
+#include "tests/core/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <thread>
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+class RecordingSink : public RunSink {
+ public:
+  bool send(const std::string& event) override {
+    events.push_back(event);
+    return true;
+  }
+  std::vector<std::string> events;
+};
+
+class RunDiscard : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(host.load(std::string(AGENTRT_TEST_FIXTURE_DIR) + "/async-fixture.so").loaded);
+    providers = std::make_unique<ProviderRegistry>(store, host);
+    providers->add_configured("async-fixture",
+                              std::make_shared<ProviderInstance>(host.find("async-fixture"), "{}"));
+    RunSettings settings;
+    settings.stop_wait = 50ms;
+    runs = std::make_unique<RunService>(sessions, *providers, agents, settings);
+  }
+  static json body(const std::string& text, const std::string& session) {
+    return {{"model", "async"},
+            {"session_id", session},
+            {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", text}}}}}}}};
+  }
+  // Until the session's run is live: an interrupt says so (a lingering run ignores it).
+  // Before that, a new session is not found.
+  void await_live(const std::string& session) {
+    for (int i = 0; i < 400; ++i) {
+      try {
+        if (runs->interrupt("cell", alice, session)["interrupted"] == true) return;
+      } catch (const DomainError&) {
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    FAIL() << "no live run on " << session;
+  }
+  std::vector<std::string> stored_texts(const std::string& session) {
+    std::vector<std::string> texts;
+    for (const StoredMessage& m : sessions.history("cell", session))
+      texts.push_back(m.content.at(0).value("text", ""));
+    return texts;
+  }
+  // Once the deleted session's run has ended: nothing of it is stored, and bob, who
+  // takes the id next, finds only his own turn in it.
+  void expect_nothing_left_for_bob(const std::string& session) {
+    EXPECT_FALSE(sessions.find("cell", session)) << "written back by the late run";
+    EXPECT_TRUE(stored_texts(session).empty());
+    const json answer = json::parse(runs->chat("cell", bob, body("mine", session)));
+    EXPECT_EQ(answer["response"], "sync");
+    EXPECT_EQ(sessions.find("cell", session)->actor, "bob");
+    EXPECT_EQ(stored_texts(session), (std::vector<std::string>{"mine", "sync"}));
+  }
+
+  Principal alice{"tok_a", "alice", std::nullopt, false};
+  Principal bob{"tok_b", "bob", std::nullopt, false};
+  test_util::TempDir dir;
+  StateStore store{dir.path()};
+  SessionStore sessions{store};
+  AgentService agents{store};
+  PluginHost host;
+  std::unique_ptr<ProviderRegistry> providers;
+  std::unique_ptr<RunService> runs;
+};
+
+// /chat writes its run, and its session when new, only at its end (StartWrite::with_end).
+TEST_F(RunDiscard, AChatThatOutlivesItsSessionsDeletionStoresNothing) {
+  runs->chat("cell", alice, body("first", "s"));
+  ASSERT_EQ(stored_texts("s"), (std::vector<std::string>{"first", "sync"}));
+  auto late = std::async(std::launch::async, [&] {
+    try {
+      runs->chat("cell", alice, body("linger 400", "s"));
+    } catch (const std::exception&) {
+    }
+  });
+  await_live("s");
+  runs->delete_session("cell", alice, "s");
+  ASSERT_EQ(late.wait_for(0ms), std::future_status::timeout) << "the run stopped in time";
+  late.get();
+  expect_nothing_left_for_bob("s");
+}
+
+// A stream stores its start while the provider works (StartWrite::with_call), before
+// the deletion; its end, after it, must not add messages to the session gone.
+TEST_F(RunDiscard, AStreamThatOutlivesItsSessionsDeletionAddsNoMessages) {
+  auto late = std::async(std::launch::async, [&] {
+    PreparedRun run = runs->prepare("cell", alice, body("linger 400", "t"));
+    RecordingSink sink;
+    return runs->execute(run, sink);
+  });
+  await_live("t");
+  runs->delete_session("cell", alice, "t");
+  ASSERT_EQ(late.wait_for(0ms), std::future_status::timeout) << "the run stopped in time";
+  EXPECT_EQ(late.get().reason, "interrupted");
+  expect_nothing_left_for_bob("t");
+}
+
+// A cell's deletion discards its live runs inside its transaction (as Engine wires it).
+TEST_F(RunDiscard, ARunOfADeletedCellStoresNothingInIt) {
+  auto late = std::async(std::launch::async, [&] {
+    try {
+      runs->chat("cell", alice, body("linger 300", "u"));
+    } catch (const std::exception&) {
+    }
+  });
+  await_live("u");
+  store.write([&](Connection& db) {
+    SessionStore::remove_cell(db, "cell");
+    runs->discard_cell("cell");
+  });
+  late.get();
+  expect_nothing_left_for_bob("u");
+}
+
+}  // namespace
+}  // namespace agentrt::core

@@ -4,6 +4,9 @@
 #include "core/log/logger.h"
 #include "core/store/paged_query.h"
 
+#include <algorithm>
+#include <array>
+
 namespace agentrt::core {
 namespace {
 
@@ -217,6 +220,48 @@ void finish_started_run(Connection& db, const RunOutcome& outcome, const std::st
       .run();
 }
 
+// The run's messages, up to kMessagesAStatement rows a statement: each statement
+// loads and saves sqlite_sequence once (AUTOINCREMENT), whatever its rows (5 thousand
+// instructions less a /chat). What every row shares is bound once, as ?1 to ?4; each
+// row's role and content follow.
+constexpr size_t kMessagesAStatement = 4;
+
+const std::string& insert_messages_sql(size_t rows) {
+  static const std::array<std::string, kMessagesAStatement + 1> sql = [] {
+    std::array<std::string, kMessagesAStatement + 1> texts;
+    for (size_t n = 1; n <= kMessagesAStatement; ++n) {
+      std::string& text = texts[n];
+      text = "INSERT INTO messages(cell, session_id, run_id, created_at, role, content) VALUES ";
+      for (size_t i = 0; i < n; ++i)
+        text += (i ? ", " : "") + std::string("(?1, ?2, ?3, ?4, ?") + std::to_string(5 + 2 * i) +
+                ", ?" + std::to_string(6 + 2 * i) + ")";
+    }
+    return texts;
+  }();
+  return sql[rows];
+}
+
+// The rows of one INSERT take consecutive seqs, in order: this connection is the only
+// writer, and AUTOINCREMENT gives each row the largest seq yet plus one.
+void insert_messages(Connection& db, const RunOutcome& outcome,
+                     const std::vector<std::string>& contents, const std::string& now,
+                     std::vector<int64_t>& seqs) {
+  for (size_t first = 0; first < contents.size(); first += kMessagesAStatement) {
+    const size_t rows = std::min(kMessagesAStatement, contents.size() - first);
+    Statement insert = db.prepare(insert_messages_sql(rows));
+    insert.bind_borrowed(1, outcome.cell)
+        .bind_borrowed(2, outcome.session_id)
+        .bind_borrowed(3, outcome.run_id)
+        .bind_borrowed(4, now);
+    for (size_t i = 0; i < rows; ++i)
+      insert.bind_borrowed(static_cast<int>(5 + 2 * i), outcome.new_messages[first + i].role)
+          .bind_borrowed(static_cast<int>(6 + 2 * i), contents[first + i]);
+    insert.run();
+    const int64_t last = db.last_insert_rowid();
+    for (size_t i = 0; i < rows; ++i) seqs[first + i] = last - static_cast<int64_t>(rows - 1 - i);
+  }
+}
+
 }  // namespace
 
 void SessionStore::start_run(const RunRecord& run, const std::atomic<bool>* discarded) {
@@ -242,20 +287,7 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
       insert_finished_run(db, *start, outcome, now);
     else
       finish_started_run(db, outcome, now);
-    auto message = db.prepare(
-        "INSERT INTO messages(cell, session_id, run_id, role, content, created_at) VALUES (?, ?, "
-        "?, ?, ?, ?)");
-    // reset() keeps the bindings: what every message shares is bound once.
-    message.bind_borrowed(1, outcome.cell)
-        .bind_borrowed(2, outcome.session_id)
-        .bind_borrowed(3, outcome.run_id)
-        .bind_borrowed(6, now);
-    for (size_t i = 0; i < outcome.new_messages.size(); ++i) {
-      message.bind_borrowed(4, outcome.new_messages[i].role).bind_borrowed(5, contents[i]);
-      message.run();
-      seqs[i] = db.last_insert_rowid();
-      message.reset();
-    }
+    insert_messages(db, outcome, contents, now, seqs);
   });
   if (!stored || !messages_stored_) return;
   std::vector<StoredMessage> handed;

@@ -150,6 +150,17 @@ void SessionStore::remove_cell(Connection& db, const std::string& cell) {
 
 namespace {
 
+// Sets an existing session's `updated_at`; false when there is none.
+bool touch_session(Connection& db, const std::string& cell, const std::string& session,
+                   const std::string& updated_at) {
+  db.prepare("UPDATE sessions SET updated_at = ? WHERE cell = ? AND id = ?")
+      .bind_borrowed(1, updated_at)
+      .bind_borrowed(2, cell)
+      .bind_borrowed(3, session)
+      .run();
+  return db.changes() > 0;
+}
+
 // A run's session, created owned by the run's actor unless it exists; an existing one
 // gets `updated_at` only when `touch_existing`.
 void insert_session(Connection& db, const RunRecord& run, const std::string& updated_at,
@@ -187,7 +198,11 @@ void insert_run_start(Connection& db, const RunRecord& run) {
 // A run never written as started goes in finished, in one row and one statement.
 void insert_finished_run(Connection& db, const RunRecord& run, const RunOutcome& outcome,
                          const std::string& now) {
-  insert_session(db, run, now, /*touch_existing=*/true);
+  // A continued session all but surely exists, and an UPDATE costs less than the
+  // upsert (5 thousand instructions a /chat); the upsert still makes it anew when it
+  // was deleted since the run began.
+  if (!(outcome.continues && touch_session(db, run.cell, run.session_id, now)))
+    insert_session(db, run, now, /*touch_existing=*/true);
   Statement insert = db.prepare(
       "INSERT INTO runs(id, cell, session_id, actor, model, status, reason, input_tokens, "
       "output_tokens, started_at, ended_at, events) VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, "
@@ -213,11 +228,7 @@ void finish_started_run(Connection& db, const RunOutcome& outcome, const std::st
       .bind_borrowed(5, outcome.events_json)
       .bind_borrowed(6, outcome.run_id)
       .run();
-  db.prepare("UPDATE sessions SET updated_at = ? WHERE cell = ? AND id = ?")
-      .bind_borrowed(1, now)
-      .bind_borrowed(2, outcome.cell)
-      .bind_borrowed(3, outcome.session_id)
-      .run();
+  touch_session(db, outcome.cell, outcome.session_id, now);
 }
 
 // The run's messages, up to kMessagesAStatement rows a statement: each statement

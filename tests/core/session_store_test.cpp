@@ -80,6 +80,7 @@ TEST(SessionStoreTest, ARunWrittenOnlyAtItsEndLooksLikeOneStartedThenFinished) {
   start.actor = "someone_else";  // an existing session keeps its owner
   start.started_at = "2026-11-22T00:00:05Z";
   RunOutcome outcome{"run_2", "cell", "ses_1", "max_tokens", 3, 4, R"([{"seq":1}])", {}};
+  outcome.continues = true;
   outcome.new_messages.push_back({"user", nlohmann::json::array()});
   outcome.new_messages.push_back({"assistant", nlohmann::json::array()});
   sessions.finish_run(outcome, &start);
@@ -105,6 +106,18 @@ TEST(SessionStoreTest, ARunWrittenOnlyAtItsEndLooksLikeOneStartedThenFinished) {
   ASSERT_TRUE(created);
   EXPECT_EQ(created->actor, "ada");
   EXPECT_EQ(created->created_at, fresh.started_at);
+
+  // A run that began on a stored session, deleted before the run stored its end: the
+  // session is made anew rather than left without a row for its messages.
+  RunRecord again = a_run("run_4", "ses_gone");
+  RunOutcome continued{"run_4", "cell", "ses_gone", "end_turn", 0, 0, "[]", {}};
+  continued.continues = true;
+  continued.new_messages.push_back({"user", nlohmann::json::array()});
+  sessions.finish_run(continued, &again);
+  auto remade = sessions.find("cell", "ses_gone");
+  ASSERT_TRUE(remade);
+  EXPECT_EQ(remade->actor, "ada");
+  EXPECT_EQ(sessions.history("cell", "ses_gone").size(), 1u);
 }
 
 // A run on a long session reads the history newest first only as far as a context of

@@ -20,7 +20,9 @@
 # of such prose in Russian; PROSE_LOAD=1 makes the load's own messages such prose too),
 # WINDOW (the mock model's context window, 8192), SESSIONS (with HISTORY: each wrk thread
 # continues SESSIONS sessions of its own in turn instead of one for all, which at more
-# than one connection would refuse most /chats as busy; see post.lua). Prints per run:
+# than one connection would refuse most /chats as busy; see post.lua), AGENT (1: every
+# /chat names an agent, made before the load, with a system prompt of about 300 bytes
+# and no memory layers). Prints per run:
 # requests/s, p50, p99 and p99.9 latency (µs, each request timed by post.lua; p99_wrk is
 # wrk's own p99, corrected for coordinated omission), agentd's CPU per request (µs, from
 # /proc) and the errors (wrk's socket errors and the responses of status 400 or more).
@@ -81,7 +83,7 @@ threads=$([ "$C" -lt 2 ] && echo 1 || echo 2)
 
 # wrk against agentd's /chat with the user token; prints wrk's JSON line.
 load() { # address token seconds
-  BENCH_BODY_FILE="$work/chat.json" BENCH_HEADERS="Authorization: Bearer $2" BENCH_SESSIONS="${SESSIONS:-0}" \
+  BENCH_BODY_FILE="$work/load.json" BENCH_HEADERS="Authorization: Bearer $2" BENCH_SESSIONS="${SESSIONS:-0}" \
     wrk -t"$threads" -c"$C" -d"$3s" -s "$lua" "http://$1/chat" 2>&1 | grep '^{' || true
 }
 
@@ -131,6 +133,14 @@ one() { # variant
     kill "$pid"
     wait "$pid" 2>/dev/null || true
     return
+  fi
+  cp "$work/chat.json" "$work/load.json"
+  if [ "${AGENT:-0}" = 1 ]; then
+    local agent
+    agent=$(curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' \
+      -d '{"name":"helper","model":"mock-model","memory_layers":[],"system_prompt":"You are a careful assistant for a team of engineers. Answer briefly, cite the file and line you mean, say so when you are not sure, and never invent an API. Prefer the standard library; show a test with every fix; keep answers under two hundred words unless asked for more. Write in plain English."}' \
+      "http://$addr/agents" | jq -r .id)
+    jq -c --arg agent "$agent" '. + {agent_id: $agent}' "$work/chat.json" >"$work/load.json"
   fi
   local seeded=0
   while [ "$seeded" -lt "$HISTORY" ]; do

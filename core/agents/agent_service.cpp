@@ -99,6 +99,7 @@ void AgentService::write(const Agent& a, bool insert) {
     statement.bind(7, a.name).bind(8, a.created_at).bind(9, a.cell).bind(10, a.id);
     statement.run();
   });
+  cache_.forget(a.cell, a.id);
 }
 
 Agent AgentService::create(const std::string& cell, const nlohmann::json& body) {
@@ -119,12 +120,15 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body) 
 }
 
 std::optional<Agent> AgentService::find(const std::string& cell, const std::string& id) const {
+  if (auto kept = cache_.find(cell, id)) return *kept;
+  const uint64_t changes_before = cache_.changes();
   std::optional<Agent> found;
   store_.read_short([&](Connection& db) {
     auto row =
         db.prepare(std::string("SELECT ") + kColumns + " FROM agents WHERE cell = ? AND id = ?");
     if (row.bind(1, cell).bind(2, id).step()) found = read_agent(row);
   });
+  if (found) cache_.remember(*found, changes_before);
   return found;
 }
 
@@ -160,6 +164,7 @@ void AgentService::remove(const std::string& cell, const std::string& id) {
   store_.write([&](Connection& db) {
     db.prepare("DELETE FROM agents WHERE cell = ? AND id = ?").bind(1, cell).bind(2, id).run();
   });
+  cache_.forget(cell, id);
   if (cleanup_) cleanup_(cell, agent->namespace_);
   log_info("agent deleted", {{"cell", cell}, {"agent", id}});
 }

@@ -3,6 +3,8 @@
 // agent_memory lives in (its id unless set), and the memory layers its runs may see.
 #pragma once
 
+#include "core/agents/agent.h"
+#include "core/agents/agent_cache.h"
 #include "core/domain/paging.h"
 #include "core/store/state_store.h"
 
@@ -15,11 +17,6 @@
 
 namespace agentrt::core {
 
-struct Agent {
-  std::string cell, id, name, model, system_prompt, description, namespace_;
-  std::vector<std::string> memory_layers;
-  std::string created_at, updated_at;
-};
 nlohmann::json to_json(const Agent& agent);
 
 // The layers an agent's runs see unless it says otherwise.
@@ -39,12 +36,15 @@ class AgentService {
   Agent update(const std::string& cell, const std::string& id, const nlohmann::json& body);
   void remove(const std::string& cell, const std::string& id);  // 404
   static void remove_cell(Connection& db, const std::string& cell);
+  // Once a cell's deletion is committed.
+  void forget_cell(const std::string& cell) { cache_.forget_cell(cell); }
 
  private:
   void write(const Agent& agent, bool insert);
 
   StateStore& store_;
   NamespaceCleanup cleanup_;
+  mutable AgentCache cache_;
 };
 
 }  // namespace agentrt::core

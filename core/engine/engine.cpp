@@ -76,6 +76,8 @@ StartReport Engine::start(EngineRole role) {
   cells_->add_cleanup(
       [runs = runs_.get()](Connection&, const std::string& cell) { runs->discard_cell(cell); });
   cells_->add_forget([runs = runs_.get()](const std::string& cell) { runs->forget_cell(cell); });
+  cells_->add_forget(
+      [agents = agents_.get()](const std::string& cell) { agents->forget_cell(cell); });
   start_auth();
   start_memory();
   return owner ? bootstrap_admin_token() : StartReport{};

@@ -152,6 +152,32 @@ TEST_F(Agents, UnknownAgentOrNoModelIsRefused) {
   EXPECT_NE(response.body.find("model"), std::string::npos);
 }
 
+// Runs find agents in memory (core/agents/agent_cache.h): each change must reach the
+// next run, and a deleted agent, or one of a deleted cell, must be gone for it.
+TEST_F(Agents, EveryChangeToAnAgentReachesItsNextRun) {
+  json agent = make_agent({{"name", "helper"},
+                           {"model", vendor_model(Vendor::openai)},
+                           {"system_prompt", "first-prompt"}});
+  const json body = {{"agent_id", agent["id"]}, {"messages", {user_text("hi")}}};
+  EXPECT_NE(chat_and_capture(alice, body).find("first-prompt"), std::string::npos);
+  const std::string path = "/cells/acme/agents/" + agent["id"].get<std::string>();
+  ASSERT_EQ(call(s.agentd, "PATCH", path, s.admin, {{"system_prompt", "second-prompt"}}).status,
+            200);
+  std::string sent = chat_and_capture(alice, body);
+  EXPECT_NE(sent.find("second-prompt"), std::string::npos);
+  EXPECT_EQ(sent.find("first-prompt"), std::string::npos);
+  ASSERT_EQ(call(s.agentd, "DELETE", path, s.admin).status, 204);
+  EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/chat", alice, body).status, 400);
+
+  json kept = make_agent({{"name", "kept"}, {"model", vendor_model(Vendor::openai)}});
+  const json kept_body = {{"agent_id", kept["id"]}, {"messages", {user_text("hi")}}};
+  chat_and_capture(alice, kept_body);
+  ASSERT_EQ(call(s.agentd, "DELETE", "/admin/cells/acme", s.admin).status, 204);
+  ASSERT_EQ(call(s.agentd, "POST", "/admin/cells", s.admin, {{"id", "acme"}}).status, 201);
+  EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/chat", s.admin, kept_body).status, 400)
+      << "an agent of the deleted cell";
+}
+
 TEST_F(Agents, DeletingAnAgentDeletesItsNamespacesMemory) {
   json agent = make_agent({{"name", "helper"}, {"model", vendor_model(Vendor::openai)}});
   std::string ns = agent["namespace"];

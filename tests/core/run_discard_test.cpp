@@ -2,10 +2,8 @@
 // provider ignores the cancel past the deletion's wait: the run must neither write the
 // session back nor leave its messages for whoever takes the id next. The provider is
 // the async fixture's "linger N" (tests/fixtures/async_provider.cpp).
-#include "core/agents/agent_service.h"
 #include "core/domain/errors.h"
-#include "core/runs/run_service.h"
-#include "tests/core/temp_dir.h"
+#include "tests/core/run_service_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -18,25 +16,13 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-class RecordingSink : public RunSink {
- public:
-  bool send(const std::string& event) override {
-    events.push_back(event);
-    return true;
-  }
-  std::vector<std::string> events;
-};
-
-class RunDiscard : public ::testing::Test {
+class RunDiscard : public RunServiceFixture {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(host.load(std::string(AGENTRT_TEST_FIXTURE_DIR) + "/async-fixture.so").loaded);
-    providers = std::make_unique<ProviderRegistry>(store, host);
-    providers->add_configured("async-fixture",
-                              std::make_shared<ProviderInstance>(host.find("async-fixture"), "{}"));
     RunSettings settings;
     settings.stop_wait = 50ms;
-    runs = std::make_unique<RunService>(sessions, *providers, agents, settings);
+    ASSERT_NO_FATAL_FAILURE(start(std::string(AGENTRT_TEST_FIXTURE_DIR) + "/async-fixture.so",
+                                  "async-fixture", settings));
   }
   static json body(const std::string& text, const std::string& session) {
     return {{"model", "async"},
@@ -74,13 +60,6 @@ class RunDiscard : public ::testing::Test {
 
   Principal alice{"tok_a", "alice", std::nullopt, false};
   Principal bob{"tok_b", "bob", std::nullopt, false};
-  test_util::TempDir dir;
-  StateStore store{dir.path()};
-  SessionStore sessions{store};
-  AgentService agents{store};
-  PluginHost host;
-  std::unique_ptr<ProviderRegistry> providers;
-  std::unique_ptr<RunService> runs;
 };
 
 // /chat writes its run, and its session when new, only at its end (StartWrite::with_end).

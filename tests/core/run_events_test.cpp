@@ -2,12 +2,11 @@
 // nlohmann's dump of the same event gives (sorted keys, its escaping), because SSE
 // clients, followers and the store all see it; and /chat, which answers from the run's
 // summary rather than from its events, must still agree with them.
-#include "core/agents/agent_service.h"
 #include "core/domain/json_text.h"
 #include "core/runs/event_text.h"
 #include "core/runs/live_runs.h"
 #include "core/runs/run_service.h"
-#include "tests/core/temp_dir.h"
+#include "tests/core/run_service_fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -222,22 +221,11 @@ TEST(EventText, ALiveRunKeepsAndDeliversTheDumpOfEachEvent) {
   EXPECT_EQ(followed, std::vector<std::string>(expected.begin() + 5, expected.end()));
 }
 
-class RecordingSink : public RunSink {
- public:
-  bool send(const std::string& event) override {
-    events.push_back(event);
-    return true;
-  }
-  std::vector<std::string> events;
-};
-
-class Runs : public ::testing::Test {
+class Runs : public RunServiceFixture {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(host.load(std::string(AGENTRT_TEST_BUNDLED_DIR) + "/agentrt-echo.so").loaded);
-    providers = std::make_unique<ProviderRegistry>(store, host);
-    providers->add_configured("echo", std::make_shared<ProviderInstance>(host.find("echo"), "{}"));
-    runs = std::make_unique<RunService>(sessions, *providers, agents, RunSettings{});
+    ASSERT_NO_FATAL_FAILURE(
+        start(std::string(AGENTRT_TEST_BUNDLED_DIR) + "/agentrt-echo.so", "echo"));
   }
   static json body(const std::string& text) {
     return {{"model", "echo"},
@@ -252,13 +240,6 @@ class Runs : public ::testing::Test {
 
   const std::string awkward = "say \"hi\" \\ caf\xc3\xa9 \x01\n \xf0\x9f\x98\x80 end";
   Principal admin{"tok", "admin", std::nullopt, true};
-  test_util::TempDir dir;
-  StateStore store{dir.path()};
-  SessionStore sessions{store};
-  AgentService agents{store};
-  PluginHost host;
-  std::unique_ptr<ProviderRegistry> providers;
-  std::unique_ptr<RunService> runs;
 };
 
 TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {

@@ -68,7 +68,7 @@ TEST_F(RunDiscard, AChatThatOutlivesItsSessionsDeletionStoresNothing) {
   ASSERT_EQ(stored_texts("s"), (std::vector<std::string>{"first", "sync"}));
   auto late = std::async(std::launch::async, [&] {
     try {
-      runs->chat("cell", alice, body("linger 400", "s"));
+      runs->chat("cell", alice, body("linger 1000", "s"));
     } catch (const std::exception&) {
     }
   });
@@ -83,7 +83,7 @@ TEST_F(RunDiscard, AChatThatOutlivesItsSessionsDeletionStoresNothing) {
 // the deletion; its end, after it, must not add messages to the session gone.
 TEST_F(RunDiscard, AStreamThatOutlivesItsSessionsDeletionAddsNoMessages) {
   auto late = std::async(std::launch::async, [&] {
-    PreparedRun run = runs->prepare("cell", alice, body("linger 400", "t"));
+    PreparedRun run = runs->prepare("cell", alice, body("linger 1000", "t"));
     RecordingSink sink;
     return runs->execute(run, sink);
   });
@@ -98,7 +98,7 @@ TEST_F(RunDiscard, AStreamThatOutlivesItsSessionsDeletionAddsNoMessages) {
 TEST_F(RunDiscard, ARunOfADeletedCellStoresNothingInIt) {
   auto late = std::async(std::launch::async, [&] {
     try {
-      runs->chat("cell", alice, body("linger 300", "u"));
+      runs->chat("cell", alice, body("linger 1000", "u"));
     } catch (const std::exception&) {
     }
   });

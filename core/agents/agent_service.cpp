@@ -79,28 +79,43 @@ nlohmann::json to_json(const Agent& a) {
           {"updated_at", a.updated_at}};
 }
 
-void AgentService::write(const Agent& a, bool insert) {
-  store_.write([&](Connection& db) {
-    auto clash = db.prepare("SELECT id FROM agents WHERE cell = ? AND name = ? AND id != ?");
-    if (clash.bind(1, a.cell).bind(2, a.name).bind(3, a.id).step())
-      throw conflict("an agent named '" + a.name + "' exists in this cell");
-    auto statement = db.prepare(
-        insert ? "INSERT INTO agents(model, system_prompt, description, namespace, memory_layers, "
-                 "updated_at, name, created_at, cell, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-               : "UPDATE agents SET model = ?, system_prompt = ?, description = ?, namespace = ?, "
-                 "memory_layers = ?, updated_at = ?, name = ?, created_at = ? WHERE cell = ? AND "
-                 "id = ?");
-    if (a.model.empty())
-      statement.bind_null(1);
-    else
-      statement.bind(1, a.model);
-    statement.bind(2, a.system_prompt).bind(3, a.description).bind(4, a.namespace_);
-    statement.bind(5, nlohmann::json(a.memory_layers).dump()).bind(6, a.updated_at);
-    statement.bind(7, a.name).bind(8, a.created_at).bind(9, a.cell).bind(10, a.id);
-    statement.run();
-  });
-  cache_.forget(a.cell, a.id);
+namespace {
+
+std::optional<Agent> read_row(Connection& db, const std::string& cell, const std::string& id) {
+  auto row =
+      db.prepare(std::string("SELECT ") + kColumns + " FROM agents WHERE cell = ? AND id = ?");
+  if (!row.bind(1, cell).bind(2, id).step()) return std::nullopt;
+  return read_agent(row);
 }
+
+void write_row(Connection& db, const Agent& a, bool insert) {
+  auto clash = db.prepare("SELECT id FROM agents WHERE cell = ? AND name = ? AND id != ?");
+  if (clash.bind(1, a.cell).bind(2, a.name).bind(3, a.id).step())
+    throw conflict("an agent named '" + a.name + "' exists in this cell");
+  auto statement = db.prepare(
+      insert ? "INSERT INTO agents(model, system_prompt, description, namespace, memory_layers, "
+               "updated_at, name, created_at, cell, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+             : "UPDATE agents SET model = ?, system_prompt = ?, description = ?, namespace = ?, "
+               "memory_layers = ?, updated_at = ?, name = ?, created_at = ? WHERE cell = ? AND "
+               "id = ?");
+  if (a.model.empty())
+    statement.bind_null(1);
+  else
+    statement.bind(1, a.model);
+  statement.bind(2, a.system_prompt).bind(3, a.description).bind(4, a.namespace_);
+  statement.bind(5, nlohmann::json(a.memory_layers).dump()).bind(6, a.updated_at);
+  statement.bind(7, a.name).bind(8, a.created_at).bind(9, a.cell).bind(10, a.id);
+  statement.run();
+}
+
+bool namespace_in_use(Connection& db, const std::string& cell, const std::string& namespace_) {
+  return db.prepare("SELECT 1 FROM agents WHERE cell = ? AND namespace = ? LIMIT 1")
+      .bind(1, cell)
+      .bind(2, namespace_)
+      .step();
+}
+
+}  // namespace
 
 Agent AgentService::create(const std::string& cell, const nlohmann::json& body) {
   require_object(body);
@@ -114,7 +129,8 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body) 
   apply_fields(agent, body);
   if (agent.namespace_.empty()) agent.namespace_ = agent.id;
   agent.created_at = agent.updated_at = utc_timestamp_now();
-  write(agent, true);
+  store_.write([&](Connection& db) { write_row(db, agent, true); });
+  cache_.forget(cell, agent.id);
   log_info("agent created", {{"cell", cell}, {"agent", agent.id}});
   return agent;
 }
@@ -123,11 +139,7 @@ std::optional<Agent> AgentService::find(const std::string& cell, const std::stri
   if (auto kept = cache_.find(cell, id)) return *kept;
   const uint64_t changes_before = cache_.changes();
   std::optional<Agent> found;
-  store_.read_short([&](Connection& db) {
-    auto row =
-        db.prepare(std::string("SELECT ") + kColumns + " FROM agents WHERE cell = ? AND id = ?");
-    if (row.bind(1, cell).bind(2, id).step()) found = read_agent(row);
-  });
+  store_.read_short([&](Connection& db) { found = read_row(db, cell, id); });
   if (found) cache_.remember(*found, changes_before);
   return found;
 }
@@ -150,22 +162,33 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
   if (body.contains("id")) throw invalid("field 'id' cannot be changed");
   reject_unknown_fields(
       body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
-  auto agent = find(cell, id);
-  if (!agent) throw not_found("agent '" + id + "' not found");
-  apply_fields(*agent, body);
-  agent->updated_at = utc_timestamp_now();
-  write(*agent, false);
-  return *agent;
+  // Read, changed and written in one transaction: two updates at once each keep the
+  // other's fields.
+  Agent agent;
+  store_.write([&](Connection& db) {
+    auto found = read_row(db, cell, id);
+    if (!found) throw not_found("agent '" + id + "' not found");
+    agent = std::move(*found);
+    apply_fields(agent, body);
+    agent.updated_at = utc_timestamp_now();
+    write_row(db, agent, false);
+  });
+  cache_.forget(cell, id);
+  return agent;
 }
 
 void AgentService::remove(const std::string& cell, const std::string& id) {
-  auto agent = find(cell, id);
-  if (!agent) throw not_found("agent '" + id + "' not found");
+  // Its namespace's memory goes with the last agent of the cell that uses it: agents
+  // may share a namespace, and the others still read it.
+  std::optional<std::string> unused_namespace;
   store_.write([&](Connection& db) {
+    auto found = read_row(db, cell, id);
+    if (!found) throw not_found("agent '" + id + "' not found");
     db.prepare("DELETE FROM agents WHERE cell = ? AND id = ?").bind(1, cell).bind(2, id).run();
+    if (!namespace_in_use(db, cell, found->namespace_)) unused_namespace = found->namespace_;
   });
   cache_.forget(cell, id);
-  if (cleanup_) cleanup_(cell, agent->namespace_);
+  if (unused_namespace && cleanup_) cleanup_(cell, *unused_namespace);
   log_info("agent deleted", {{"cell", cell}, {"agent", id}});
 }
 

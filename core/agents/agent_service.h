@@ -24,7 +24,8 @@ const std::vector<std::string>& default_agent_layers();
 
 class AgentService {
  public:
-  // Called with (cell, namespace) after an agent is deleted, to drop its agent_memory.
+  // Called with (cell, namespace) after an agent is deleted, to drop its agent_memory,
+  // unless another agent of the cell uses the namespace.
   using NamespaceCleanup = std::function<void(const std::string&, const std::string&)>;
 
   explicit AgentService(StateStore& store) : store_(store) {}
@@ -40,8 +41,6 @@ class AgentService {
   void forget_cell(const std::string& cell) { cache_.forget_cell(cell); }
 
  private:
-  void write(const Agent& agent, bool insert);
-
   StateStore& store_;
   NamespaceCleanup cleanup_;
   mutable AgentCache cache_;

@@ -210,6 +210,29 @@ TEST_F(Agents, DeletingAnAgentDeletesItsNamespacesMemory) {
       << "runs keep their history";
 }
 
+// Agents given one namespace share its memory: it goes with the last of them.
+TEST_F(Agents, ASharedNamespacesMemoryGoesWithTheLastAgentThatUsesIt) {
+  json first = make_agent({{"name", "first"}, {"namespace", "team"}});
+  json second = make_agent({{"name", "second"}, {"namespace", "team"}});
+  remember("acme", {{"layer", "agent_memory"}, {"namespace", "team"}, {"content", "shared"}},
+           alice);
+  auto team_entries = [&] {
+    return call(s.agentd, "GET", "/cells/acme/memory/counts?namespace=team", s.admin)
+        .json()["agent_memory"];
+  };
+  ASSERT_EQ(team_entries(), 1);
+  ASSERT_EQ(
+      call(s.agentd, "DELETE", "/cells/acme/agents/" + first["id"].get<std::string>(), s.admin)
+          .status,
+      204);
+  EXPECT_EQ(team_entries(), 1) << "the second agent still reads it";
+  ASSERT_EQ(
+      call(s.agentd, "DELETE", "/cells/acme/agents/" + second["id"].get<std::string>(), s.admin)
+          .status,
+      204);
+  EXPECT_EQ(team_entries(), 0);
+}
+
 class SmallWindowAgents : public Agents {
  protected:
   SmallWindowAgents() : Agents(90) {}

@@ -1,10 +1,15 @@
 // The agent cache answers as the store would: a change forgets the agent, a cell's
-// deletion its agents, and a read that a change may have overtaken is not kept.
+// deletion its agents, and a read that a change may have overtaken is not kept. And
+// the service's updates, which the cache must not make racy.
 #include "core/agents/agent_cache.h"
 #include "core/agents/agent_service.h"
 #include "tests/core/temp_dir.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace agentrt::core {
 namespace {
@@ -78,6 +83,29 @@ TEST(AgentCache, TheServiceReadsEachChangeBack) {
   EXPECT_EQ(agents.find("a", made.id)->system_prompt, "two");
   agents.remove("a", made.id);
   EXPECT_FALSE(agents.find("a", made.id));
+}
+
+// Each update reads, changes and writes its agent in one transaction: updates of
+// different fields at once all land.
+TEST(AgentService, UpdatesAtOnceKeepEachOthersFields) {
+  test_util::TempDir dir;
+  StateStore store(dir.path());
+  AgentService agents(store);
+  const char* fields[] = {"model", "system_prompt", "description", "namespace"};
+  for (int round = 0; round < 20; ++round) {
+    Agent made = agents.create("a", {{"name", "helper" + std::to_string(round)}});
+    std::vector<std::thread> writers;
+    for (const char* field : fields)
+      writers.emplace_back([&, field] {
+        agents.update("a", made.id, {{field, std::string(field) + "-set"}});
+      });
+    for (std::thread& writer : writers) writer.join();
+    const Agent now = *agents.find("a", made.id);
+    EXPECT_EQ(now.model, "model-set") << "round " << round;
+    EXPECT_EQ(now.system_prompt, "system_prompt-set") << "round " << round;
+    EXPECT_EQ(now.description, "description-set") << "round " << round;
+    EXPECT_EQ(now.namespace_, "namespace-set") << "round " << round;
+  }
 }
 
 }  // namespace

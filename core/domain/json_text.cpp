@@ -163,6 +163,11 @@ std::optional<DecodedSize> decoded_size(std::string_view escaped) {
   return size;
 }
 
+size_t utf8_sequence_length(std::string_view text, size_t i) {
+  size_t taken = 0;
+  return utf8_sequence(text, i, taken);
+}
+
 bool stands_for_itself(std::string_view text) {
   for (char c : text)
     if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;

@@ -40,6 +40,10 @@ inline bool take_suffix(std::string_view& text, std::string_view literal) {
 // Whether `text` stands for itself inside a JSON string: printable ASCII but the quote
 // and the backslash, so no escape, control byte or UTF-8 sequence needs reading.
 bool stands_for_itself(std::string_view text);
+// The length of the well-formed UTF-8 sequence that starts at text[i] (a byte of 0x80 or
+// more), or 0 when it is ill-formed: overlong forms, surrogates and anything past
+// U+10FFFF are, as for nlohmann's parser.
+size_t utf8_sequence_length(std::string_view text, size_t i);
 
 // For readers of the strings this program writes (append_json_string's form): the size
 // of the text that `escaped`, what stands between the quotes, decodes to, and how many of

@@ -118,12 +118,15 @@ RunRequest parse_run_request(const nlohmann::json& body) {
 
 void check_model_accepts(const RunRequest& request, const ModelInfo& model) {
   if (model.supports_vision) return;
-  for (size_t i = 0; i < request.messages.size(); ++i)
+  for (size_t i = 0; i < request.messages.size(); ++i) {
+    // A message read as text (read_plain_run_request) has text parts only.
+    if (!request.messages[i].content_text.empty()) continue;
     for (const auto& part : request.messages[i].content)
       if (part["type"] == "image_url")
         throw invalid("field 'messages[" + std::to_string(i) +
                       "].content' has an image_url part, but model '" + model.id +
                       "' does not support vision");
+  }
 }
 
 }  // namespace agentrt::core

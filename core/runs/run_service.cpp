@@ -57,9 +57,11 @@ RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& s
   if (!summary.text.empty()) {
     StoredMessage& answer = outcome.new_messages.emplace_back();
     answer.role = "assistant";
-    nlohmann::json& part = answer.content.emplace_back(nlohmann::json::object());
-    part["text"] = summary.text;
-    part["type"] = "text";
+    // As append_json_value writes [{"text":...,"type":"text"}].
+    std::string content = R"([{"text":)";
+    append_json_string(content, summary.text);
+    content += R"(,"type":"text"}])";
+    answer.content_text = std::move(content);
   }
   return outcome;
 }
@@ -160,8 +162,13 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
 
 PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
                                 const nlohmann::json& body, StartWrite start_write) {
+  return prepare(cell, who, parse_run_request(body), start_write);
+}
+
+PreparedRun RunService::prepare(const std::string& cell, const Principal& who, RunRequest request,
+                                StartWrite start_write) {
   PreparedRun run;
-  run.request = parse_run_request(body);
+  run.request = std::move(request);
   std::optional<Agent> agent;
   if (run.request.agent_id) {
     agent = agents_.find(cell, *run.request.agent_id);
@@ -315,7 +322,11 @@ class NoSink : public RunSink {
 
 std::string RunService::chat(const std::string& cell, const Principal& who,
                              const nlohmann::json& body) {
-  PreparedRun run = prepare(cell, who, body, StartWrite::with_end);
+  return chat(cell, who, parse_run_request(body));
+}
+
+std::string RunService::chat(const std::string& cell, const Principal& who, RunRequest request) {
+  PreparedRun run = prepare(cell, who, std::move(request), StartWrite::with_end);
   run.provider_thread = CallThread::caller;
   NoSink sink;
   RunSummary summary = execute(run, sink);

@@ -108,12 +108,16 @@ class RunService {
   // event, so a refused request writes nothing. Nothing is stored yet (StartWrite).
   PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body,
                       StartWrite start_write = StartWrite::with_call);
+  // The same for a body already read (parse_run_request, read_plain_run_request).
+  PreparedRun prepare(const std::string& cell, const Principal& who, RunRequest request,
+                      StartWrite start_write = StartWrite::with_call);
   // Streams run_start, stream_delta..., [error], done into `sink` and stores the run;
   // the request's messages move into the store. Throws, having sent nothing, when the
   // run's start cannot be stored.
   RunSummary execute(PreparedRun& run, RunSink& sink);
   // prepare + execute, answering the chat response as JSON text, or a provider error.
   std::string chat(const std::string& cell, const Principal& who, const nlohmann::json& body);
+  std::string chat(const std::string& cell, const Principal& who, RunRequest request);
 
   // POST /sessions/{sid}/interrupt: {"interrupted","run_id"}.
   nlohmann::json interrupt(const std::string& cell, const Principal& who,

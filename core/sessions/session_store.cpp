@@ -287,7 +287,12 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   // with this one wait for the commit.
   std::vector<std::string> contents;
   contents.reserve(outcome.new_messages.size());
-  for (const auto& m : outcome.new_messages) append_json_value(contents.emplace_back(), m.content);
+  for (const auto& m : outcome.new_messages) {
+    if (m.content_text.empty())
+      append_json_value(contents.emplace_back(), m.content);
+    else
+      contents.push_back(m.content_text.str());
+  }
   std::vector<int64_t> seqs(contents.size());
   bool stored = false;
   store_.write([&](Connection& db) {

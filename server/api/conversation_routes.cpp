@@ -1,6 +1,8 @@
 #include "server/api/conversation_routes.h"
 
 #include "core/domain/errors.h"
+#include "core/runs/run_request_text.h"
+#include "server/http/json_body.h"
 #include "server/http/response.h"
 #include "server/http/sse_stream.h"
 
@@ -22,22 +24,32 @@ int64_t after_param(const RequestContext& ctx) {
   return std::stoll(*after);
 }
 
+// The common body read straight from its text; any other as every JSON body is, with
+// the same errors (core/runs/run_request_text.h).
+core::RunRequest run_request(const RequestContext& ctx) {
+  if (auto plain = core::read_plain_run_request(ctx.body)) return std::move(*plain);
+  return core::parse_run_request(parse_json_body(ctx.body));
+}
+
 }  // namespace
 
 void add_conversation_routes(Router& router, core::Engine& engine) {
   router.add({"POST", "/run", RouteScope::cell, RouteAccess::token, true,
               [&engine](RequestContext& ctx, Response& response) {
                 // Everything that can be refused is refused here, as plain JSON.
-                core::PreparedRun run = engine.runs().prepare(ctx.cell, *ctx.principal, ctx.json);
+                core::PreparedRun run =
+                    engine.runs().prepare(ctx.cell, *ctx.principal, run_request(ctx));
                 SseStream stream(response, ping_interval(engine), ctx.client_closed,
                                  ctx.client_socket, SseStream::Head::with_first_event);
                 engine.runs().execute(run, stream);
-              }});
+              },
+              /*handler_reads_json=*/true});
   router.add({"POST", "/chat", RouteScope::cell, RouteAccess::token, true,
               [&engine](RequestContext& ctx, Response& response) {
-                response.send_json_text(200,
-                                        engine.runs().chat(ctx.cell, *ctx.principal, ctx.json));
-              }});
+                response.send_json_text(
+                    200, engine.runs().chat(ctx.cell, *ctx.principal, run_request(ctx)));
+              },
+              /*handler_reads_json=*/true});
   router.add({"GET", "/runs/{runID}/events", RouteScope::cell, RouteAccess::token, false,
               [&engine](RequestContext& ctx, Response& response) {
                 const int64_t after = after_param(ctx);

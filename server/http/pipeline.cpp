@@ -5,6 +5,7 @@
 #include "server/http/api_error.h"
 #include "server/http/api_request.h"
 #include "server/http/body_reader.h"
+#include "server/http/json_body.h"
 #include "server/http/request_id.h"
 #include "server/http/response.h"
 #include "server/http/uri.h"
@@ -57,34 +58,6 @@ void require_json_content_type(const RequestContext& ctx) {
   }
   if (!json)
     throw ApiError(ErrorCode::unsupported_media_type, "Content-Type must be application/json");
-}
-
-// The position of a parse error as people count it; never the bytes themselves, which
-// may hold a secret the client meant for a provider.
-std::string describe_position(const std::string& text, std::size_t byte) {
-  const std::size_t offset = byte == 0 ? 0 : std::min(byte - 1, text.size());
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
-         std::to_string(offset + 1) + ")";
-}
-
-nlohmann::json parse_json_body(const std::string& body) {
-  if (body.empty())
-    throw ApiError(ErrorCode::invalid_request, "request body is empty; expected JSON");
-  try {
-    return nlohmann::json::parse(body);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ApiError(ErrorCode::invalid_request,
-                   "request body is not valid JSON: error at " + describe_position(body, e.byte));
-  }
 }
 
 // The request's own fields first, in the order docs/operator-guide.md gives, then
@@ -146,7 +119,7 @@ class RequestPipeline::Run {
       for (const Middleware& middleware : pipeline_.middleware_) middleware(ctx_);
       if (ctx_.route->spec.json_body) {
         require_json_content_type(ctx_);
-        ctx_.json = parse_json_body(ctx_.body);
+        if (!ctx_.route->spec.handler_reads_json) ctx_.json = parse_json_body(ctx_.body);
       }
       ctx_.route->spec.handler(ctx_, response_);
       if (!response_.sent()) throw std::logic_error("handler returned without a response");

@@ -38,6 +38,9 @@ struct RouteSpec {
   RouteAccess access = RouteAccess::token;
   bool json_body = false;  // Content-Type must be application/json; body parsed to ctx.json
   Handler handler;
+  // json_body routes whose handler reads ctx.body itself (parse_json_body gives the
+  // pipeline's errors): ctx.json is left null.
+  bool handler_reads_json = false;
 };
 
 struct Route {

@@ -1,0 +1,14 @@
+// A request body parsed as JSON, with the pipeline's 400s: an empty body, and a parse
+// error at a position given as people count it (never the bytes, which may hold a
+// secret the client meant for a provider).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace agentrt::server {
+
+nlohmann::json parse_json_body(const std::string& body);
+
+}  // namespace agentrt::server

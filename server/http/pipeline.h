@@ -4,7 +4,9 @@
 //   2. body read whole, or the connection marked to close (413 / 400)
 //   3. target parsed; route matched (404, 405 with Allow); query decoded (400)
 //   4. middleware, in the order added (auth goes here: it sees the route's access)
-//   5. json_body routes: Content-Type (415), then JSON parse (400 with the position)
+//   5. json_body routes: Content-Type (415), then JSON parse (400 with the position);
+//      a route that reads its body itself (handler_reads_json) parses it first thing,
+//      with parse_json_body's errors, so a refusal comes at the same point
 //   6. the handler; ApiError becomes its documented response, anything else a 500
 //      whose detail is logged, never sent
 //   7. one access log line: request_id, method, path, status, duration_ms

@@ -129,8 +129,8 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body) 
   apply_fields(agent, body);
   if (agent.namespace_.empty()) agent.namespace_ = agent.id;
   agent.created_at = agent.updated_at = utc_timestamp_now();
+  // Nothing to forget: the cache keeps only agents a lookup found.
   store_.write([&](Connection& db) { write_row(db, agent, true); });
-  cache_.forget(cell, agent.id);
   log_info("agent created", {{"cell", cell}, {"agent", agent.id}});
   return agent;
 }

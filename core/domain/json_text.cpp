@@ -163,6 +163,12 @@ std::optional<DecodedSize> decoded_size(std::string_view escaped) {
   return size;
 }
 
+void append_text_part(std::string& out, std::string_view text) {
+  out += R"({"text":)";
+  append_json_string(out, text);
+  out += R"(,"type":"text"})";
+}
+
 size_t utf8_sequence_length(std::string_view text, size_t i) {
   size_t taken = 0;
   return utf8_sequence(text, i, taken);

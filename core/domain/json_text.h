@@ -21,6 +21,9 @@ void append_json_string(std::string& out, std::string_view text);
 void append_json_int(std::string& out, int64_t value);
 // Appends `value` as nlohmann's dump writes it (invalid UTF-8 replaced).
 void append_json_value(std::string& out, const nlohmann::json& value);
+// Appends the content part {"type":"text","text":`text`} as append_json_value writes
+// it: {"text":...,"type":"text"}.
+void append_text_part(std::string& out, std::string_view text);
 
 // For readers of the few forms this program writes itself, which take them without a
 // parser and leave anything else to nlohmann: when `text` starts with `literal`, drops

@@ -227,9 +227,7 @@ bool read_content(PlainReader& in, StoredMessage& message) {
   do {
     if (!read_text_part(in, text)) return false;
     if (content.size() > 1) content += ',';
-    content += R"({"text":)";
-    append_json_string(content, text);
-    content += R"(,"type":"text"})";
+    append_text_part(content, text);
   } while (in.take(','));
   if (!in.take(']')) return false;
   content += ']';

@@ -57,10 +57,9 @@ RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& s
   if (!summary.text.empty()) {
     StoredMessage& answer = outcome.new_messages.emplace_back();
     answer.role = "assistant";
-    // As append_json_value writes [{"text":...,"type":"text"}].
-    std::string content = R"([{"text":)";
-    append_json_string(content, summary.text);
-    content += R"(,"type":"text"}])";
+    std::string content = "[";
+    append_text_part(content, summary.text);
+    content += ']';
     answer.content_text = std::move(content);
   }
   return outcome;

@@ -255,7 +255,7 @@ const std::string& insert_messages_sql(size_t rows) {
 // The rows of one INSERT take consecutive seqs, in order: this connection is the only
 // writer, and AUTOINCREMENT gives each row the largest seq yet plus one.
 void insert_messages(Connection& db, const RunOutcome& outcome,
-                     const std::vector<std::string>& contents, const std::string& now,
+                     const std::vector<SharedText>& contents, const std::string& now,
                      std::vector<int64_t>& seqs) {
   for (size_t first = 0; first < contents.size(); first += kMessagesAStatement) {
     const size_t rows = std::min(kMessagesAStatement, contents.size() - first);
@@ -266,7 +266,7 @@ void insert_messages(Connection& db, const RunOutcome& outcome,
         .bind_borrowed(4, now);
     for (size_t i = 0; i < rows; ++i)
       insert.bind_borrowed(static_cast<int>(5 + 2 * i), outcome.new_messages[first + i].role)
-          .bind_borrowed(static_cast<int>(6 + 2 * i), contents[first + i]);
+          .bind_borrowed(static_cast<int>(6 + 2 * i), contents[first + i].str());
     insert.run();
     const int64_t last = db.last_insert_rowid();
     for (size_t i = 0; i < rows; ++i) seqs[first + i] = last - static_cast<int64_t>(rows - 1 - i);
@@ -285,13 +285,18 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   const std::string now = utc_timestamp_now();
   // Serialised before the write: everything inside it runs while the writers batched
   // with this one wait for the commit.
-  std::vector<std::string> contents;
+  // A message that came as text (the request's, read by read_plain_run_request, and
+  // the answer) is stored, and handed on, as that same text.
+  std::vector<SharedText> contents;
   contents.reserve(outcome.new_messages.size());
   for (const auto& m : outcome.new_messages) {
-    if (m.content_text.empty())
-      append_json_value(contents.emplace_back(), m.content);
-    else
-      contents.push_back(m.content_text.str());
+    if (!m.content_text.empty()) {
+      contents.push_back(m.content_text);
+      continue;
+    }
+    std::string text;
+    append_json_value(text, m.content);
+    contents.emplace_back(std::move(text));
   }
   std::vector<int64_t> seqs(contents.size());
   bool stored = false;

@@ -106,6 +106,14 @@ std::shared_ptr<LiveRun> LiveRuns::start(const std::string& run_id, const std::s
   return run;
 }
 
+std::shared_ptr<LiveRun> LiveRuns::hold(const std::string& cell, const std::string& session_id) {
+  auto hold = std::make_shared<LiveRun>("", cell, session_id, "");
+  std::lock_guard lock(mutex_);
+  if (!by_session_.try_emplace(SessionKey{hold->cell, hold->session_id}, hold).second)
+    return nullptr;
+  return hold;
+}
+
 void LiveRuns::remove(const LiveRun& run) {
   std::lock_guard lock(mutex_);
   auto by_id = by_id_.find(run.id);

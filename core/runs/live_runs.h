@@ -28,6 +28,8 @@ class LiveRun {
   LiveRun(std::string id, std::string cell, std::string session_id, std::string actor);
 
   const std::string id, cell, session_id, actor;
+  // A session's deletion holding it (LiveRuns::hold), not a run.
+  bool is_hold() const { return id.empty(); }
 
   // Stamps `event` with the next seq, keeps its text (event_text.h) and wakes
   // followers. Returns that text, which stays valid as long as the run.
@@ -84,6 +86,10 @@ class LiveRuns {
   // Registers a run on its session; nullopt-like nullptr when the session is busy.
   std::shared_ptr<LiveRun> start(const std::string& run_id, const std::string& cell,
                                  const std::string& session_id, const std::string& actor);
+  // Keeps a session busy with no run, for its deletion: no run starts on it until the
+  // hold is removed. A hold has an empty id (is_hold), is found only by on_session,
+  // and is nullptr when a run or another hold has the session.
+  std::shared_ptr<LiveRun> hold(const std::string& cell, const std::string& session_id);
   void remove(const LiveRun& run);
   std::shared_ptr<LiveRun> find(const std::string& run_id) const;
   std::shared_ptr<LiveRun> on_session(const std::string& cell, const std::string& session) const;

@@ -147,10 +147,15 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
   const std::string run_id = new_id("run");
   if (auto run = live_.start(run_id, cell, session, actor)) return run;
   auto running = live_.on_session(cell, session);
+  if (running && running->is_hold() && !interrupt_if_busy)
+    throw DomainError(ErrorKind::conflict, "session_busy",
+                      "session '" + session + "' is being deleted; send it again once it is");
   if (!interrupt_if_busy)
     throw DomainError(ErrorKind::conflict, "session_busy",
                       "session '" + session + "' is running " + (running ? running->id : "a run") +
                           "; wait for it, interrupt it, or send \"if_busy\":\"interrupt\"");
+  // A deletion's hold ends by itself (it only waits for a run that ignores its
+  // cancellation); waited for alike, after which the run starts on the session anew.
   if (running) {
     running->cancel();
     running->wait_finished(kBusyWait);

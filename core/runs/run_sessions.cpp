@@ -7,13 +7,50 @@
 
 namespace agentrt::core {
 
+namespace {
+
+// Holds a session for its deletion (LiveRuns::hold), from before its rows go to after
+// its memory has: a run that started in between would read the history being deleted
+// and then write the session back with its turn. A run already on the session is
+// discarded and waited for first. Should that run ignore its cancellation past
+// `stop_wait`, it keeps the session, and the deletion goes on without the hold: the
+// run stores nothing (its discarded flag is set before the deletion's write).
+class SessionHold {
+ public:
+  SessionHold(LiveRuns& live, const std::string& cell, const std::string& session,
+              std::chrono::milliseconds stop_wait)
+      : live_(live) {
+    for (int tries = 0; tries < 2 && !(hold_ = live.hold(cell, session)); ++tries)
+      if (auto running = live.on_session(cell, session)) {
+        // Discarded before the deletion is written, so a run still going when it commits
+        // cannot write the session back, nor leave its messages for whoever takes the
+        // id next.
+        running->discard();
+        if (tries == 0) running->wait_finished(stop_wait);
+      }
+  }
+  ~SessionHold() {
+    if (!hold_) return;
+    live_.remove(*hold_);
+    hold_->finish();  // wakes a run waiting to start there ("if_busy": "interrupt")
+  }
+  SessionHold(const SessionHold&) = delete;
+  SessionHold& operator=(const SessionHold&) = delete;
+
+ private:
+  LiveRuns& live_;
+  std::shared_ptr<LiveRun> hold_;
+};
+
+}  // namespace
+
 SessionRecord RunService::visible_session(const std::string& cell, const Principal& who,
                                           const std::string& session) const {
   auto found = sessions_.find(cell, session);
   // A /chat run on a new session writes the session when it ends; until then the
   // session is its live run's.
   if (!found)
-    if (auto running = live_.on_session(cell, session))
+    if (auto running = live_.on_session(cell, session); running && !running->is_hold())
       found = SessionRecord{cell, session, running->actor, "", ""};
   if (!found || (!who.admin && found->actor != who.actor))
     throw not_found("session '" + session + "' not found");
@@ -36,7 +73,7 @@ nlohmann::json RunService::interrupt(const std::string& cell, const Principal& w
                                      const std::string& session) {
   visible_session(cell, who, session);
   auto running = live_.on_session(cell, session);
-  if (!running) return {{"interrupted", false}, {"run_id", nullptr}};
+  if (!running || running->is_hold()) return {{"interrupted", false}, {"run_id", nullptr}};
   running->cancel();
   // Answer once the run has stored its partial answer, so a read right after sees it.
   running->wait_finished(settings_.stop_wait);
@@ -46,13 +83,7 @@ nlohmann::json RunService::interrupt(const std::string& cell, const Principal& w
 void RunService::delete_session(const std::string& cell, const Principal& who,
                                 const std::string& session) {
   visible_session(cell, who, session);
-  if (auto running = live_.on_session(cell, session)) {
-    // Discarded before the deletion is written, so a run still going when it commits
-    // (its provider ignored the cancel for stop_wait) cannot write the session back,
-    // nor leave its messages for whoever takes the id next.
-    running->discard();
-    running->wait_finished(settings_.stop_wait);
-  }
+  SessionHold hold(live_, cell, session, settings_.stop_wait);
   sessions_.remove(cell, session);
   history_.forget(cell, session);
   if (session_deleted_) session_deleted_(cell, session);

@@ -111,5 +111,36 @@ TEST_F(RunDiscard, ARunOfADeletedCellStoresNothingInIt) {
   expect_nothing_left_for_bob("u");
 }
 
+// Until a session's deletion is done, its memory included (the hook Engine wires, run
+// here while the deletion holds the session), no run starts on it: one that did would
+// read the history being deleted and write the session back with its turn. A run is
+// refused as busy then; with "if_busy":"interrupt" it waits for the deletion and starts
+// on the session anew.
+TEST_F(RunDiscard, NoRunStartsOnASessionWhileItIsBeingDeleted) {
+  runs->chat("cell", alice, body("first", "s"));
+  std::string refused;
+  std::future<std::string> waiting;
+  runs->on_session_deleted([&](const std::string&, const std::string&) {
+    try {
+      runs->chat("cell", alice, body("meanwhile", "s"));
+    } catch (const DomainError& e) {
+      EXPECT_EQ(e.code(), "session_busy");
+      refused = e.what();
+    }
+    json patient = body("after", "s");
+    patient["if_busy"] = "interrupt";
+    waiting =
+        std::async(std::launch::async, [&, patient] { return runs->chat("cell", alice, patient); });
+    EXPECT_EQ(waiting.wait_for(100ms), std::future_status::timeout)
+        << "started during the deletion";
+    EXPECT_THROW(runs->interrupt("cell", alice, "s"), DomainError) << "a hold is no run";
+  });
+  runs->delete_session("cell", alice, "s");
+  EXPECT_NE(refused.find("is being deleted"), std::string::npos) << refused;
+  ASSERT_TRUE(waiting.valid());
+  EXPECT_EQ(json::parse(waiting.get())["response"], "sync");
+  EXPECT_EQ(stored_texts("s"), (std::vector<std::string>{"after", "sync"}));
+}
+
 }  // namespace
 }  // namespace agentrt::core

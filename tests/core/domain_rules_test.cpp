@@ -132,6 +132,12 @@ TEST(Ids, StartWithTheirTimeSoTheySortByCreation) {
   std::set<std::string> seen;
   for (int i = 0; i < 10000; ++i) seen.insert(new_id("run", 42));  // one millisecond
   EXPECT_EQ(seen.size(), 10000u) << "ids of the same millisecond collided";
+  // Longer than one batch of random_hex's, and longer than the per-thread pool.
+  EXPECT_TRUE(std::regex_match(random_hex(40), std::regex("[0-9a-f]{80}")));
+  const std::string large = random_hex(300);
+  EXPECT_TRUE(std::regex_match(large, std::regex("[0-9a-f]{600}")));
+  EXPECT_NE(large.substr(0, 64), large.substr(64, 64)) << "one batch handed out twice";
+  EXPECT_EQ(random_hex(0), "");
 }
 
 // Random bytes are fetched ahead per thread (ids.cpp); a forked child starts with a

@@ -1,6 +1,5 @@
 #include "server/http/api_request.h"
 
-#include "server/http/request_head.h"
 #include "server/http/server_session.h"
 
 #include <Poco/Net/HTTPChunkedStream.h>
@@ -13,18 +12,18 @@ namespace agentrt::server {
 ApiRequest::ApiRequest(ServerSession& session, Poco::Net::HTTPServerResponse& response,
                        const Poco::Net::HTTPServerParams& params)
     : session_(session), response_(response), params_(params) {
-  read_request_head(session, *this);
+  head_ = read_request_head(session, *this);
 }
 
 ApiRequest::~ApiRequest() = default;
 
 std::istream& ApiRequest::stream() {
   if (!body_) {
-    if (getChunkedTransferEncoding())
+    if (head_.chunked)
       body_ = std::make_unique<Poco::Net::HTTPChunkedInputStream>(session_);
     else
       body_ = std::make_unique<Poco::Net::HTTPFixedLengthInputStream>(
-          session_, hasContentLength() ? getContentLength64() : 0);
+          session_, static_cast<Poco::Int64>(head_.content_length.value_or(0)));
   }
   return *body_;
 }

@@ -5,6 +5,8 @@
 // when asked for.
 #pragma once
 
+#include "server/http/request_head.h"
+
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
@@ -28,6 +30,10 @@ class ApiRequest final : public Poco::Net::HTTPServerRequest {
   ApiRequest(const ApiRequest&) = delete;
   ApiRequest& operator=(const ApiRequest&) = delete;
 
+  // What the head says of the body, the connection and the fields every request is
+  // asked for (request_head.h).
+  const RequestHead& head() const { return head_; }
+
   // The body: chunked, Content-Length bytes, or (neither header, RFC 9112 6.3) none.
   std::istream& stream() override;
   const Poco::Net::SocketAddress& clientAddress() const override;
@@ -47,6 +53,7 @@ class ApiRequest final : public Poco::Net::HTTPServerRequest {
   ServerSession& session_;
   Poco::Net::HTTPServerResponse& response_;
   const Poco::Net::HTTPServerParams& params_;
+  RequestHead head_;
   std::unique_ptr<std::istream> body_;
   mutable std::optional<Poco::Net::SocketAddress> client_, server_;
 };

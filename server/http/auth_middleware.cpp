@@ -8,22 +8,22 @@
 
 namespace agentrt::server {
 
-std::string bearer_token(const std::string& authorization) {
+std::string bearer_token(std::string_view authorization) {
   constexpr size_t scheme = 6;  // "Bearer"
   if (authorization.size() <= scheme + 1 ||
-      ::strncasecmp(authorization.c_str(), "Bearer", scheme) != 0 || authorization[scheme] != ' ')
+      ::strncasecmp(authorization.data(), "Bearer", scheme) != 0 || authorization[scheme] != ' ')
     return "";
   size_t start = authorization.find_first_not_of(' ', scheme);
-  if (start == std::string::npos) return "";
+  if (start == std::string_view::npos) return "";
   size_t end = authorization.find_last_not_of(" \t");
-  return authorization.substr(start, end + 1 - start);
+  return std::string(authorization.substr(start, end + 1 - start));
 }
 
 Middleware make_auth_middleware(core::Engine& engine) {
   return [&engine](RequestContext& ctx) {
     const RouteSpec& spec = ctx.route->spec;
     if (spec.access == RouteAccess::open) return;
-    std::string token = bearer_token(ctx.header("Authorization"));
+    std::string token = bearer_token(ctx.authorization());
     if (token.empty())
       throw ApiError(ErrorCode::unauthorized,
                      "an Authorization: Bearer <token> header is required");

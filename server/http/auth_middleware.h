@@ -8,11 +8,12 @@
 #include "server/http/pipeline.h"
 
 #include <string>
+#include <string_view>
 
 namespace agentrt::server {
 
 // The token of an "Authorization: Bearer <token>" header, or "" when there is none.
-std::string bearer_token(const std::string& authorization);
+std::string bearer_token(std::string_view authorization);
 
 Middleware make_auth_middleware(core::Engine& engine);
 

@@ -3,7 +3,6 @@
 #include "server/http/api_request.h"
 
 #include <Poco/Exception.h>
-#include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/StreamSocket.h>
 
 #include <chrono>
@@ -18,16 +17,6 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 ApiError too_large(uint64_t limit) {
   return ApiError(ErrorCode::payload_too_large,
                   "request body exceeds the limit of " + std::to_string(limit) + " bytes");
-}
-
-// A Content-Length that is present but not a non-negative number is -1.
-int64_t declared_length(const Poco::Net::HTTPServerRequest& request) {
-  try {
-    const Poco::Int64 length = request.getContentLength64();
-    return length < 0 ? -1 : length;
-  } catch (const Poco::Exception&) {
-    return -1;
-  }
 }
 
 // Reads until end of stream or until more than `limit` bytes arrived.
@@ -62,25 +51,18 @@ void read_exactly(ApiRequest& request, std::size_t length, RequestBody& body) {
 
 }  // namespace
 
-bool announces_body_over(const Poco::Net::HTTPServerRequest& request, uint64_t limit) {
-  if (request.getChunkedTransferEncoding() || !request.hasContentLength()) return false;
-  const int64_t length = declared_length(request);
-  return length >= 0 && static_cast<uint64_t>(length) > limit;
+bool announces_body_over(const ApiRequest& request, uint64_t limit) {
+  const RequestHead& head = request.head();
+  return !head.chunked && head.content_length && *head.content_length > limit;
 }
 
-RequestBody read_request_body(Poco::Net::HTTPServerRequest& request, uint64_t limit) {
+RequestBody read_request_body(ApiRequest& request, uint64_t limit) {
   RequestBody body;
-  const bool chunked = request.getChunkedTransferEncoding();
-  if (!chunked && !request.hasContentLength()) return body;
-  int64_t length = -1;
-  if (!chunked) {
-    length = declared_length(request);
-    if (length < 0) {
-      body.error = ApiError(ErrorCode::invalid_request, "malformed Content-Length header");
-      body.unread_bytes = true;
-      return body;
-    }
-    if (static_cast<uint64_t>(length) > limit) {
+  const RequestHead& head = request.head();
+  if (!head.chunked && !head.content_length) return body;
+  const uint64_t length = head.content_length.value_or(0);
+  if (!head.chunked) {
+    if (length > limit) {
       body.error = too_large(limit);
       body.unread_bytes = length > 0;
       return body;
@@ -88,11 +70,10 @@ RequestBody read_request_body(Poco::Net::HTTPServerRequest& request, uint64_t li
     body.data.reserve(static_cast<std::size_t>(length));
   }
   try {
-    auto* api = dynamic_cast<ApiRequest*>(&request);
-    if (!chunked && api != nullptr)
-      read_exactly(*api, static_cast<std::size_t>(length), body);
-    else
+    if (head.chunked)
       read_up_to(request.stream(), limit, body);
+    else
+      read_exactly(request, static_cast<std::size_t>(length), body);
   } catch (const std::exception& e) {
     body.error = ApiError(ErrorCode::invalid_request,
                           dynamic_cast<const Poco::TimeoutException*>(&e) != nullptr
@@ -101,17 +82,15 @@ RequestBody read_request_body(Poco::Net::HTTPServerRequest& request, uint64_t li
     body.unread_bytes = true;
     return body;
   }
-  if (!chunked && body.data.size() != static_cast<uint64_t>(length)) {
+  if (!head.chunked && body.data.size() != length) {
     body.error = ApiError(ErrorCode::invalid_request, "request body ended before Content-Length");
     body.unread_bytes = true;
   }
   return body;
 }
 
-void discard_until_client_stops(Poco::Net::HTTPServerRequest& request, int budget_ms) {
-  auto* impl = dynamic_cast<ApiRequest*>(&request);
-  if (impl == nullptr) return;
-  Poco::Net::StreamSocket& socket = impl->socket();
+void discard_until_client_stops(ApiRequest& request, int budget_ms) {
+  Poco::Net::StreamSocket& socket = request.socket();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(budget_ms);
   try {
     socket.shutdownSend();

@@ -10,11 +10,9 @@
 #include <optional>
 #include <string>
 
-namespace Poco::Net {
-class HTTPServerRequest;
-}
-
 namespace agentrt::server {
+
+class ApiRequest;
 
 struct RequestBody {
   std::string data;
@@ -26,16 +24,17 @@ struct RequestBody {
 
 // Content-Length over `limit` is refused without reading; a chunked body is read until
 // it grows past `limit`. A request with neither header has no body (RFC 9112 6.3),
-// whatever Poco would otherwise do with it.
-RequestBody read_request_body(Poco::Net::HTTPServerRequest& request, uint64_t limit);
+// whatever Poco would otherwise do with it. (A Content-Length that is not a number never
+// gets here: the head reader refuses it.)
+RequestBody read_request_body(ApiRequest& request, uint64_t limit);
 
 // Whether a request announces a body over `limit`, judged from its headers alone.
-bool announces_body_over(const Poco::Net::HTTPServerRequest& request, uint64_t limit);
+bool announces_body_over(const ApiRequest& request, uint64_t limit);
 
 // For a response that closes its connection while request bytes are still in flight:
 // closing at once would make the kernel answer those bytes with a reset, which can
 // destroy the response before the client reads it. So stop sending, then read and drop
 // what the client still sends, for at most `budget_ms`, before the close.
-void discard_until_client_stops(Poco::Net::HTTPServerRequest& request, int budget_ms);
+void discard_until_client_stops(ApiRequest& request, int budget_ms);
 
 }  // namespace agentrt::server

@@ -66,10 +66,10 @@ void ApiConnection::run() {
         throw Poco::Net::MessageException("unsupported HTTP version");
       response.set("Date", http_date_now());
       response.setVersion(request.getVersion());
-      response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() &&
+      response.setKeepAlive(params_->getKeepAlive() && request.head().keep_alive &&
                             session.can_keep_alive());
       // Invite the body only when it will be read: a refused one is never sent.
-      if (request.getExpectContinue() && !announces_body_over(request, limit))
+      if (request.head().expect_continue && !announces_body_over(request, limit))
         response.sendContinue();
       pipeline_->handle(request, response);
       session.setKeepAlive(params_->getKeepAlive() && response.getKeepAlive() &&

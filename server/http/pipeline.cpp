@@ -6,13 +6,12 @@
 #include "server/http/api_request.h"
 #include "server/http/body_reader.h"
 #include "server/http/json_body.h"
+#include "server/http/media_type.h"
 #include "server/http/request_id.h"
 #include "server/http/response.h"
 #include "server/http/uri.h"
 
-#include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/Net/MediaType.h>
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/Timespan.h>
 #include <sys/socket.h>
@@ -47,16 +46,7 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 }
 
 void require_json_content_type(const RequestContext& ctx) {
-  const std::string type = ctx.header("Content-Type");
-  bool json = false;
-  if (!type.empty()) {
-    try {
-      json = Poco::Net::MediaType(type).matches("application", "json");
-    } catch (const Poco::Exception&) {
-      json = false;
-    }
-  }
-  if (!json)
+  if (!is_json_media_type(ctx.content_type()))
     throw ApiError(ErrorCode::unsupported_media_type, "Content-Type must be application/json");
 }
 
@@ -93,21 +83,20 @@ bool peer_closed(int fd) {
 
 class RequestPipeline::Run {
  public:
-  Run(const RequestPipeline& pipeline, Poco::Net::HTTPServerRequest& request,
-      Poco::Net::HTTPServerResponse& raw)
+  Run(const RequestPipeline& pipeline, ApiRequest& request, Poco::Net::HTTPServerResponse& raw)
       : pipeline_(pipeline),
         request_(request),
         started_(std::chrono::steady_clock::now()),
-        response_(raw, choose_request_id(request.get("X-Request-Id", std::string())),
+        response_(raw, choose_request_id(field_text(request.head().request_id)),
                   &pipeline.draining_) {
     ctx_.request_id = response_.request_id();
     ctx_.method = request.getMethod();
     const std::string& uri = request.getURI();
     ctx_.path = uri.substr(0, uri.find('?'));
     ctx_.headers = &request;
-    auto* impl = dynamic_cast<ApiRequest*>(&request);
-    ctx_.client_socket = impl ? impl->socket().impl()->sockfd() : -1;
-    if (impl) response_.write_to_socket(ctx_.client_socket, ctx_.method == "HEAD");
+    ctx_.head = &request.head();
+    ctx_.client_socket = request.socket().impl()->sockfd();
+    response_.write_to_socket(ctx_.client_socket, ctx_.method == "HEAD");
     ctx_.client_closed = [fd = ctx_.client_socket] { return peer_closed(fd); };
   }
 
@@ -192,7 +181,7 @@ class RequestPipeline::Run {
   }
 
   const RequestPipeline& pipeline_;
-  Poco::Net::HTTPServerRequest& request_;
+  ApiRequest& request_;
   std::chrono::steady_clock::time_point started_;
   Response response_;
   RequestContext ctx_;
@@ -220,8 +209,7 @@ void RequestPipeline::reject_malformed(Poco::Net::HTTPServerResponse& raw,
   log_access(ctx, response.status(), started, core::LogFields());
 }
 
-void RequestPipeline::handle(Poco::Net::HTTPServerRequest& request,
-                             Poco::Net::HTTPServerResponse& response) {
+void RequestPipeline::handle(ApiRequest& request, Poco::Net::HTTPServerResponse& response) {
   ActiveRequest active(active_);
   Run(*this, request, response).execute();
 }

@@ -25,11 +25,12 @@
 #include <vector>
 
 namespace Poco::Net {
-class HTTPServerRequest;
 class HTTPServerResponse;
 }  // namespace Poco::Net
 
 namespace agentrt::server {
+
+class ApiRequest;
 
 // Runs before the handler; throws ApiError to refuse the request.
 using Middleware = std::function<void(RequestContext&)>;
@@ -45,7 +46,7 @@ class RequestPipeline {
   // Before serving starts; not thread-safe.
   void add_middleware(Middleware middleware);
 
-  void handle(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response);
+  void handle(ApiRequest& request, Poco::Net::HTTPServerResponse& response);
 
   // Answers a request that could not even be parsed (request line, headers): 400 in the
   // usual error shape with a fresh request id, then the connection closes. `detail`

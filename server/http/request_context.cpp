@@ -1,5 +1,7 @@
 #include "server/http/request_context.h"
 
+#include "server/http/request_head.h"
+
 #include <Poco/Net/NameValueCollection.h>
 
 #include <stdexcept>
@@ -9,6 +11,14 @@ namespace agentrt::server {
 std::string RequestContext::header(const std::string& name) const {
   if (headers == nullptr) return {};
   return headers->get(name, std::string());
+}
+
+std::string_view RequestContext::authorization() const {
+  return head != nullptr ? field_text(head->authorization) : std::string_view();
+}
+
+std::string_view RequestContext::content_type() const {
+  return head != nullptr ? field_text(head->content_type) : std::string_view();
 }
 
 const std::string& RequestContext::param(const std::string& name) const {

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace Poco::Net {
 class NameValueCollection;
@@ -19,6 +20,7 @@ class NameValueCollection;
 namespace agentrt::server {
 
 struct Route;
+struct RequestHead;
 
 using PathParams = std::map<std::string, std::string>;
 
@@ -35,6 +37,9 @@ struct RequestContext {
   std::string body;     // the whole request body (the pipeline always reads it)
   nlohmann::json json;  // the parsed body, for routes declared with json_body
   const Poco::Net::NameValueCollection* headers = nullptr;
+  // What the head reader found of the fields every request is asked for; null when the
+  // context was made without a request.
+  const RequestHead* head = nullptr;
   // True once the client has closed its side of the connection; cheap, for streams to
   // notice a departed client while they have nothing to write.
   std::function<bool()> client_closed;
@@ -46,6 +51,9 @@ struct RequestContext {
 
   // "" when absent.
   std::string header(const std::string& name) const;
+  // The first Authorization and Content-Type fields, "" when absent (from `head`).
+  std::string_view authorization() const;
+  std::string_view content_type() const;
   // The value of a template parameter; throws std::logic_error when the route has none
   // of that name, which is a programming error, not a client error.
   const std::string& param(const std::string& name) const;

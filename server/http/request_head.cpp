@@ -138,12 +138,33 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
+// Content-Length = 1*DIGIT (RFC 9110 8.6), below 2^63.
+uint64_t content_length_value(const std::string& value) {
+  if (value.empty() || value.size() > 18) malformed("malformed Content-Length");
+  uint64_t length = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9') malformed("malformed Content-Length");
+    length = length * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return length;
+}
+
+// `*first` becomes `value` unless an earlier field of the name set it (Poco's get()
+// answers with the first).
+void keep_first(const std::string*& first, const std::string& value) {
+  if (first == nullptr) first = &value;
+}
+
 // How long the body is must have one answer (RFC 9112 6.1-6.3): a request that could
 // be framed two ways is how one request is smuggled inside another. So only
 // "Transfer-Encoding: chunked" alone, never with a Content-Length, and one
-// Content-Length value however often it is repeated.
-void check_framing(const Poco::Net::HTTPRequest& request) {
+// Content-Length value however often it is repeated. The rest of RequestHead is
+// gathered in the same pass.
+RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
+  RequestHead head;
   const std::string* length = nullptr;
+  const std::string* connection = nullptr;
+  const std::string* expect = nullptr;
   int codings = 0;
   for (const auto& [name, value] : request) {
     if (equals_ignoring_case(name, "Transfer-Encoding")) {
@@ -152,13 +173,30 @@ void check_framing(const Poco::Net::HTTPRequest& request) {
     } else if (equals_ignoring_case(name, "Content-Length")) {
       if (length != nullptr && *length != value) malformed("conflicting Content-Length");
       length = &value;
+    } else if (equals_ignoring_case(name, "Content-Type")) {
+      keep_first(head.content_type, value);
+    } else if (equals_ignoring_case(name, "Authorization")) {
+      keep_first(head.authorization, value);
+    } else if (equals_ignoring_case(name, "X-Request-Id")) {
+      keep_first(head.request_id, value);
+    } else if (equals_ignoring_case(name, "Connection")) {
+      keep_first(connection, value);
+    } else if (equals_ignoring_case(name, "Expect")) {
+      keep_first(expect, value);
     }
   }
   if (codings > 0 && length != nullptr) malformed("both Transfer-Encoding and Content-Length");
+  head.chunked = codings > 0;
+  if (length != nullptr) head.content_length = content_length_value(*length);
+  head.keep_alive = connection != nullptr && !connection->empty()
+                        ? !equals_ignoring_case(*connection, "close")
+                        : request.getVersion() == Poco::Net::HTTPMessage::HTTP_1_1;
+  head.expect_continue = expect != nullptr && equals_ignoring_case(*expect, "100-continue");
+  return head;
 }
 
 template <class Source>
-void read_head(Source& in, Poco::Net::HTTPRequest& request) {
+RequestHead read_head(Source& in, Poco::Net::HTTPRequest& request) {
   read_request_line(in, request);
   int c = in.get();
   if (c == ' ' || c == '\t') malformed("whitespace before the first header field");
@@ -167,19 +205,21 @@ void read_head(Source& in, Poco::Net::HTTPRequest& request) {
     c = read_field(in, c, request);
   }
   end_line(in, c, "malformed end of request head");
-  check_framing(request);
+  return read_fields(request);
 }
 
 }  // namespace
 
-void read_request_head(ServerSession& session, Poco::Net::HTTPRequest& request) {
+RequestHead read_request_head(ServerSession& session, Poco::Net::HTTPRequest& request) {
   SessionBytes in(session);
-  read_head(in, request);
+  return read_head(in, request);
 }
 
-size_t parse_request_head(std::string_view bytes, Poco::Net::HTTPRequest& request) {
+size_t parse_request_head(std::string_view bytes, Poco::Net::HTTPRequest& request,
+                          RequestHead* head) {
   MemoryBytes in(bytes);
-  read_head(in, request);
+  RequestHead read = read_head(in, request);
+  if (head) *head = read;
   return in.used();
 }
 

@@ -4,14 +4,24 @@
 
 #include <Poco/Exception.h>
 #include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/String.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 
+#include <charconv>
 #include <ostream>
 #include <stdexcept>
 
 namespace agentrt::server {
+namespace {
+
+bool is_framing_field(const std::string& name) {
+  return Poco::icompare(name, "Content-Length") == 0 || Poco::icompare(name, "Content-Type") == 0 ||
+         Poco::icompare(name, "Transfer-Encoding") == 0;
+}
+
+}  // namespace
 
 Response::Response(Poco::Net::HTTPServerResponse& raw, std::string request_id,
                    const std::atomic<bool>* draining)
@@ -28,6 +38,7 @@ void Response::write_to_socket(int fd, bool head) {
 
 void Response::set_header(const std::string& name, const std::string& value) {
   if (sent_) throw std::logic_error("header '" + name + "' set after the response was sent");
+  if (is_framing_field(name)) throw std::logic_error("header '" + name + "' is set by sending");
   raw_.set(name, value);
 }
 
@@ -60,7 +71,7 @@ void Response::send_no_content() {
 
 void Response::send_error(const ApiError& error) {
   if (!sent_) {
-    for (const auto& [name, value] : error.headers()) raw_.set(name, value);
+    for (const auto& [name, value] : error.headers()) set_header(name, value);
   }
   send_json(error.http_status(), error_body(error, request_id_));
 }
@@ -90,20 +101,20 @@ void Response::send_body(int status, const char* content_type, const std::string
   // the shutdown began must still let its connection go.
   if (draining_ != nullptr && *draining_) raw_.setKeepAlive(false);
   raw_.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+  if (fd_ >= 0) {
+    if (!send_direct(status, content_type, body)) {
+      client_gone_ = true;
+      raw_.setKeepAlive(false);
+      core::log_debug("client gone while sending", {{"request_id", request_id_}});
+    }
+    return;
+  }
   raw_.setChunkedTransferEncoding(false);
   if (content_type != nullptr) raw_.setContentType(content_type);
   if (status == 204) {
     raw_.erase(Poco::Net::HTTPMessage::CONTENT_LENGTH);
   } else {
     raw_.setContentLength64(static_cast<Poco::Int64>(body.size()));
-  }
-  if (fd_ >= 0) {
-    if (!send_direct(status, body)) {
-      client_gone_ = true;
-      raw_.setKeepAlive(false);
-      core::log_debug("client gone while sending", {{"request_id", request_id_}});
-    }
-    return;
   }
   try {
     // send() + flush() rather than sendBuffer(): sendBuffer leaves the bytes in a
@@ -123,9 +134,11 @@ void Response::send_body(int status, const char* content_type, const std::string
 
 // What Poco's send() writes (HTTPResponse::write, then the body), built in one buffer
 // and sent with one call: Poco's header and body streams were 2% of agentd's CPU at 16
-// concurrent /chat. The socket's send timeout (ApiConnectionFactory) bounds the wait
-// for a client that does not read.
-bool Response::send_direct(int status, const std::string& body) {
+// concurrent /chat. The framing fields are written here rather than set on the raw
+// response first: each of Poco's setters looks the field up among the others. The
+// socket's send timeout (ApiConnectionFactory) bounds the wait for a client that does
+// not read.
+bool Response::send_direct(int status, const char* content_type, const std::string& body) {
   const bool with_body = !head_ && status != 204;
   std::string out;
   out.reserve(192 + (with_body ? body.size() : 0));
@@ -139,6 +152,17 @@ bool Response::send_direct(int status, const std::string& body) {
     out += name;
     out += ": ";
     out += value;
+    out += "\r\n";
+  }
+  if (content_type != nullptr) {
+    out += "Content-Type: ";
+    out += content_type;
+    out += "\r\n";
+  }
+  if (status != 204) {
+    char digits[24];
+    out += "Content-Length: ";
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, body.size()).ptr);
     out += "\r\n";
   }
   out += "\r\n";

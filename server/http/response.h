@@ -35,7 +35,8 @@ class Response {
   // buffer, not through Poco's message streams; `head` (a HEAD request) sends no body.
   void write_to_socket(int fd, bool head);
 
-  // Before sending only.
+  // Before sending only. Not the framing fields (Content-Length, Content-Type,
+  // Transfer-Encoding), which sending sets.
   void set_header(const std::string& name, const std::string& value);
   // Ends the connection after this response (no keep-alive).
   void close_connection();
@@ -61,7 +62,7 @@ class Response {
 
  private:
   void send_body(int status, const char* content_type, const std::string& body);
-  bool send_direct(int status, const std::string& body);
+  bool send_direct(int status, const char* content_type, const std::string& body);
 
   Poco::Net::HTTPServerResponse& raw_;
   std::string request_id_;

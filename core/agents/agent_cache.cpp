@@ -24,9 +24,9 @@ uint64_t AgentCache::changes() const {
   return changes_;
 }
 
-void AgentCache::remember(Agent agent, uint64_t changes_before) {
-  std::string key = key_of(agent.cell, agent.id);
-  auto kept = std::make_shared<const Agent>(std::move(agent));
+void AgentCache::remember(std::shared_ptr<const Agent> agent, uint64_t changes_before) {
+  std::string key = key_of(agent->cell, agent->id);
+  std::shared_ptr<const Agent> kept = std::move(agent);
   std::lock_guard<std::mutex> lock(mutex_);
   if (changes_ != changes_before) return;
   if (agents_.size() >= capacity_) agents_.clear();

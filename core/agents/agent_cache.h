@@ -26,7 +26,7 @@ class AgentCache {
   // Read before the store is: an agent read then is kept only while no change came
   // between (remember), since the read may predate it.
   uint64_t changes() const;
-  void remember(Agent agent, uint64_t changes_before);
+  void remember(std::shared_ptr<const Agent> agent, uint64_t changes_before);
   // After a change to the agent, or to the cell's, is committed.
   void forget(const std::string& cell, const std::string& id);
   void forget_cell(const std::string& cell);

@@ -135,12 +135,15 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body) 
   return agent;
 }
 
-std::optional<Agent> AgentService::find(const std::string& cell, const std::string& id) const {
-  if (auto kept = cache_.find(cell, id)) return *kept;
+std::shared_ptr<const Agent> AgentService::find(const std::string& cell,
+                                                const std::string& id) const {
+  if (auto kept = cache_.find(cell, id)) return kept;
   const uint64_t changes_before = cache_.changes();
-  std::optional<Agent> found;
-  store_.read_short([&](Connection& db) { found = read_row(db, cell, id); });
-  if (found) cache_.remember(*found, changes_before);
+  std::optional<Agent> read;
+  store_.read_short([&](Connection& db) { read = read_row(db, cell, id); });
+  if (!read) return nullptr;
+  auto found = std::make_shared<const Agent>(std::move(*read));
+  cache_.remember(found, changes_before);
   return found;
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,7 +33,8 @@ class AgentService {
   void on_deleted(NamespaceCleanup cleanup) { cleanup_ = std::move(cleanup); }
 
   Agent create(const std::string& cell, const nlohmann::json& body);  // 400, 409
-  std::optional<Agent> find(const std::string& cell, const std::string& id) const;
+  // Shared with the cache, which keeps it as it was read: never changed in place.
+  std::shared_ptr<const Agent> find(const std::string& cell, const std::string& id) const;
   nlohmann::json list(const std::string& cell, const PageRequest& page) const;
   Agent update(const std::string& cell, const std::string& id, const nlohmann::json& body);
   void remove(const std::string& cell, const std::string& id);  // 404

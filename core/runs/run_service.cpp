@@ -105,7 +105,7 @@ RunService::RunService(SessionStore& sessions, ProviderRegistry& providers, Agen
 }
 
 RunContext RunService::context_for(const std::string& cell, const std::string& actor,
-                                   const std::string& session_id, const std::optional<Agent>& agent,
+                                   const std::string& session_id, const Agent* agent,
                                    const PreparedRun& run, bool continues) {
   ContextParts parts;
   if (agent) parts.system_prompt = agent->system_prompt;
@@ -173,7 +173,7 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
                                 StartWrite start_write) {
   PreparedRun run;
   run.request = std::move(request);
-  std::optional<Agent> agent;
+  std::shared_ptr<const Agent> agent;
   if (run.request.agent_id) {
     agent = agents_.find(cell, *run.request.agent_id);
     if (!agent) throw invalid("field 'agent_id' names no agent in this cell");
@@ -199,7 +199,7 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
     actor = *owner.actor;  // an admin naming no actor continues the owner's session
   }
   run.continues = owner.actor.has_value();
-  run.context = context_for(cell, actor, session_id, agent, run, run.continues);
+  run.context = context_for(cell, actor, session_id, agent.get(), run, run.continues);
   if (owner.actor && !owner.held)
     history_.remember_owner(cell, session_id, *owner.actor, owner.deletions_before);
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);

@@ -160,8 +160,8 @@ class RunService {
                                  const std::string& actor, bool interrupt_if_busy);
 
   RunContext context_for(const std::string& cell, const std::string& actor,
-                         const std::string& session_id, const std::optional<Agent>& agent,
-                         const PreparedRun& run, bool continues);
+                         const std::string& session_id, const Agent* agent, const PreparedRun& run,
+                         bool continues);
 
   SessionStore& sessions_;
   ProviderRegistry& providers_;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,12 +15,13 @@
 namespace agentrt::core {
 namespace {
 
-Agent an_agent(const std::string& cell, const std::string& id, const std::string& prompt) {
+std::shared_ptr<const Agent> an_agent(const std::string& cell, const std::string& id,
+                                      const std::string& prompt) {
   Agent agent;
   agent.cell = cell;
   agent.id = id;
   agent.system_prompt = prompt;
-  return agent;
+  return std::make_shared<const Agent>(std::move(agent));
 }
 
 TEST(AgentCache, KeepsAnAgentUntilItOrItsCellIsForgotten) {

@@ -231,10 +231,10 @@ void finish_started_run(Connection& db, const RunOutcome& outcome, const std::st
   touch_session(db, outcome.cell, outcome.session_id, now);
 }
 
-// The run's messages, up to kMessagesAStatement rows a statement: each statement
-// loads and saves sqlite_sequence once (AUTOINCREMENT), whatever its rows (5 thousand
-// instructions less a /chat). What every row shares is bound once, as ?1 to ?4; each
-// row's role and content follow.
+// The run's messages, up to kMessagesAStatement rows a statement: a statement a row
+// cost 5 thousand instructions more a /chat (while the table had AUTOINCREMENT, most of
+// it loading and saving sqlite_sequence once a statement). What every row shares is
+// bound once, as ?1 to ?4; each row's role and content follow.
 constexpr size_t kMessagesAStatement = 4;
 
 const std::string& insert_messages_sql(size_t rows) {
@@ -253,7 +253,7 @@ const std::string& insert_messages_sql(size_t rows) {
 }
 
 // The rows of one INSERT take consecutive seqs, in order: this connection is the only
-// writer, and AUTOINCREMENT gives each row the largest seq yet plus one.
+// writer, and SQLite gives each row the largest rowid yet plus one (migration 7).
 void insert_messages(Connection& db, const RunOutcome& outcome,
                      const std::vector<SharedText>& contents, const std::string& now,
                      std::vector<int64_t>& seqs) {

@@ -100,6 +100,62 @@ CREATE TABLE agents(
       {6, "run events stored with the run", R"sql(
 ALTER TABLE runs ADD COLUMN events TEXT;
 )sql"},
+      // The tables every /chat writes, without AUTOINCREMENT: each INSERT into such a
+      // table read and rewrote its row of sqlite_sequence, a page more in every commit
+      // and about 8% of a new session's /chat. A rowid is still the largest yet plus
+      // one, so seqs grow within a session and a cursor holds; only the seq of the very
+      // last row of a table, once deleted, can come again, in another session. The
+      // copy keeps every seq. (SQLite's procedure for a change ALTER TABLE cannot make:
+      // a new table, the rows copied, the old one dropped, the new one renamed.)
+      {7, "sessions, messages and runs without AUTOINCREMENT", R"sql(
+CREATE TABLE sessions_v7(
+  seq INTEGER PRIMARY KEY,
+  cell TEXT NOT NULL,
+  id TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  UNIQUE(cell, id));
+INSERT INTO sessions_v7(seq, cell, id, actor, created_at, updated_at)
+  SELECT seq, cell, id, actor, created_at, updated_at FROM sessions ORDER BY seq;
+DROP TABLE sessions;
+ALTER TABLE sessions_v7 RENAME TO sessions;
+CREATE INDEX sessions_by_actor ON sessions(cell, actor, seq);
+CREATE TABLE messages_v7(
+  seq INTEGER PRIMARY KEY,
+  cell TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  run_id TEXT,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at TEXT NOT NULL);
+INSERT INTO messages_v7(seq, cell, session_id, run_id, role, content, created_at)
+  SELECT seq, cell, session_id, run_id, role, content, created_at FROM messages ORDER BY seq;
+DROP TABLE messages;
+ALTER TABLE messages_v7 RENAME TO messages;
+CREATE INDEX messages_by_session ON messages(cell, session_id, seq);
+CREATE TABLE runs_v7(
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  cell TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  model TEXT NOT NULL,
+  status TEXT NOT NULL,
+  reason TEXT,
+  input_tokens INTEGER,
+  output_tokens INTEGER,
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  events TEXT);
+INSERT INTO runs_v7(seq, id, cell, session_id, actor, model, status, reason, input_tokens,
+                    output_tokens, started_at, ended_at, events)
+  SELECT seq, id, cell, session_id, actor, model, status, reason, input_tokens, output_tokens,
+         started_at, ended_at, events FROM runs ORDER BY seq;
+DROP TABLE runs;
+ALTER TABLE runs_v7 RENAME TO runs;
+CREATE INDEX runs_by_session ON runs(cell, session_id, seq);
+)sql"},
   };
   return migrations;
 }

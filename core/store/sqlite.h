@@ -28,7 +28,7 @@ class Connection {
   // connection's commit are memory reads, not pread calls. The writer does not: with
   // the file mapped, SQLite looks each page a read-only cursor fetches up in the WAL's
   // hash tables before its own cache, and a page changed by every commit (a table's
-  // last leaf, sqlite_sequence) is in them hundreds of times between checkpoints,
+  // last leaf) is in them hundreds of times between checkpoints,
   // every copy passed by the lookup. Four such lookups a /chat were 11% of a commit's
   // instructions (store_bench under callgrind); the writer's own cache holds those
   // pages, since no other connection changes them. A database it creates gets pages
@@ -36,7 +36,7 @@ class Connection {
   // mode).
   explicit Connection(const std::string& path, bool read_only = false);
   // A commit writes every page it touched to the WAL whole, and a /chat touches about
-  // ten (a table or index leaf each, sqlite_sequence), so the page size sets the bytes
+  // nine (a table or index leaf each), so the page size sets the bytes
   // each commit sends to the disk: 47 KB a /chat at one request at a time with 4 KB
   // pages, 28 KB with 2 KB (write_bytes in /proc/<pid>/io), and the ext4 write path
   // costs per page (c=1 p50 about 10 us lower). 1 KB pages wrote 19 KB but cost 6%

@@ -2,6 +2,7 @@
 
 #include "common/json_fields.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace agentrt::providers::openai {
@@ -139,6 +140,41 @@ bool scan_stream_chunk(std::string_view data, ChunkFields& fields, ChunkHead& he
   return true;
 }
 
+bool scan_framed_chunk(std::string_view data, ChunkFields& fields, const ContentFrame& frame) {
+  const std::string& before = frame.before;
+  const std::string& after = frame.after;
+  if (before.empty() || data.size() <= before.size() + after.size() ||
+      std::memcmp(data.data(), before.data(), before.size()) != 0 ||
+      std::memcmp(data.data() + data.size() - after.size(), after.data(), after.size()) != 0)
+    return false;
+  // Whatever one value stands there, the chunk parses as the learned one with that value
+  // for delta.content, read as the whole scan reads it: a string as the text, anything
+  // else as none. Anything more (a comma, a second value) fails finish().
+  JsonScanner s(data.substr(before.size(), data.size() - before.size() - after.size()));
+  fields.choices.clear();
+  fields.usage.reset();
+  ChunkFields::Choice& choice = fields.choices.emplace_back();
+  choice.finish_reason.clear();
+  if (s.read_text(choice.content) && s.finish()) return true;
+  fields.choices.clear();
+  return false;
+}
+
+void learn_frame(std::string_view data, const ChunkFields& fields, ContentFrame& frame) {
+  if (fields.choices.size() != 1 || fields.usage) return;
+  const ChunkFields::Choice& choice = fields.choices[0];
+  const std::string_view text = choice.content.view();
+  if (!choice.finish_reason.view().empty() || text.empty()) return;
+  // Only text read where it stands (no escapes) tells where its string is in `data`.
+  const auto at = reinterpret_cast<uintptr_t>(text.data());
+  const auto start = reinterpret_cast<uintptr_t>(data.data());
+  if (at <= start || at + text.size() >= start + data.size()) return;
+  const size_t open = at - start - 1, close = at - start + text.size();
+  if (data[open] != '"' || data[close] != '"') return;
+  frame.before.assign(data.data(), open);
+  frame.after.assign(data.data() + close + 1, data.size() - close - 1);
+}
+
 void read_chunk(std::string_view data, ChunkFields& fields) {
   json chunk = parse_event_object(data);
   if (const json* error = field(chunk, "error")) {
@@ -168,7 +204,19 @@ void ChunkDecoder::on_event(const SseEvent& event) {
     out_.finish(usage_, engine_finish_reason(finish_reason_));
     return;
   }
-  if (!scan_stream_chunk(event.data, fields_, head_)) read_chunk(event.data, fields_);
+  constexpr int kFrameMissesToGiveUp = 4;
+  if (scan_framed_chunk(event.data, fields_, frame_)) {
+    frame_misses_ = 0;
+  } else if (scan_stream_chunk(event.data, fields_, head_)) {
+    if (!frame_.before.empty()) ++frame_misses_;
+    if (frame_misses_ < kFrameMissesToGiveUp) {
+      learn_frame(event.data, fields_, frame_);
+    } else if (frame_misses_ == kFrameMissesToGiveUp) {
+      frame_ = ContentFrame();
+    }
+  } else {
+    read_chunk(event.data, fields_);
+  }
   for (const ChunkFields::Choice& choice : fields_.choices) {
     out_.text(choice.content.view());
     if (!choice.finish_reason.view().empty()) finish_reason_ = choice.finish_reason.view();

@@ -45,6 +45,22 @@ using ChunkHead = std::string;
 // chunk's, when it is read.
 bool scan_stream_chunk(std::string_view data, ChunkFields& fields, ChunkHead& head);
 
+// What the text chunks of one stream share around their text: every byte but the
+// string of delta.content (OpenAI's differ in that string alone). Learned from a chunk
+// the scan read as one choice (index 0) with text, no finish_reason and no usage.
+struct ContentFrame {
+  std::string before;  // up to the string's opening quote
+  std::string after;   // from the byte after its closing quote
+};
+// A chunk that is `frame`'s bytes around one JSON value reads as the chunk the frame
+// was learned from with that value as its text: the value is read (and validated) as
+// the scan reads delta.content, with two comparisons for everything else, where the
+// scan of the rest was 1,600 instructions a chunk. False when `data` is not such a chunk.
+bool scan_framed_chunk(std::string_view data, ChunkFields& fields, const ContentFrame& frame);
+// Makes `frame` the one around `fields`' text when the scan just read `data` into
+// `fields` and they are of the kind a frame is learned from; otherwise leaves it.
+void learn_frame(std::string_view data, const ChunkFields& fields, ContentFrame& frame);
+
 // The reference read, through nlohmann::json. Throws Error(UPSTREAM) for a chunk
 // that is not a JSON object and for an {"error":{...}} chunk.
 void read_chunk(std::string_view data, ChunkFields& fields);
@@ -61,6 +77,11 @@ class ChunkDecoder : public SseDecoder {
 
   ChunkFields fields_;  // reused, so that its buffers stop allocating
   ChunkHead head_;
+  ContentFrame frame_;
+  // Chunks in a row that a learned frame did not fit. A stream whose text chunks differ
+  // elsewhere too (a field that changes every chunk) stops learning one after a few:
+  // each try would cost a comparison and a copy for nothing.
+  int frame_misses_ = 0;
   std::optional<Usage> usage_;
   std::string finish_reason_;
 };

@@ -223,6 +223,107 @@ TEST(OpenAiFields, MutatedChunksAfterAKeptHeadReadTheSameOrGoToTheReference) {
       5000u);
 }
 
+// A stream's text chunks differ only in their text: a chunk that is a learned frame's
+// bytes around one value is read with two comparisons, as the whole scan reads it.
+TEST(OpenAiFields, AFramedChunkReadsAsTheChunkItWasLearnedFrom) {
+  using providers::openai::ContentFrame;
+  using providers::openai::learn_frame;
+  using providers::openai::scan_framed_chunk;
+  const std::string tail = R"(},"logprobs":null,"finish_reason":null})";
+  auto text_chunk = [&](const std::string& content) {
+    return kept(chunk(R"({"index":0,"delta":{"content":)" + content + tail));
+  };
+  ContentFrame frame;
+  ChunkFields fields;
+  const std::string& first = text_chunk(R"("w0 ")");
+  ASSERT_TRUE(providers::openai::scan_chunk(first, fields));
+  learn_frame(first, fields, frame);
+  EXPECT_EQ(frame.before, kHead + R"({"index":0,"delta":{"content":)");
+  EXPECT_EQ(frame.after, tail + R"(],"usage":null})");
+
+  for (const std::string& value :
+       {std::string(R"("w1 ")"), std::string(R"("a \"quoted\"\nline \u00e9 \ud83c\udf0d")"),
+        std::string(R"("")"), std::string(R"( "spaced" )"), std::string("null"), std::string("17"),
+        std::string(R"({"nested":["x"]})")}) {
+    const std::string& data = text_chunk(value);
+    ChunkFields framed;
+    EXPECT_TRUE(scan_framed_chunk(data, framed, frame)) << value;
+    EXPECT_TRUE(same(data)) << value;
+    ChunkFields whole;
+    ASSERT_TRUE(providers::openai::scan_chunk(data, whole)) << value;
+    EXPECT_TRUE(framed == whole) << value;
+  }
+  // Not one value, or not valid: the frame gives up and the whole scan decides.
+  for (const std::string& value :
+       {std::string(R"("a","b")"), std::string(R"("a"}, {"x":"b")"), std::string(R"("unended)"),
+        std::string("\"bad \x01 control\""), std::string(R"("bad \q escape")"),
+        std::string("\"\xC3\""), std::string(""), std::string(" ")}) {
+    ChunkFields framed;
+    EXPECT_FALSE(scan_framed_chunk(text_chunk(value), framed, frame)) << value;
+    EXPECT_TRUE(framed.choices.empty()) << value;
+  }
+  // Other bytes around the text: the frame is not theirs.
+  ChunkFields other;
+  EXPECT_FALSE(scan_framed_chunk(
+      kept(chunk(R"({"index":0,"delta":{"content":"x"},"finish_reason":"stop"})")), other, frame));
+  EXPECT_FALSE(
+      scan_framed_chunk(kept(chunk(R"({"index":1,"delta":{"content":"x"}})")), other, frame));
+
+  // Learned only from one choice with text read where it stands, no finish_reason and
+  // no usage.
+  for (const std::string& data :
+       {chunk(R"({"index":0,"delta":{"content":"x"},"finish_reason":"stop"})"),
+        chunk(R"({"index":0,"delta":{"content":"x"}})", R"({"prompt_tokens":1})"),
+        chunk(R"({"index":0,"delta":{"content":"x"}},{"index":0,"delta":{"content":"y"}})"),
+        chunk(R"({"index":0,"delta":{"content":"esc\napes"}})"),
+        chunk(R"({"index":0,"delta":{"content":""}})"), chunk(R"({"index":1,"delta":{}})")}) {
+    ContentFrame none;
+    ChunkFields read;
+    const std::string& text = kept(data);
+    ASSERT_TRUE(providers::openai::scan_chunk(text, read)) << data;
+    learn_frame(text, read, none);
+    EXPECT_TRUE(none.before.empty() && none.after.empty()) << data;
+  }
+}
+
+// Every mutation of a chunk read through a frame (learned from an unmutated chunk, or
+// from the chunks before it, as in a stream) reads as nlohmann reads it, or goes to the
+// whole scan.
+TEST(OpenAiFields, MutatedChunksThroughAFrameReadTheSameOrGoToTheReference) {
+  const std::vector<std::string> seeds = {
+      chunk(R"({"index":0,"delta":{"content":"Caf\u00e9 \"x\"\n"},"logprobs":null,)"
+            R"("finish_reason":null})"),
+      chunk(R"({"index":0,"delta":{"content":"plain text of a line or two, as a model )"
+            R"(streams it when it has a lot to say"},"logprobs":null,"finish_reason":null})"),
+      chunk(R"({"index":0,"delta":{"content":"w"},"finish_reason":null},)"
+            R"({"index":1,"delta":{"content":"v"}})")};
+  providers::openai::ContentFrame from_seed;
+  ChunkFields fields;
+  ASSERT_TRUE(providers::openai::scan_chunk(seeds[1], fields));
+  providers::openai::learn_frame(seeds[1], fields, from_seed);
+  ASSERT_FALSE(from_seed.before.empty());
+  size_t framed = 0;
+  auto with_seeds_frame = [&](std::string_view data, ChunkFields& out) {
+    if (!providers::openai::scan_framed_chunk(data, out, from_seed)) return false;
+    ++framed;
+    return true;
+  };
+  compare_mutations<ChunkFields>(with_seeds_frame, providers::openai::read_chunk, seeds, 30000);
+  EXPECT_GT(framed, 1000u) << "mutations inside the text read through the frame";
+
+  providers::openai::ContentFrame frame;
+  providers::openai::ChunkHead head;
+  auto as_a_stream = [&](std::string_view data, ChunkFields& out) {
+    if (providers::openai::scan_framed_chunk(data, out, frame)) return true;
+    if (!providers::openai::scan_stream_chunk(data, out, head)) return false;
+    providers::openai::learn_frame(data, out, frame);
+    return true;
+  };
+  EXPECT_GT(
+      (compare_mutations<ChunkFields>(as_a_stream, providers::openai::read_chunk, seeds, 30000)),
+      5000u);
+}
+
 std::unique_ptr<providers::StreamDecoder> make(providers::DeltaEmitter& out) {
   return std::make_unique<providers::openai::ChunkDecoder>(out);
 }
@@ -278,6 +379,45 @@ TEST(OpenAiDecoder, AnErrorChunkEndsTheCallAfterTheTextBeforeIt) {
   EXPECT_EQ(out.deltas, std::vector<std::string>{"1:a"});
   ASSERT_TRUE(out.error);
   EXPECT_NE(out.error->find("model crashed"), std::string::npos) << *out.error;
+}
+
+// Text chunks that differ in more than their text (a member that changes every chunk)
+// never fit a frame: each is read whole, and after a few the stream stops learning one.
+// Text chunks alike read through the frame give the same deltas as read whole.
+TEST(OpenAiDecoder, ChunksThatAFrameFitsOrNotGiveTheSameDeltas) {
+  std::string framed, varying;
+  for (int i = 0; i < 12; ++i) {
+    const std::string text = "w" + std::to_string(i) + (i % 3 == 0 ? "\\n" : " ");
+    const std::string body =
+        R"({"index":0,"delta":{"content":")" + text + R"("},"logprobs":null,"finish_reason":null})";
+    framed += "data: " + chunk(body) + "\n\n";
+    std::string with_padding = chunk(body);
+    with_padding.insert(with_padding.size() - 1,
+                        R"(,"obfuscation":")" + std::string(1 + i % 5, 'x') + "\"");
+    varying += "data: " + with_padding + "\n\n";
+  }
+  const std::string end =
+      "data: " + chunk(R"({"index":0,"delta":{},"finish_reason":"stop"})") + "\n\ndata: [DONE]\n\n";
+  const Decoded whole_framed = decode_pieces(make, {framed + end});
+  const Decoded whole_varying = decode_pieces(make, {varying + end});
+  ASSERT_FALSE(whole_framed.error);
+  ASSERT_EQ(whole_framed.deltas.size(), 2u);
+  EXPECT_EQ(whole_framed.deltas[0], "1:w0\nw1 w2 w3\nw4 w5 w6\nw7 w8 w9\nw10 w11 ");
+  EXPECT_EQ(whole_varying, whole_framed);
+  // A chunk at a time, as they come off the wire.
+  std::vector<std::string> pieces;
+  for (size_t at = 0; at < framed.size();) {
+    const size_t next = framed.find("\n\n", at) + 2;
+    pieces.push_back(framed.substr(at, next - at));
+    at = next;
+  }
+  pieces.push_back(end);
+  Decoded one_by_one = decode_pieces(make, pieces);
+  ASSERT_FALSE(one_by_one.error);
+  std::string text;
+  for (const std::string& delta : one_by_one.deltas)
+    if (delta.rfind("1:", 0) == 0) text += delta.substr(2);
+  EXPECT_EQ(text, "w0\nw1 w2 w3\nw4 w5 w6\nw7 w8 w9\nw10 w11 ");
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ struct RequestHead {
   bool keep_alive = false;
   bool expect_continue = false;  // "Expect: 100-continue"
   // The first field of each of these names, or null. They point into the request, which
-  // must not change after the head is read.
+  // must outlive them and not change after the head is read.
   const std::string* content_type = nullptr;
   const std::string* authorization = nullptr;
   const std::string* request_id = nullptr;  // X-Request-Id

@@ -26,11 +26,10 @@ uint64_t AgentCache::changes() const {
 
 void AgentCache::remember(std::shared_ptr<const Agent> agent, uint64_t changes_before) {
   std::string key = key_of(agent->cell, agent->id);
-  std::shared_ptr<const Agent> kept = std::move(agent);
   std::lock_guard<std::mutex> lock(mutex_);
   if (changes_ != changes_before) return;
   if (agents_.size() >= capacity_) agents_.clear();
-  agents_.insert_or_assign(std::move(key), std::move(kept));
+  agents_.insert_or_assign(std::move(key), std::move(agent));
 }
 
 void AgentCache::forget(const std::string& cell, const std::string& id) {

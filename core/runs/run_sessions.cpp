@@ -19,15 +19,19 @@ class SessionHold {
  public:
   SessionHold(LiveRuns& live, const std::string& cell, const std::string& session,
               std::chrono::milliseconds stop_wait)
-      : live_(live) {
-    for (int tries = 0; tries < 2 && !(hold_ = live.hold(cell, session)); ++tries)
-      if (auto running = live.on_session(cell, session)) {
-        // Discarded before the deletion is written, so a run still going when it commits
-        // cannot write the session back, nor leave its messages for whoever takes the
-        // id next.
-        running->discard();
-        if (tries == 0) running->wait_finished(stop_wait);
-      }
+      : live_(live), hold_(live.hold(cell, session)) {
+    if (hold_) return;
+    // Discarded before the deletion is written, so a run still going when it commits
+    // cannot write the session back, nor leave its messages for whoever takes the id
+    // next.
+    if (auto running = live.on_session(cell, session)) {
+      running->discard();
+      running->wait_finished(stop_wait);
+    }
+    hold_ = live.hold(cell, session);
+    // Still taken: by that run, past stop_wait, or by one that started meanwhile.
+    if (!hold_)
+      if (auto running = live.on_session(cell, session)) running->discard();
   }
   ~SessionHold() {
     if (!hold_) return;

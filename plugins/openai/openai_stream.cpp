@@ -153,8 +153,7 @@ bool scan_framed_chunk(std::string_view data, ChunkFields& fields, const Content
   JsonScanner s(data.substr(before.size(), data.size() - before.size() - after.size()));
   fields.choices.clear();
   fields.usage.reset();
-  ChunkFields::Choice& choice = fields.choices.emplace_back();
-  choice.finish_reason.clear();
+  ChunkFields::Choice& choice = fields.choices.emplace_back();  // no finish_reason
   if (s.read_text(choice.content) && s.finish()) return true;
   fields.choices.clear();
   return false;

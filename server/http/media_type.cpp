@@ -1,20 +1,13 @@
 #include "server/http/media_type.h"
 
+#include "server/http/ascii_case.h"
+
 namespace agentrt::server {
 namespace {
 
 // Poco::Ascii::isSpace: the C locale's white space.
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-bool equals_lower(std::string_view text, std::string_view lower) {
-  if (text.size() != lower.size()) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i] >= 'A' && text[i] <= 'Z' ? static_cast<char>(text[i] + 32) : text[i];
-    if (c != lower[i]) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -27,8 +20,8 @@ bool is_json_media_type(std::string_view content_type) {
   size_t end = slash + 1;
   while (end < content_type.size() && content_type[end] != ';' && !is_space(content_type[end]))
     ++end;
-  return equals_lower(content_type.substr(i, slash - i), "application") &&
-         equals_lower(content_type.substr(slash + 1, end - slash - 1), "json");
+  return equals_ignoring_case(content_type.substr(i, slash - i), "application") &&
+         equals_ignoring_case(content_type.substr(slash + 1, end - slash - 1), "json");
 }
 
 }  // namespace agentrt::server

@@ -93,7 +93,6 @@ class RequestPipeline::Run {
     ctx_.method = request.getMethod();
     const std::string& uri = request.getURI();
     ctx_.path = uri.substr(0, uri.find('?'));
-    ctx_.headers = &request;
     ctx_.head = &request.head();
     ctx_.client_socket = request.socket().impl()->sockfd();
     response_.write_to_socket(ctx_.client_socket, ctx_.method == "HEAD");

@@ -2,16 +2,9 @@
 
 #include "server/http/request_head.h"
 
-#include <Poco/Net/NameValueCollection.h>
-
 #include <stdexcept>
 
 namespace agentrt::server {
-
-std::string RequestContext::header(const std::string& name) const {
-  if (headers == nullptr) return {};
-  return headers->get(name, std::string());
-}
 
 std::string_view RequestContext::authorization() const {
   return head != nullptr ? field_text(head->authorization) : std::string_view();

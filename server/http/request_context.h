@@ -13,10 +13,6 @@
 #include <string>
 #include <string_view>
 
-namespace Poco::Net {
-class NameValueCollection;
-}
-
 namespace agentrt::server {
 
 struct Route;
@@ -36,7 +32,6 @@ struct RequestContext {
   std::string cell;
   std::string body;     // the whole request body (the pipeline always reads it)
   nlohmann::json json;  // the parsed body, for routes declared with json_body
-  const Poco::Net::NameValueCollection* headers = nullptr;
   // What the head reader found of the fields every request is asked for; null when the
   // context was made without a request.
   const RequestHead* head = nullptr;
@@ -49,8 +44,6 @@ struct RequestContext {
   // Who is calling, set by the auth middleware on every route that is not open.
   std::optional<core::Principal> principal;
 
-  // "" when absent.
-  std::string header(const std::string& name) const;
   // The first Authorization and Content-Type fields, "" when absent (from `head`).
   std::string_view authorization() const;
   std::string_view content_type() const;

@@ -1,11 +1,11 @@
 #include "server/http/request_head.h"
 
+#include "server/http/ascii_case.h"
 #include "server/http/server_session.h"
 
 #include <Poco/Net/NetException.h>
 
 #include <array>
-#include <cctype>
 #include <cstdio>
 #include <string>
 
@@ -127,15 +127,6 @@ int read_field(Source& in, int c, Poco::Net::HTTPRequest& request) {
   c = in.get();
   if (c == ' ' || c == '\t') malformed("folded header field");
   return c;
-}
-
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
 }
 
 // Content-Length = 1*DIGIT (RFC 9110 8.6), below 2^63.

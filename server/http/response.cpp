@@ -1,10 +1,10 @@
 #include "server/http/response.h"
 
 #include "core/log/logger.h"
+#include "server/http/ascii_case.h"
 
 #include <Poco/Exception.h>
 #include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/String.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -16,9 +16,10 @@
 namespace agentrt::server {
 namespace {
 
-bool is_framing_field(const std::string& name) {
-  return Poco::icompare(name, "Content-Length") == 0 || Poco::icompare(name, "Content-Type") == 0 ||
-         Poco::icompare(name, "Transfer-Encoding") == 0;
+bool is_framing_field(std::string_view name) {
+  return equals_ignoring_case(name, "Content-Length") ||
+         equals_ignoring_case(name, "Content-Type") ||
+         equals_ignoring_case(name, "Transfer-Encoding");
 }
 
 }  // namespace

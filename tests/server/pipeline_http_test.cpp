@@ -354,6 +354,19 @@ TEST_F(PipelineHttp, UnparsableRequestsGetTheErrorShape) {
   for (const auto& line : lines) EXPECT_EQ(line["status"], 400);
 }
 
+// A Content-Length is digits alone (RFC 9110 8.6): Poco's parser read "1,000" as a
+// thousand, a length another reader of the same bytes would take as one.
+TEST_F(PipelineHttp, ALengthThatIsNotDigitsAloneIsRefusedAndClosesTheConnection) {
+  for (const std::string length : {"1,000", "+5", "5 5"}) {
+    HttpConnection connection = connect();
+    connection.send_raw("POST /size HTTP/1.1\r\nContent-Length: " + length + "\r\n\r\nhello");
+    const HttpResponse response = connection.read_response();
+    expect_error(response, 400, "invalid_request");
+    EXPECT_TRUE(response.closes_connection()) << length;
+    EXPECT_TRUE(connection.closed_by_server()) << length;
+  }
+}
+
 TEST_F(PipelineHttp, CellRoutesGetDecodedParamsQueryAndTheDefaultCell) {
   const HttpResponse response = get("/things/a%20b%2Fc?q=x+y%21&q=second");
   EXPECT_EQ(response.status, 200);

@@ -24,11 +24,40 @@ std::string describe_position(const std::string& text, std::size_t byte) {
          std::to_string(offset + 1) + ")";
 }
 
+// Whether arrays and objects in `text` nest more than `limit` deep, counted outside
+// strings. Text that is not JSON may be counted wrongly; the parse refuses it anyway.
+bool nests_deeper_than(const std::string& text, size_t limit) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 nlohmann::json parse_json_body(const std::string& body) {
   if (body.empty())
     throw ApiError(ErrorCode::invalid_request, "request body is empty; expected JSON");
+  // nlohmann parses any depth, but copies, compares and writes a value by recursion:
+  // 2,000 levels of a memory entry's metadata (12 KB) overflowed a request thread's
+  // stack and took agentd down.
+  if (nests_deeper_than(body, kMaxJsonDepth))
+    throw ApiError(ErrorCode::invalid_request, "request body nests arrays and objects more than " +
+                                                   std::to_string(kMaxJsonDepth) + " levels deep");
   try {
     return nlohmann::json::parse(body);
   } catch (const nlohmann::json::parse_error& e) {

@@ -5,9 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <string>
 
 namespace agentrt::server {
+
+// Arrays and objects nested deeper than this are refused (400): no real request comes
+// near it, and each level costs stack in every recursive walk of the value.
+inline constexpr size_t kMaxJsonDepth = 64;
 
 nlohmann::json parse_json_body(const std::string& body);
 

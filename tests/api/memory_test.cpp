@@ -116,6 +116,37 @@ TEST_F(Memory, BadInputGetsTheDocumentedError) {
   EXPECT_EQ(call(agentd, "DELETE", "/memory/layer", alice).status, 400);
 }
 
+// Metadata nested 2,000 deep (12 KB) once overflowed the request thread's stack in the
+// copies of the value and took agentd down with every live run. Refused now past 64
+// levels, whole: nothing saved, and agentd goes on.
+TEST_F(Memory, MetadataNestedTooDeepIsRefusedAndAgentdGoesOn) {
+  const auto nested = [](int depth, const char* open, const char* close) {
+    std::string text;
+    for (int i = 0; i < depth; ++i) text += open;
+    text += "1";
+    for (int i = 0; i < depth; ++i) text += close;
+    return text;
+  };
+  std::string before = call(agentd, "GET", "/memory/counts", admin).body;
+  for (const std::string& metadata :
+       {nested(2000, R"({"a":)", "}"), R"({"a":)" + nested(3000, "[", "]") + "}",
+        nested(64, R"({"a":)", "}")}) {
+    std::string body = R"({"layer":"about_me","content":"deep","metadata":)" + metadata + "}";
+    auto response = agentd.request("POST", "/memory", body, auth_headers(alice));
+    EXPECT_EQ(response.status, 400) << response.body.substr(0, 300);
+    EXPECT_EQ(response.json()["error"]["code"], "invalid_request");
+    EXPECT_NE(response.body.find("more than 64 levels deep"), std::string::npos) << response.body;
+  }
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts", admin).body, before) << "nothing written";
+  EXPECT_EQ(call(agentd, "GET", "/health", "").status, 200);
+  // 63 levels of metadata, 64 with the body's own object: kept as sent.
+  json deep = json::parse(nested(63, R"({"a":)", "}"));
+  json entry = save(alice, {{"layer", "about_me"}, {"content", "deep"}, {"metadata", deep}});
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + entry["id"].get<std::string>(), alice)
+                .json()["metadata"],
+            deep);
+}
+
 TEST_F(Memory, SearchRanksAndNeverPassesSyntaxThrough) {
   save(alice, {{"layer", "about_me"}, {"content", "alice enjoys green tea in the morning"}});
   save(alice, {{"layer", "about_me"}, {"content", "alice owns a bicycle"}});

@@ -25,4 +25,11 @@ void require_admin(const Principal& who) {
   if (!who.admin) throw DomainError(ErrorKind::forbidden, "this endpoint needs an admin token");
 }
 
+void require_engine_admin(const Principal& who) {
+  require_admin(who);
+  if (who.cell)
+    throw DomainError(ErrorKind::forbidden, "this token is valid only in cell '" + *who.cell +
+                                                "'; this endpoint needs an admin token of no cell");
+}
+
 }  // namespace agentrt::core

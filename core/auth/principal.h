@@ -32,4 +32,8 @@ void require_cell_access(const Principal& who, const std::string& cell);
 // Throws forbidden unless `who` is an admin.
 void require_admin(const Principal& who);
 
+// Throws forbidden unless `who` is an admin of the whole engine: an admin token scoped to
+// a cell is valid only in that cell, and cells, tokens and shared providers lie in none.
+void require_engine_admin(const Principal& who);
+
 }  // namespace agentrt::core

@@ -28,7 +28,12 @@ Middleware make_auth_middleware(core::Engine& engine) {
       throw ApiError(ErrorCode::unauthorized,
                      "an Authorization: Bearer <token> header is required");
     ctx.principal = engine.auth().verify(token);
-    if (spec.access == RouteAccess::admin) core::require_admin(*ctx.principal);
+    if (spec.access == RouteAccess::admin) {
+      if (spec.scope == RouteScope::root)
+        core::require_engine_admin(*ctx.principal);
+      else
+        core::require_admin(*ctx.principal);
+    }
     if (spec.scope == RouteScope::cell) {
       core::require_cell_access(*ctx.principal, ctx.cell);
       if (!engine.cells().exists(ctx.cell))

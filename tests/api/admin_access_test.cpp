@@ -26,6 +26,10 @@ class AdminAccess : public ::testing::Test {
     std::string plain = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
     std::string scoped =
         issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}, {"cell", "other"}})["token"];
+    std::string cell_admin = issue_token(agentd, admin, {{"ttl", "1h"},
+                                                         {"actor", "olga"},
+                                                         {"cell", "other"},
+                                                         {"admin", true}})["token"];
     json doomed = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "carol"}});
     ASSERT_EQ(
         call(agentd, "DELETE", "/admin/tokens/" + doomed["id"].get<std::string>(), admin).status,
@@ -35,6 +39,7 @@ class AdminAccess : public ::testing::Test {
     callers = {{"admin", admin, 0},
                {"non-admin", plain, 403},
                {"scoped to another cell", scoped, 403},
+               {"admin scoped to another cell", cell_admin, 403},
                {"expired", expiring, 401},
                {"revoked", doomed["token"], 401},
                {"none", "", 401},
@@ -121,6 +126,31 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
                 200);
     }
   }
+}
+
+// An admin token scoped to a cell is an admin there (agents, any actor's data) and
+// nowhere else: the /admin routes lie in no cell, so it cannot issue itself a token of
+// no cell, or of another cell, and leave its own.
+TEST_F(AdminAccess, ACellsAdminIsAnAdminInThatCellAndNowhereElse) {
+  std::string cell_admin = issue_token(agentd, admin, {{"ttl", "1h"},
+                                                       {"actor", "olga"},
+                                                       {"cell", "default"},
+                                                       {"admin", true}})["token"];
+  EXPECT_EQ(call(agentd, "POST", "/agents", cell_admin, {{"name", "helper"}}).status, 201);
+  EXPECT_EQ(call(agentd, "GET", "/sessions?actor=alice", cell_admin).status, 200);
+  std::string before = call(agentd, "GET", "/admin/tokens?limit=500", admin).body;
+  for (const json& body : {json{{"ttl", "1h"}, {"actor", "evil"}, {"admin", true}},
+                           json{{"ttl", "1h"}, {"actor", "evil"}, {"cell", "other"}}}) {
+    auto response = call(agentd, "POST", "/admin/tokens", cell_admin, body);
+    EXPECT_EQ(response.status, 403) << response.body;
+    EXPECT_EQ(response.json()["error"]["code"], "forbidden");
+    EXPECT_NE(response.json()["error"]["message"].get<std::string>().find("only in cell 'default'"),
+              std::string::npos)
+        << response.body;
+  }
+  EXPECT_EQ(call(agentd, "GET", "/admin/tokens?limit=500", admin).body, before);
+  EXPECT_EQ(call(agentd, "DELETE", "/admin/cells/other", cell_admin).status, 403);
+  EXPECT_EQ(call(agentd, "GET", "/admin/cells/other", admin).status, 200);
 }
 
 TEST_F(AdminAccess, RevokedTokenStopsWorkingAtOnce) {

@@ -17,17 +17,6 @@ constexpr size_t kMaxNumberChars = 300;
 // reads some of them as unsigned and some as floating point.
 constexpr size_t kMaxIntDigits = 18;
 
-// The letters after a backslash that make a two-byte escape of EscapedText's form: all
-// JSON's short escapes but "\/".
-struct ShortEscapes {
-  bool letter[256] = {};
-  constexpr ShortEscapes() {
-    for (char c : {'"', '\\', 'b', 'f', 'n', 'r', 't'})
-      letter[static_cast<unsigned char>(c)] = true;
-  }
-};
-constexpr ShortEscapes kShortEscape;
-
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -175,8 +164,9 @@ bool JsonScanner::scan_string(std::string_view* raw, bool* escaped, bool* as_wri
   const char* p = start;
   for (;;) {
     // Runs of plain bytes and well-formed UTF-8, the bulk of any string, in one call.
-    p = reinterpret_cast<const char*>(skip_text(reinterpret_cast<const unsigned char*>(p),
-                                                reinterpret_cast<const unsigned char*>(end_)));
+    p = reinterpret_cast<const char*>(
+        skip_escaped_text(reinterpret_cast<const unsigned char*>(p),
+                          reinterpret_cast<const unsigned char*>(end_), &saw_escape));
     if (p == end_) return fail();
     if (*p == '"') break;
     // A control character, which must be escaped, or a malformed sequence.

@@ -117,11 +117,18 @@ bool namespace_in_use(Connection& db, const std::string& cell, const std::string
 
 }  // namespace
 
+void AgentService::check_model(const nlohmann::json& body) const {
+  auto model = optional_string(body, "model");
+  if (model && !model->empty() && known_model_ && !known_model_(*model))
+    throw invalid("field 'model': no provider offers model '" + *model + "'");
+}
+
 Agent AgentService::create(const std::string& cell, const nlohmann::json& body) {
   require_object(body);
   reject_unknown_fields(
       body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
   required_string(body, "name");
+  check_model(body);
   Agent agent;
   agent.cell = cell;
   agent.id = new_id("agt");
@@ -165,6 +172,7 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
   if (body.contains("id")) throw invalid("field 'id' cannot be changed");
   reject_unknown_fields(
       body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
+  check_model(body);
   // Read, changed and written in one transaction: two updates at once each keep the
   // other's fields.
   Agent agent;

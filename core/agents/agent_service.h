@@ -29,8 +29,14 @@ class AgentService {
   // unless another agent of the cell uses the namespace.
   using NamespaceCleanup = std::function<void(const std::string&, const std::string&)>;
 
+  // Whether a provider offers a model now.
+  using ModelCheck = std::function<bool(const std::string&)>;
+
   explicit AgentService(StateStore& store) : store_(store) {}
   void on_deleted(NamespaceCleanup cleanup) { cleanup_ = std::move(cleanup); }
+  // A model an agent is given must be offered then (400 otherwise), as a run's must;
+  // one that stops being offered later fails the agent's runs, not its other updates.
+  void check_models_with(ModelCheck known) { known_model_ = std::move(known); }
 
   Agent create(const std::string& cell, const nlohmann::json& body);  // 400, 409
   // Shared with the cache, which keeps it as it was read: never changed in place.
@@ -43,8 +49,11 @@ class AgentService {
   void forget_cell(const std::string& cell) { cache_.forget_cell(cell); }
 
  private:
+  void check_model(const nlohmann::json& body) const;  // 400
+
   StateStore& store_;
   NamespaceCleanup cleanup_;
+  ModelCheck known_model_;
   mutable AgentCache cache_;
 };
 

@@ -68,6 +68,9 @@ StartReport Engine::start(EngineRole role) {
   settings.retry.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
   settings.history_cache_bytes = size_t{config_.limits.history_cache_mb} << 20;
   agents_ = std::make_unique<AgentService>(*store_);
+  agents_->check_models_with([registry = registry_.get()](const std::string& model) {
+    return registry->resolve(model).has_value();
+  });
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
   // Inside the deleting transaction, so every write of the cell's live runs queued

@@ -51,6 +51,18 @@ TEST_F(Agents, CrudWithUniqueNamesAndAdminOnlyWrites) {
   EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", s.admin, {{"name", "helper"}}).status,
             409);
   EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", s.admin, {{"model", "x"}}).status, 400);
+  // A model no provider offers is refused then, not at the agent's first run.
+  auto unknown = call(s.agentd, "POST", "/cells/acme/agents", s.admin,
+                      {{"name", "lost"}, {"model", "no-such-model"}});
+  EXPECT_EQ(unknown.status, 400) << unknown.body;
+  EXPECT_NE(unknown.json()["error"]["message"].get<std::string>().find("field 'model'"),
+            std::string::npos);
+  EXPECT_EQ(
+      call(s.agentd, "PATCH", "/cells/acme/agents/" + id, s.admin, {{"model", "no-such-model"}})
+          .status,
+      400);
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents/" + id, s.admin).json()["model"],
+            vendor_model(Vendor::openai));
   EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", s.admin,
                  {{"name", "y"}, {"memory_layers", {"dreams"}}})
                 .status,

@@ -149,6 +149,10 @@ RouteMatch Router::match(std::string_view method, std::string_view raw_path) con
   for (std::string_view raw : split_segments(raw_path)) {
     auto segment = percent_decode(raw, false);
     if (!segment) throw ApiError(ErrorCode::invalid_request, "malformed percent-escape in path");
+    // No id has one, and a NUL in a message ended it where it stood (what() is a C string).
+    if (std::any_of(segment->begin(), segment->end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }))
+      throw ApiError(ErrorCode::invalid_request, "the path holds a control character");
     decoded.push_back(std::move(*segment));
   }
   const Pattern* best = nullptr;

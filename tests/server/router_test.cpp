@@ -88,6 +88,23 @@ TEST(Router, MalformedEscapeIsInvalidRequest) {
   }
 }
 
+// A NUL in a cell's id once cut its 404's message short ("cell 'x"): no id holds a
+// control character, so a path with one is refused before any lookup.
+TEST(Router, AControlCharacterInThePathIsInvalidRequest) {
+  auto router = make_router(core::CellMode::multi);
+  for (const char* path : {"/cells/x%00y/things/t1", "/cells/acme/things/a%0Ab",
+                           "/cells/a%1F/things/t", "/cells/acme/things/%7F"}) {
+    try {
+      router->match("GET", path);
+      ADD_FAILURE() << path << " did not throw";
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.kind(), ErrorCode::invalid_request) << path;
+      EXPECT_STREQ(e.what(), "the path holds a control character");
+    }
+  }
+  EXPECT_EQ(router->match("GET", "/cells/acme/things/%C3%A9%20~").outcome, Outcome::found);
+}
+
 TEST(Router, WrongMethodIsMethodNotAllowedWithSortedAllow) {
   auto router = make_router(core::CellMode::single);
   RouteMatch match = router->match("POST", "/things/t1");

@@ -14,6 +14,13 @@ bool valid_cell_id(const std::string& id) {
 bool valid_timezone(const std::string& name) {
   static const std::regex pattern("[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*");
   if (name.size() > 128 || !std::regex_match(name, pattern)) return false;
+  // Files of the zone directory that are not IANA zone names: Debian's copies of every
+  // zone in two other forms, the POSIX rule template, the "Factory" placeholder and
+  // the host's own zone.
+  const std::string first = name.substr(0, name.find('/'));
+  if (first == "posix" || first == "right" || name == "posixrules" || name == "Factory" ||
+      name == "localtime")
+    return false;
   const char* tzdir = std::getenv("TZDIR");
   std::string path = std::string(tzdir && *tzdir ? tzdir : "/usr/share/zoneinfo") + "/" + name;
   std::ifstream file(path, std::ios::binary);

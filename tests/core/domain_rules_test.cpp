@@ -66,6 +66,10 @@ TEST(CellRules, TimezonesComeFromTheZoneDatabase) {
   EXPECT_FALSE(valid_timezone("../../etc/passwd"));
   EXPECT_FALSE(valid_timezone("/etc/localtime"));
   EXPECT_FALSE(valid_timezone(""));
+  // Files of the zone directory that are no IANA name.
+  for (const char* file :
+       {"posixrules", "right/UTC", "posix/Europe/Berlin", "Factory", "localtime"})
+    EXPECT_FALSE(valid_timezone(file)) << file;
 }
 
 TEST(CellRules, Locales) {

@@ -43,6 +43,16 @@ std::string join(const std::set<std::string>& names) {
   return out.empty() ? "(none loaded)" : out;
 }
 
+// Whether the URL's authority has user information: a credential, which the URL is
+// shown with in responses and may be logged with.
+bool has_user_info(const std::string& url) {
+  const size_t start = url.find("://");
+  if (start == std::string::npos) return false;
+  const size_t end = url.find_first_of("/?#", start + 3);
+  return url.substr(start + 3, end == std::string::npos ? end : end - start - 3).find('@') !=
+         std::string::npos;
+}
+
 }  // namespace
 
 ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
@@ -63,6 +73,10 @@ ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
   if (!record.base_url.empty() && record.base_url.rfind("http://", 0) != 0 &&
       record.base_url.rfind("https://", 0) != 0)
     throw invalid("field '" + prefix + "base_url' must be an http:// or https:// URL");
+  if (has_user_info(record.base_url))
+    throw invalid("field '" + prefix +
+                  "base_url' must not hold credentials (user:password@); give the key as "
+                  "api_key_ref, which is never shown");
   record.api_key_ref = parse_key_ref(body, prefix);
   if (body.contains("options") && !body["options"].is_null()) {
     require_object(body["options"], "field '" + prefix + "options'");

@@ -72,6 +72,18 @@ TEST_F(Providers, BadFieldsNameTheField) {
   EXPECT_EQ(error_of({{"providers", {provider("P 1", "m1")}}}), ErrorKind::invalid);
   EXPECT_EQ(error_of({{"providers", {provider("p1", "m1", {{"base_url", "ftp://x"}})}}}),
             ErrorKind::invalid);
+  // Credentials in the URL would be shown with it: the key goes in api_key_ref.
+  for (const char* url :
+       {"http://user:sk-secret@127.0.0.1:1/v1", "https://sk-secret@host", "http://u:p@h?x=1"}) {
+    EXPECT_EQ(error_of({{"providers", {provider("p1", "m1", {{"base_url", url}})}}}),
+              ErrorKind::invalid)
+        << url;
+    EXPECT_NE(last_message.find("must not hold credentials"), std::string::npos) << last_message;
+    EXPECT_EQ(last_message.find("sk-secret"), std::string::npos) << last_message;
+  }
+  registry->upsert({{"providers", {provider("p9", "m9", {{"base_url", "http://h/v1?to=a@b"}})}}});
+  EXPECT_EQ(registry->list()["data"][0]["base_url"], "http://h/v1?to=a@b") << "@ past the host";
+  registry->remove("p9");
   EXPECT_EQ(
       error_of(
           {{"providers",

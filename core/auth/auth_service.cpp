@@ -50,6 +50,10 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   auto cell = optional_string(body, "cell");
   if (cell && !cell_exists_(*cell)) throw invalid("field 'cell' names no existing cell");
   bool admin = optional_bool(body, "admin").value_or(false);
+  // An admin token naming no actor writes as this one: a plain token of that name would
+  // read what every such admin wrote.
+  if (!admin && actor == kAdminActor)
+    throw invalid("field 'actor': '" + actor + "' is kept for admin tokens");
   return call(plugin_->plugin().auth_table().issue,
               {{"ttl_s", *ttl},
                {"actor", actor},

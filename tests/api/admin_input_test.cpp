@@ -50,6 +50,12 @@ TEST_F(AdminInput, Tokens) {
   expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "a"}, {"colour", 1}}, 400,
                  "colour");
   expect_refused("POST", "/admin/tokens", json::array({1}), 400, "object");
+  // Admin tokens naming no actor write as "admin": a plain token of that name would read
+  // all they wrote. An admin token may name it.
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "admin"}}, 400,
+                 "kept for admin tokens");
+  expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "admin"}, {"admin", false}},
+                 400, "actor");
   expect_refused("DELETE", "/admin/tokens/0000000000000000", nullptr, 404, "not found");
   expect_refused("GET", "/admin/tokens?limit=0", nullptr, 400, "limit");
   expect_refused("GET", "/admin/tokens?limit=10000", nullptr, 400, "limit");
@@ -57,6 +63,10 @@ TEST_F(AdminInput, Tokens) {
   auto malformed = agentd.request("POST", "/admin/tokens", "{\"ttl\":", auth_headers(admin));
   EXPECT_EQ(malformed.status, 400);
   EXPECT_EQ(snapshot(), before);
+  EXPECT_EQ(call(agentd, "POST", "/admin/tokens", admin,
+                 {{"ttl", "1h"}, {"actor", "admin"}, {"admin", true}})
+                .status,
+            201);
 }
 
 TEST_F(AdminInput, Cells) {

@@ -26,10 +26,9 @@ class AdminAccess : public ::testing::Test {
     std::string plain = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
     std::string scoped =
         issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}, {"cell", "other"}})["token"];
-    std::string cell_admin = issue_token(agentd, admin, {{"ttl", "1h"},
-                                                         {"actor", "olga"},
-                                                         {"cell", "other"},
-                                                         {"admin", true}})["token"];
+    std::string cell_admin = issue_token(
+        agentd, admin,
+        {{"ttl", "1h"}, {"actor", "olga"}, {"cell", "other"}, {"admin", true}})["token"];
     json doomed = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "carol"}});
     ASSERT_EQ(
         call(agentd, "DELETE", "/admin/tokens/" + doomed["id"].get<std::string>(), admin).status,
@@ -132,10 +131,9 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
 // nowhere else: the /admin routes lie in no cell, so it cannot issue itself a token of
 // no cell, or of another cell, and leave its own.
 TEST_F(AdminAccess, ACellsAdminIsAnAdminInThatCellAndNowhereElse) {
-  std::string cell_admin = issue_token(agentd, admin, {{"ttl", "1h"},
-                                                       {"actor", "olga"},
-                                                       {"cell", "default"},
-                                                       {"admin", true}})["token"];
+  std::string cell_admin = issue_token(
+      agentd, admin,
+      {{"ttl", "1h"}, {"actor", "olga"}, {"cell", "default"}, {"admin", true}})["token"];
   EXPECT_EQ(call(agentd, "POST", "/agents", cell_admin, {{"name", "helper"}}).status, 201);
   EXPECT_EQ(call(agentd, "GET", "/sessions?actor=alice", cell_admin).status, 200);
   std::string before = call(agentd, "GET", "/admin/tokens?limit=500", admin).body;

@@ -142,9 +142,9 @@ TEST_F(Memory, MetadataNestedTooDeepIsRefusedAndAgentdGoesOn) {
   // 63 levels of metadata, 64 with the body's own object: kept as sent.
   json deep = json::parse(nested(63, R"({"a":)", "}"));
   json entry = save(alice, {{"layer", "about_me"}, {"content", "deep"}, {"metadata", deep}});
-  EXPECT_EQ(call(agentd, "GET", "/memory/" + entry["id"].get<std::string>(), alice)
-                .json()["metadata"],
-            deep);
+  EXPECT_EQ(
+      call(agentd, "GET", "/memory/" + entry["id"].get<std::string>(), alice).json()["metadata"],
+      deep);
 }
 
 TEST_F(Memory, SearchRanksAndNeverPassesSyntaxThrough) {

@@ -5,6 +5,7 @@
 // run of letters is passed over as UTF-8 sequences.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,25 @@ inline std::vector<std::string> texts_in_script(const std::string& piece,
     }
   }
   return texts;
+}
+
+// Every piece a string may hold, well formed or not.
+inline std::vector<std::string> every_piece() {
+  std::vector<std::string> pieces = awkward_pieces();
+  for (const auto* more : {&malformed_utf8(), &utf8_edges()})
+    pieces.insert(pieces.end(), more->begin(), more->end());
+  return pieces;
+}
+
+// The bytes in hex, for a failure's message.
+inline std::string hex(const std::string& bytes) {
+  std::string out;
+  char digits[4];
+  for (unsigned char c : bytes) {
+    std::snprintf(digits, sizeof digits, "%02x ", c);
+    out += digits;
+  }
+  return out;
 }
 
 }  // namespace agentrt::test

@@ -124,23 +124,8 @@ TEST(JsonScan, ReadsEveryAwkwardByteAtEveryOffsetAsNlohmannDoes) {
   EXPECT_EQ(string_of("7"), std::nullopt) << "read_string took a number";
 }
 
-std::string hex(const std::string& bytes) {
-  std::string out;
-  char digits[4];
-  for (unsigned char c : bytes) {
-    std::snprintf(digits, sizeof digits, "%02x ", c);
-    out += digits;
-  }
-  return out;
-}
-
-// Every piece a string may hold, well formed or not.
-std::vector<std::string> every_piece() {
-  std::vector<std::string> pieces = agentrt::test::awkward_pieces();
-  for (const auto* more : {&agentrt::test::malformed_utf8(), &agentrt::test::utf8_edges()})
-    pieces.insert(pieces.end(), more->begin(), more->end());
-  return pieces;
-}
+using agentrt::test::every_piece;
+using agentrt::test::hex;
 
 // A run of letters past ASCII is passed over as UTF-8 sequences (skip_text,
 // json_bytes.h): whatever falls among them, at any byte offset, between letters or

@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,23 +27,8 @@ size_t bytewise_end(const std::string& text) {
                              bytes(text));
 }
 
-std::string hex(const std::string& text) {
-  std::string out;
-  char digits[4];
-  for (unsigned char c : text) {
-    std::snprintf(digits, sizeof digits, "%02x ", c);
-    out += digits;
-  }
-  return out;
-}
-
-// Every piece, well formed or not, and a plain byte beside each special one.
-std::vector<std::string> every_piece() {
-  std::vector<std::string> pieces = test::awkward_pieces();
-  for (const auto* more : {&test::malformed_utf8(), &test::utf8_edges()})
-    pieces.insert(pieces.end(), more->begin(), more->end());
-  return pieces;
-}
+using test::every_piece;
+using test::hex;
 
 TEST(TextBlocks, AreUsedOnThisMachine) {
   if (!text_blocks_supported()) GTEST_SKIP() << "no AVX2 here: only the byte-at-a-time check";

@@ -1,5 +1,6 @@
 // The echo provider: answers with the last user message, streamed back in several
-// deltas, and counts usage the way the engine estimates tokens (4 bytes a token). It
+// deltas (cut at max_tokens, as a model's answer is), and counts usage the way the
+// engine estimates tokens (4 bytes a token). It
 // needs no network, which makes it the offline default, and it is the reference example
 // for plugin authors: it uses nothing but the SDK.
 #include <agentrt/plugin.hpp>
@@ -58,6 +59,13 @@ std::vector<std::string> fragments(const std::string& text, size_t max_fragments
   return merged;
 }
 
+// The longest start of `text` of at most `bytes` bytes that ends at a character's end.
+std::string utf8_prefix(const std::string& text, size_t bytes) {
+  if (text.size() <= bytes) return text;
+  while (bytes > 0 && (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) --bytes;
+  return text.substr(0, bytes);
+}
+
 class EchoProvider : public agentrt::sdk::Provider {
  public:
   EchoProvider(const agentrt::sdk::Host& host, const std::string& config_json) {
@@ -95,12 +103,20 @@ class EchoProvider : public agentrt::sdk::Provider {
       input_bytes += text.size();
       if (message.value("role", "") == "user") answer = text;
     }
+    // max_tokens cuts the answer as a model's limit does, at 4 bytes a token.
+    const char* reason = "end_turn";
+    const json& max_tokens = request.value("max_tokens", json());
+    if (max_tokens.is_number_integer() && max_tokens.get<int64_t>() > 0 &&
+        estimate_tokens(answer.size()) > max_tokens.get<int64_t>()) {
+      answer = utf8_prefix(answer, static_cast<size_t>(max_tokens.get<int64_t>()) * 4);
+      reason = "max_tokens";
+    }
     for (const std::string& fragment : fragments(answer, max_fragments_)) {
       if (delay_ms_ > 0) wait(sink);
       if (!sink.text(fragment)) throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
     }
     if (!sink.usage(estimate_tokens(input_bytes), estimate_tokens(answer.size())) ||
-        !sink.finish("end_turn"))
+        !sink.finish(reason))
       throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
   }
 

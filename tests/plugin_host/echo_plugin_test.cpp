@@ -83,6 +83,33 @@ TEST_F(EchoPlugin, KeepsUtf8AndWhitespaceExact) {
   EXPECT_EQ(joined, text);
 }
 
+// A request's max_tokens cuts the answer at 4 bytes a token, never inside a letter, and
+// the finish says so, as a model's does.
+TEST_F(EchoPlugin, MaxTokensCutsTheAnswerAndSaysSo) {
+  auto echo = make();
+  const auto with_max = [](const std::string& text, int64_t max_tokens) {
+    json req = json::parse(request(text));
+    req["max_tokens"] = max_tokens;
+    return req.dump();
+  };
+  const auto joined = [](const Collected& c) {
+    std::string all;
+    for (const auto& t : c.texts) all += t;
+    return all;
+  };
+  Collected cut = run(*echo, with_max("one two three four five", 2));
+  EXPECT_EQ(joined(cut), "one two ");
+  EXPECT_EQ(cut.finish["reason"], "max_tokens");
+  EXPECT_EQ(cut.usage["output_tokens"], 2);
+  // "aпр": a token's 4 bytes end inside the "р", which is left out whole.
+  Collected letters = run(*echo, with_max("a\xD0\xBF\xD1\x80", 1));
+  EXPECT_EQ(joined(letters), "a\xD0\xBF");
+  EXPECT_EQ(letters.finish["reason"], "max_tokens");
+  Collected whole = run(*echo, with_max("short", 2));
+  EXPECT_EQ(joined(whole), "short");
+  EXPECT_EQ(whole.finish["reason"], "end_turn");
+}
+
 TEST_F(EchoPlugin, StopsPromptlyWhenCancelled) {
   auto echo = make(R"({"delay_ms":2000})");
   std::atomic<bool> cancel{false};

@@ -123,6 +123,15 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
   return assemble_context(std::move(parts), run.model.model.context_window, run.request.max_tokens);
 }
 
+void RunService::set_context(PreparedRun& run, const std::string& cell, const std::string& actor,
+                             const std::string& session_id, const Agent* agent,
+                             const SessionOwner& owner) {
+  run.continues = owner.actor.has_value();
+  run.context = context_for(cell, actor, session_id, agent, run, run.continues);
+  if (owner.actor && !owner.held)
+    history_.remember_owner(cell, session_id, *owner.actor, owner.deletions_before);
+}
+
 // From the history cache's entry, which a continued session's runs keep: the row's
 // lookup was most of what such a run read from the store once its messages came from
 // the cache. Else from the row, for remember_owner once the run has made the entry.
@@ -143,8 +152,10 @@ RunService::~RunService() {
 }
 
 std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::string& session,
-                                           const std::string& actor, bool interrupt_if_busy) {
+                                           const std::string& actor, bool interrupt_if_busy,
+                                           bool& waited) {
   const std::string run_id = new_id("run");
+  waited = false;
   if (auto run = live_.start(run_id, cell, session, actor)) return run;
   auto running = live_.on_session(cell, session);
   if (running && running->is_hold() && !interrupt_if_busy)
@@ -154,13 +165,22 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
     throw DomainError(ErrorKind::conflict, "session_busy",
                       "session '" + session + "' is running " + (running ? running->id : "a run") +
                           "; wait for it, interrupt it, or send \"if_busy\":\"interrupt\"");
-  // A deletion's hold ends by itself (it only waits for a run that ignores its
-  // cancellation); waited for alike, after which the run starts on the session anew.
-  if (running) {
-    running->cancel();
-    running->wait_finished(kBusyWait);
+  // Whoever has the session is stopped and waited for; one that took it meanwhile (two
+  // requests interrupting at once) is stopped in turn, so the last to ask runs. A
+  // deletion's hold ends by itself and is waited for alike, after which the run starts
+  // on the session anew.
+  waited = true;
+  const auto give_up = std::chrono::steady_clock::now() + kBusyWait;
+  for (;;) {
+    if (running) {
+      running->cancel();
+      running->wait_finished(std::chrono::duration_cast<std::chrono::milliseconds>(
+          give_up - std::chrono::steady_clock::now()));
+    }
+    if (auto run = live_.start(run_id, cell, session, actor)) return run;
+    if (std::chrono::steady_clock::now() >= give_up) break;
+    running = live_.on_session(cell, session);
   }
-  if (auto run = live_.start(run_id, cell, session, actor)) return run;
   throw DomainError(ErrorKind::conflict, "session_busy", "session '" + session + "' is still busy");
 }
 
@@ -198,11 +218,24 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
     if (!who.admin || run.request.actor) throw not_found("session '" + session_id + "' not found");
     actor = *owner.actor;  // an admin naming no actor continues the owner's session
   }
-  run.continues = owner.actor.has_value();
-  run.context = context_for(cell, actor, session_id, agent.get(), run, run.continues);
-  if (owner.actor && !owner.held)
-    history_.remember_owner(cell, session_id, *owner.actor, owner.deletions_before);
-  run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy);
+  // Assembled before the claim, so that a request refused for its context interrupts
+  // nothing; again after it when the claim waited: the run it interrupted stored its
+  // turn (or a deletion removed the session) meanwhile.
+  set_context(run, cell, actor, session_id, agent.get(), owner);
+  bool waited = false;
+  run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy, waited);
+  if (waited) {
+    try {
+      owner = session_owner(cell, session_id);
+      if (owner.actor && *owner.actor != actor)  // deleted, and made again by another actor
+        throw not_found("session '" + session_id + "' not found");
+      set_context(run, cell, actor, session_id, agent.get(), owner);
+    } catch (...) {
+      live_.remove(*run.live);
+      run.live->finish();
+      throw;
+    }
+  }
   run.coming.emplace(sessions_.run_coming());
   run.start =
       RunRecord{run.live->id,        cell, session_id, actor, run.request.model, "running", "",

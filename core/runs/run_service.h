@@ -156,12 +156,17 @@ class RunService {
   SessionOwner session_owner(const std::string& cell, const std::string& session) const;
   SessionRecord visible_session(const std::string& cell, const Principal& who,
                                 const std::string& session) const;
+  // `waited`: the session was busy and its run (or deletion) was waited for, so the
+  // session is not what it was when the run was checked.
   std::shared_ptr<LiveRun> claim(const std::string& cell, const std::string& session,
-                                 const std::string& actor, bool interrupt_if_busy);
+                                 const std::string& actor, bool interrupt_if_busy, bool& waited);
 
   RunContext context_for(const std::string& cell, const std::string& actor,
                          const std::string& session_id, const Agent* agent, const PreparedRun& run,
                          bool continues);
+  // The run's context from its session as `owner` found it; the owner kept for the next.
+  void set_context(PreparedRun& run, const std::string& cell, const std::string& actor,
+                   const std::string& session_id, const Agent* agent, const SessionOwner& owner);
 
   SessionStore& sessions_;
   ProviderRegistry& providers_;

@@ -97,6 +97,47 @@ TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {
   EXPECT_EQ(first->rest().back()["reason"], "interrupted");
 }
 
+// The run that interrupts sees the turn it interrupted, as stored: the question being
+// corrected and the partial answer. Its context was once assembled before the
+// interrupted run had stored them, so the model saw neither.
+TEST(ConversationControl, AnInterruptingRunSeesTheTurnItInterrupted) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir));
+  std::string admin = first_admin_token(agentd);
+  auto first = open_run(agentd, admin, run_body(kLong, {{"session_id", "fix"}}));
+  ASSERT_TRUE(first->next());
+  auto second = call(agentd, "POST", "/chat", admin,
+                     run_body("quick", {{"session_id", "fix"}, {"if_busy", "interrupt"}}));
+  ASSERT_EQ(second.status, 200) << second.body;
+  EXPECT_EQ(first->rest().back()["reason"], "interrupted");
+  // The echo provider counts every message it is sent, 4 bytes a token: "quick" alone
+  // is 2; with the interrupted question (39 bytes) and what it answered so far, 11 or
+  // more.
+  EXPECT_GE(second.json()["usage"]["input_tokens"].get<int64_t>(), 11) << second.body;
+}
+
+// Two requests interrupting at once both get their turn: the later stops the earlier
+// (which ends interrupted, 200), neither is told the session is busy.
+TEST(ConversationControl, TwoRequestsInterruptingAtOnceAreBothServed) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir));
+  std::string admin = first_admin_token(agentd);
+  for (int round = 0; round < 3; ++round) {
+    const std::string session = "race" + std::to_string(round);
+    auto first = open_run(agentd, admin, run_body(kLong, {{"session_id", session}}));
+    ASSERT_TRUE(first->next());
+    const json body = run_body(kLong, {{"session_id", session}, {"if_busy", "interrupt"}});
+    auto a =
+        std::async(std::launch::async, [&] { return call(agentd, "POST", "/chat", admin, body); });
+    auto b =
+        std::async(std::launch::async, [&] { return call(agentd, "POST", "/chat", admin, body); });
+    const HttpResponse ra = a.get(), rb = b.get();
+    EXPECT_EQ(ra.status, 200) << ra.body;
+    EXPECT_EQ(rb.status, 200) << rb.body;
+    EXPECT_EQ(first->rest().back()["reason"], "interrupted");
+  }
+}
+
 TEST(ConversationControl, AClientThatLeavesStopsItsRun) {
   TempDir dir;
   AgentdProcess agentd(slow_echo(200, dir));

@@ -63,6 +63,8 @@ class SessionStore {
   // Sessions of `actor` (all actors when none), newest first.
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;
+  // The statement list() runs (binding ?2 only with an actor); for the test of its plan.
+  static std::string list_sql(bool by_actor);
   std::vector<StoredMessage> history(const std::string& cell, const std::string& session) const;
   // The session's messages newest first, as stored (role, content_text and seq), each
   // handed to `take` until it returns false.

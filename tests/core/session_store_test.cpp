@@ -221,5 +221,27 @@ TEST(SessionStoreTest, RunsStoredBeforeStepSixReplayFromTheirEventRows) {
   EXPECT_EQ(left, 0) << "deleting the session left its old event rows behind";
 }
 
+// An actor's sessions come from sessions_by_actor in order, with no sort of the cell's
+// sessions: the one statement for both lists once read them all and sorted them.
+TEST(SessionStoreTest, AnActorsSessionsAreListedFromTheIndexUnsorted) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  SessionStore sessions(store);
+  sessions.start_run(a_run("run_1", "ses_1"));
+  std::string plan;
+  store.read([&](Connection& db) {
+    auto rows = db.prepare("EXPLAIN QUERY PLAN " + SessionStore::list_sql(true));
+    while (rows.step()) plan += rows.column_text(3) + "\n";
+  });
+  EXPECT_NE(plan.find("sessions_by_actor (cell=? AND actor=? AND seq<?)"), std::string::npos)
+      << plan;
+  EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << plan;
+  auto page = sessions.list("cell", std::string("ada"), PageRequest{});
+  ASSERT_EQ(page["data"].size(), 1u);
+  EXPECT_EQ(page["data"][0]["id"], "ses_1");
+  EXPECT_TRUE(sessions.list("cell", std::string("bob"), PageRequest{})["data"].empty());
+  EXPECT_EQ(sessions.list("cell", std::nullopt, PageRequest{})["data"].size(), 1u);
+}
+
 }  // namespace
 }  // namespace agentrt::core

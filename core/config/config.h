@@ -23,8 +23,9 @@ struct ServerConfig {
   unsigned thread_stack_kb = 256;  // small stacks so thousands of streams fit
   unsigned keep_alive_timeout_s = 5;
   unsigned receive_timeout_s = 30;
-  unsigned send_timeout_s = 30;    // a client that stops reading frees its thread
-  unsigned shutdown_grace_s = 10;  // running requests may finish for this long
+  unsigned send_timeout_s = 30;     // a client that stops reading frees its thread
+  unsigned request_timeout_s = 30;  // a request's head and body arrive within it, whole
+  unsigned shutdown_grace_s = 10;   // running requests may finish for this long
   // Linux SCHED_BATCH for every agentd thread: a woken thread waits for the running
   // one's slice instead of preempting it (see docs/operator-guide.md).
   bool batch_scheduling = true;

@@ -53,6 +53,7 @@ constexpr ServerField kServerFields[] = {
     {"keep_alive_timeout_s", &ServerConfig::keep_alive_timeout_s, 1, 3600},
     {"receive_timeout_s", &ServerConfig::receive_timeout_s, 1, 3600},
     {"send_timeout_s", &ServerConfig::send_timeout_s, 1, 3600},
+    {"request_timeout_s", &ServerConfig::request_timeout_s, 1, 3600},
     {"shutdown_grace_s", &ServerConfig::shutdown_grace_s, 0, 3600},
 };
 

@@ -31,7 +31,7 @@ void print_summary(const core::Config& config, std::ostream& out) {
       << " thread_stack_kb=" << s.thread_stack_kb
       << " keep_alive_timeout_s=" << s.keep_alive_timeout_s
       << " receive_timeout_s=" << s.receive_timeout_s << " send_timeout_s=" << s.send_timeout_s
-      << " shutdown_grace_s=" << s.shutdown_grace_s
+      << " request_timeout_s=" << s.request_timeout_s << " shutdown_grace_s=" << s.shutdown_grace_s
       << " batch_scheduling=" << (s.batch_scheduling ? "true" : "false") << '\n'
       << "limits: max_body_bytes=" << config.limits.max_body_bytes << '\n';
 }

@@ -31,11 +31,12 @@ void ConnectionSet::stop_all() {
 ApiConnection::ApiConnection(const Poco::Net::StreamSocket& socket,
                              Poco::Net::HTTPServerParams::Ptr params,
                              std::shared_ptr<RequestPipeline> pipeline,
-                             std::shared_ptr<ConnectionSet> set)
+                             std::shared_ptr<ConnectionSet> set, Poco::Timespan request_timeout)
     : TCPServerConnection(socket),
       params_(std::move(params)),
       pipeline_(std::move(pipeline)),
-      set_(std::move(set)) {
+      set_(std::move(set)),
+      request_timeout_(request_timeout) {
   set_->add(*this);
 }
 
@@ -53,9 +54,10 @@ void ApiConnection::stop() {
 }
 
 void ApiConnection::run() {
-  ServerSession session(socket(), params_);
+  ServerSession session(socket(), params_, request_timeout_);
   const uint64_t limit = pipeline_->options().max_body_bytes;
   while (!stopped_ && session.more_requests()) {
+    session.start_request();
     try {
       Poco::Net::HTTPServerResponseImpl response(session);
       ApiRequest request(session, response, *params_);
@@ -84,7 +86,12 @@ void ApiConnection::run() {
         Poco::Net::HTTPServerResponseImpl response(session);
         response.setVersion(Poco::Net::HTTPMessage::HTTP_1_1);
         response.set("Date", http_date_now());
-        pipeline_->reject_malformed(response, e.displayText());
+        // A timeout the session did not record as a network failure is its deadline.
+        const bool late = dynamic_cast<const Poco::TimeoutException*>(&e) != nullptr;
+        pipeline_->reject_malformed(
+            response, e.displayText(),
+            late ? "the request did not arrive whole within server.request_timeout_s"
+                 : "malformed HTTP request");
       } else {
         core::log_debug("connection ended", {{"error", e.displayText()}});
       }
@@ -96,11 +103,13 @@ void ApiConnection::run() {
 ApiConnectionFactory::ApiConnectionFactory(Poco::Net::HTTPServerParams::Ptr params,
                                            std::shared_ptr<RequestPipeline> pipeline,
                                            std::shared_ptr<ConnectionSet> set,
-                                           Poco::Timespan send_timeout)
+                                           Poco::Timespan send_timeout,
+                                           Poco::Timespan request_timeout)
     : params_(std::move(params)),
       pipeline_(std::move(pipeline)),
       set_(std::move(set)),
-      send_timeout_(send_timeout) {}
+      send_timeout_(send_timeout),
+      request_timeout_(request_timeout) {}
 
 Poco::Net::TCPServerConnection* ApiConnectionFactory::createConnection(
     const Poco::Net::StreamSocket& socket) {
@@ -111,7 +120,7 @@ Poco::Net::TCPServerConnection* ApiConnectionFactory::createConnection(
   } catch (const Poco::Exception&) {
     // The peer is already gone; the connection ends on its first read.
   }
-  return new ApiConnection(socket, params_, pipeline_, set_);
+  return new ApiConnection(socket, params_, pipeline_, set_, request_timeout_);
 }
 
 }  // namespace agentrt::server

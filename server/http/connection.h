@@ -38,7 +38,8 @@ class ConnectionSet {
 class ApiConnection : public Poco::Net::TCPServerConnection {
  public:
   ApiConnection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
-                std::shared_ptr<RequestPipeline> pipeline, std::shared_ptr<ConnectionSet> set);
+                std::shared_ptr<RequestPipeline> pipeline, std::shared_ptr<ConnectionSet> set,
+                Poco::Timespan request_timeout);
   ~ApiConnection() override;
 
   void run() override;
@@ -49,6 +50,7 @@ class ApiConnection : public Poco::Net::TCPServerConnection {
   Poco::Net::HTTPServerParams::Ptr params_;
   std::shared_ptr<RequestPipeline> pipeline_;
   std::shared_ptr<ConnectionSet> set_;
+  Poco::Timespan request_timeout_;
   std::atomic<bool> stopped_{false};
 };
 
@@ -56,7 +58,8 @@ class ApiConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
  public:
   ApiConnectionFactory(Poco::Net::HTTPServerParams::Ptr params,
                        std::shared_ptr<RequestPipeline> pipeline,
-                       std::shared_ptr<ConnectionSet> set, Poco::Timespan send_timeout);
+                       std::shared_ptr<ConnectionSet> set, Poco::Timespan send_timeout,
+                       Poco::Timespan request_timeout);
 
   Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override;
 
@@ -65,6 +68,7 @@ class ApiConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
   std::shared_ptr<RequestPipeline> pipeline_;
   std::shared_ptr<ConnectionSet> set_;
   Poco::Timespan send_timeout_;
+  Poco::Timespan request_timeout_;
 };
 
 }  // namespace agentrt::server

@@ -93,6 +93,7 @@ HttpServerOptions HttpServerOptions::from_config(const core::Config& config) {
   options.keep_alive_timeout_s = config.server.keep_alive_timeout_s;
   options.receive_timeout_s = config.server.receive_timeout_s;
   options.send_timeout_s = config.server.send_timeout_s;
+  options.request_timeout_s = config.server.request_timeout_s;
   return options;
 }
 
@@ -126,7 +127,8 @@ void HttpServer::start() {
   auto params = make_params(options_);
   impl_->server = std::make_unique<Poco::Net::TCPServer>(
       new ApiConnectionFactory(params, pipeline_, impl_->connections,
-                               seconds(options_.send_timeout_s)),
+                               seconds(options_.send_timeout_s),
+                               seconds(options_.request_timeout_s)),
       *impl_->pool, socket, params);
   impl_->server->start();
 }

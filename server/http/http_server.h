@@ -25,6 +25,7 @@ struct HttpServerOptions {
   unsigned keep_alive_timeout_s = 5;
   unsigned receive_timeout_s = 30;
   unsigned send_timeout_s = 30;
+  unsigned request_timeout_s = 30;
 
   // server.* and the listen address of a loaded config; throws core::ConfigError for a
   // listen address that does not parse.

@@ -197,14 +197,14 @@ void RequestPipeline::add_middleware(Middleware middleware) {
 }
 
 void RequestPipeline::reject_malformed(Poco::Net::HTTPServerResponse& raw,
-                                       const std::string& detail) {
+                                       const std::string& detail, const std::string& message) {
   const auto started = std::chrono::steady_clock::now();
   RequestContext ctx;
   ctx.request_id = generate_request_id();
   Response response(raw, ctx.request_id);
   response.close_connection();
   core::log_debug("malformed request", {{"request_id", ctx.request_id}, {"error", detail}});
-  response.send_error(ApiError(ErrorCode::invalid_request, "malformed HTTP request"));
+  response.send_error(ApiError(ErrorCode::invalid_request, message));
   log_access(ctx, response.status(), started, core::LogFields());
 }
 

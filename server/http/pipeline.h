@@ -51,7 +51,10 @@ class RequestPipeline {
   // Answers a request that could not even be parsed (request line, headers): 400 in the
   // usual error shape with a fresh request id, then the connection closes. `detail`
   // goes to the debug log only.
-  void reject_malformed(Poco::Net::HTTPServerResponse& response, const std::string& detail);
+  // `message`: what the client is told; "malformed HTTP request" unless said (`detail`,
+  // which may quote the client's bytes, goes only to the debug log).
+  void reject_malformed(Poco::Net::HTTPServerResponse& response, const std::string& detail,
+                        const std::string& message = "malformed HTTP request");
 
   // From now on every response closes its connection, so that keep-alive clients let
   // go while the server drains. Long-running handlers (streams, later) poll draining().

@@ -1,5 +1,7 @@
 #include "server/http/server_session.h"
 
+#include <Poco/Exception.h>
+
 #include <poll.h>
 
 #include <cerrno>
@@ -8,10 +10,18 @@
 namespace agentrt::server {
 
 ServerSession::ServerSession(const Poco::Net::StreamSocket& socket,
-                             Poco::Net::HTTPServerParams::Ptr params)
+                             Poco::Net::HTTPServerParams::Ptr params,
+                             Poco::Timespan request_timeout)
     : HTTPServerSession(socket, params),
       keep_alive_timeout_(params->getKeepAliveTimeout()),
-      requests_left_(params->getMaxKeepAliveRequests()) {}
+      requests_left_(params->getMaxKeepAliveRequests()),
+      request_timeout_(std::chrono::microseconds(request_timeout.totalMicroseconds())) {}
+
+void ServerSession::check_deadline() const {
+  if (Clock::now() >= deadline_)
+    throw Poco::TimeoutException(
+        "the request did not arrive whole within server.request_timeout_s");
+}
 
 bool ServerSession::more_requests() {
   if (!socket().impl()->initialized()) return false;

@@ -9,11 +9,15 @@
 #include <Poco/Net/StreamSocket.h>
 #include <Poco/Timespan.h>
 
+#include <chrono>
+
 namespace agentrt::server {
 
 class ServerSession : public Poco::Net::HTTPServerSession {
  public:
-  ServerSession(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params);
+  // `request_timeout`: how long a request may take to arrive whole, head and body.
+  ServerSession(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
+                Poco::Timespan request_timeout);
 
   // Poco's hasMoreRequests, decision for decision: the first request may take the
   // receive timeout to arrive, later ones the keep-alive timeout; at most the
@@ -24,16 +28,33 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   bool can_keep_alive() const { return requests_left_ != 0; }
   // The next byte of the connection, EOF at its end (request_head.h reads the head
   // through it, never past it). Throws what a receive throws.
-  int next_byte() { return get(); }
+  int next_byte() {
+    if (buffered() == 0) check_deadline();
+    return get();
+  }
   // Up to `length` bytes, buffered ones first; 0 at the connection's end.
   int read_some(char* buffer, int length) { return read(buffer, length); }
+  // Poco's body streams read through it too.
+  int read(char* buffer, std::streamsize length) override {
+    if (buffered() == 0) check_deadline();
+    return HTTPServerSession::read(buffer, length);
+  }
+  // A request begins: it must have arrived whole by the request timeout from now. The
+  // receive timeout bounds each wait for bytes, so a client sending a byte every few
+  // seconds held a thread for as long as it liked (slowloris); checked before each
+  // receive, where the clock costs nothing beside the system call.
+  void start_request() { deadline_ = Clock::now() + request_timeout_; }
 
  private:
+  using Clock = std::chrono::steady_clock;
   bool readable(Poco::Timespan timeout);
+  void check_deadline() const;  // throws Poco::TimeoutException once past it
 
   bool first_ = true;
   Poco::Timespan keep_alive_timeout_;
   int requests_left_;
+  Clock::duration request_timeout_;
+  Clock::time_point deadline_ = Clock::time_point::max();
 };
 
 }  // namespace agentrt::server

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <map>
 #include <regex>
 #include <set>
@@ -110,6 +113,52 @@ TEST(HttpErrors, OversizedChunkedBodyIsRefusedAndTheConnectionCloses) {
   // Within the limit the same request reaches routing (GET-only path: 405).
   expect_error(agentd.connect().request_chunked("POST", "/health", std::string(1024, 'x'), 100),
                405, "method_not_allowed");
+}
+
+// A client that sends a byte now and then, each within the receive timeout, once held
+// its connection's thread for ever (slowloris): the request must arrive whole, head and
+// body, within server.request_timeout_s, whatever the pace. The bytes come every 400
+// ms, against a receive timeout of 30 s and a request timeout of 2 s.
+TEST(HttpErrors, ARequestDrippedAByteAtATimeIsCutAtTheRequestTimeout) {
+  TempDir dir;
+  const std::string config = dir.write("c.json", R"({"server":{"request_timeout_s":2}})");
+  AgentdProcess agentd(with_args({"--config", config}));
+  const auto drip = [](HttpConnection& connection, const std::string& bytes) {
+    const auto start = std::chrono::steady_clock::now();
+    for (char c : bytes) {
+      try {
+        connection.send_raw(std::string(1, c));
+      } catch (const std::exception&) {
+        break;  // the server closed the connection
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(8)) break;
+    }
+    return std::chrono::steady_clock::now() - start;
+  };
+  {  // a head that never ends
+    HttpConnection connection = agentd.connect();
+    const auto took =
+        drip(connection, "GET /health HTTP/1.1\r\nX-Slow: abcdefghijklmnopqrstuvwxyz");
+    EXPECT_LT(took, std::chrono::seconds(5)) << "the connection stayed open";
+    const HttpResponse response = connection.read_response();
+    expect_error(response, 400, "invalid_request");
+    EXPECT_NE(response.body.find("request_timeout_s"), std::string::npos) << response.body;
+    EXPECT_TRUE(connection.closed_by_server());
+  }
+  {  // a body that comes a byte at a time: 400, and the connection closes
+    HttpConnection connection = agentd.connect();
+    connection.send_raw(
+        "POST /health HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n");
+    drip(connection, std::string(40, ' ').substr(0, 12));
+    const HttpResponse response = connection.read_response();
+    expect_error(response, 400, "invalid_request");
+    EXPECT_NE(response.body.find("timed out reading the request body"), std::string::npos)
+        << response.body;
+    EXPECT_TRUE(connection.closed_by_server());
+  }
+  // At a normal pace nothing changes.
+  EXPECT_EQ(agentd.connect().request("GET", "/health").status, 200);
 }
 
 TEST(HttpErrors, KeepAliveConnectionServesSeveralRequests) {

@@ -73,6 +73,12 @@ StartReport Engine::start(EngineRole role) {
   });
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
+  // The runs a killed agentd left: their replay would never end, their status never be
+  // final. Nobody else serves this data dir, so none of them is live.
+  if (owner) {
+    if (const int64_t ended = runs_->end_abandoned_runs())
+      log_info("runs left running by an earlier agentd ended as interrupted", {{"runs", ended}});
+  }
   // Inside the deleting transaction, so every write of the cell's live runs queued
   // after it sees them discarded. Should that transaction fail, those runs are stopped
   // unstored all the same: the DELETE answers 500, and the cell keeps what it had.

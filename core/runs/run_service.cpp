@@ -6,6 +6,7 @@
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
 #include "core/runs/context_window.h"
+#include "core/runs/event_text.h"
 #include "core/runs/held_sink.h"
 #include "core/runs/provider_request.h"
 
@@ -144,6 +145,13 @@ RunService::SessionOwner RunService::session_owner(const std::string& cell,
   owner.deletions_before = history_.deletions();
   if (auto found = sessions_.find(cell, session)) owner.actor = std::move(found->actor);
   return owner;
+}
+
+int64_t RunService::end_abandoned_runs() {
+  return sessions_.end_abandoned_runs([](const SessionStore::AbandonedRun& run) {
+    return "[" + run_start_text(run.id, run.session_id, run.model, run.started_at, 1) + "," +
+           done_text("interrupted", run.id, 0, 0, 2) + "]";
+  });
 }
 
 RunService::~RunService() {

@@ -104,6 +104,10 @@ class RunService {
   void set_memory_source(MemorySource source) { memory_source_ = std::move(source); }
   ~RunService();
 
+  // Ends the runs an earlier agentd left running as interrupted (SessionStore::
+  // end_abandoned_runs); returns how many.
+  int64_t end_abandoned_runs();
+
   // Validates and claims the session: 400, 404, 409 session_busy, 503 — before any
   // event, so a refused request writes nothing. Nothing is stored yet (StartWrite).
   PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body,

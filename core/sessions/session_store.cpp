@@ -35,6 +35,29 @@ std::optional<SessionRecord> SessionStore::find(const std::string& cell,
   return found;
 }
 
+int64_t SessionStore::end_abandoned_runs(
+    const std::function<std::string(const AbandonedRun&)>& events) {
+  int64_t ended = 0;
+  const std::string now = utc_timestamp_now();
+  store_.write([&](Connection& db) {
+    std::vector<AbandonedRun> runs;
+    auto rows =
+        db.prepare("SELECT id, session_id, model, started_at FROM runs WHERE status = 'running'");
+    while (rows.step())
+      runs.push_back(
+          {rows.column_text(0), rows.column_text(1), rows.column_text(2), rows.column_text(3)});
+    Statement end = db.prepare(
+        "UPDATE runs SET status = 'done', reason = 'interrupted', ended_at = ?, events = ? "
+        "WHERE id = ?");
+    for (const AbandonedRun& run : runs) {
+      end.bind(1, now).bind(2, events(run)).bind(3, run.id).run();
+      end.reset();
+    }
+    ended = static_cast<int64_t>(runs.size());
+  });
+  return ended;
+}
+
 // An actor's sessions are read newest first straight from sessions_by_actor. One
 // statement for both, with "(?2 IS NULL OR actor = ?2)", kept SQLite from using the
 // actor in the index: it read every session of the cell and sorted them, 25-35 ms for

@@ -60,6 +60,14 @@ class SessionStore {
   // Records a starting run, creating its session (owned by the run's actor) unless it
   // exists: one transaction; nothing when `discarded` is true inside it.
   void start_run(const RunRecord& run, const std::atomic<bool>* discarded = nullptr);
+  // Runs an earlier agentd left running (killed, or the machine stopped): ended now as
+  // interrupted, each with the events `events` gives it, so that their replay ends and
+  // their status is final. Only for the data dir's owner, which nobody else serves.
+  // Returns how many.
+  struct AbandonedRun {
+    std::string id, session_id, model, started_at;
+  };
+  int64_t end_abandoned_runs(const std::function<std::string(const AbandonedRun&)>& events);
   // Sessions of `actor` (all actors when none), newest first.
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;

@@ -195,5 +195,40 @@ TEST(ConversationControl, ShutdownEndsRunningStreamsAsInterrupted) {
   EXPECT_EQ(agentd.stop(0), 0) << "signal 0: only wait for the exit the SIGTERM above began";
 }
 
+// agentd killed mid-run leaves the run's row "running", and its replay without an end.
+// The next agentd on the data dir ends such runs as interrupted, with a run_start and a
+// done event, and says how many it ended.
+TEST(ConversationControl, RunsAKilledAgentdLeftRunningEndInterruptedAtTheNextStart) {
+  TempDir dir;
+  AgentdOptions options = slow_echo(200, dir, json::object(), {"--data-dir", dir.path() + "/data"});
+  options.private_data_dir = false;
+  std::string admin, run_id;
+  {
+    AgentdProcess agentd(options);
+    admin = first_admin_token(agentd);
+    auto stream = open_run(agentd, admin, run_body(kLong, {{"session_id", "cut"}}));
+    auto start = stream->next();
+    ASSERT_TRUE(start && (*start)["type"] == "run_start");
+    run_id = (*start)["run_id"];
+    auto delta = stream->next();  // by the first delta the run's start is stored
+    ASSERT_TRUE(delta && (*delta)["type"] == "stream_delta");
+    ASSERT_EQ(agentd.stop(SIGKILL), 128 + SIGKILL);
+  }
+  AgentdProcess again(options);
+  EXPECT_TRUE(again.wait_for_log([](const json& line) {
+    return line.value("msg", "") == "runs left running by an earlier agentd ended as interrupted" &&
+           line.value("runs", 0) == 1;
+  })) << again.stderr_text();
+  SseClient replay(again.port(), "GET", "/runs/" + run_id + "/events",
+                   {{"Authorization", "Bearer " + admin}});
+  auto events = replay.rest(std::chrono::seconds(5));
+  ASSERT_EQ(events.size(), 2u) << "the replay ends";
+  EXPECT_EQ(events[0]["type"], "run_start");
+  EXPECT_EQ(events[0]["session_id"], "cut");
+  EXPECT_EQ(events[1]["type"], "done");
+  EXPECT_EQ(events[1]["reason"], "interrupted");
+  EXPECT_EQ(events[1]["run_id"], run_id);
+}
+
 }  // namespace
 }  // namespace agentrt::test

@@ -41,6 +41,9 @@ struct LimitsConfig {
   // Memory for the recent history of sessions runs went to lately (history_cache.h);
   // 0 holds none, and every run reads its whole window from the store.
   unsigned history_cache_mb = 32;
+  // A run's answer is cut here and the run fails: an upstream that never stops once
+  // grew agentd by gigabytes and lost the whole turn to SQLite's string limit.
+  uint64_t max_answer_bytes = 8 * 1024 * 1024;
 };
 
 struct PluginConfig {

@@ -89,6 +89,8 @@ void apply_limits(LimitsConfig& limits, const json& section) {
       limits.sse_ping_ms = static_cast<unsigned>(expect_uint(value, key, 100, 3600000));
     } else if (name == "history_cache_mb") {
       limits.history_cache_mb = static_cast<unsigned>(expect_uint(value, key, 0, 1048576));
+    } else if (name == "max_answer_bytes") {
+      limits.max_answer_bytes = expect_uint(value, key, 1024, 268435456);
     } else {
       unknown_key(key);
     }

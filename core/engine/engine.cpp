@@ -64,8 +64,9 @@ StartReport Engine::start(EngineRole role) {
   sessions_ = std::make_unique<SessionStore>(*store_);
   cells_->add_cleanup(&SessionStore::remove_cell);
   RunSettings settings;
-  settings.retry.max_retries = config_.limits.provider_retries;
-  settings.retry.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
+  settings.call.max_retries = config_.limits.provider_retries;
+  settings.call.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
+  settings.call.max_answer_bytes = config_.limits.max_answer_bytes;
   settings.history_cache_bytes = size_t{config_.limits.history_cache_mb} << 20;
   agents_ = std::make_unique<AgentService>(*store_);
   agents_->check_models_with([registry = registry_.get()](const std::string& model) {

@@ -20,7 +20,7 @@ bool wait_unless_cancelled(std::chrono::milliseconds wait, const std::function<b
   return !cancelled();
 }
 
-std::chrono::milliseconds backoff(const RetryPolicy& policy, int attempt, uint32_t retry_after_ms) {
+std::chrono::milliseconds backoff(const CallPolicy& policy, int attempt, uint32_t retry_after_ms) {
   if (retry_after_ms > 0) return std::chrono::milliseconds(retry_after_ms);
   thread_local std::minstd_rand jitter(std::random_device{}());
   auto base = policy.first_backoff * (1 << std::min(attempt, 6));
@@ -52,13 +52,28 @@ std::string error_code_for(int32_t abi_code) {
   }
 }
 
+// The longest start of `text` of at most `room` bytes that ends at a character's end.
+std::string_view utf8_prefix(std::string_view text, size_t room) {
+  if (text.size() <= room) return text;
+  while (room > 0 && (static_cast<unsigned char>(text[room]) & 0xC0) == 0x80) --room;
+  return text.substr(0, room);
+}
+
+void fail_too_long(ProviderResult& result, uint64_t limit) {
+  result.end = ProviderResult::End::failed;
+  result.error_code = "provider_error";
+  result.error_message = "the answer grew past limits.max_answer_bytes (" + std::to_string(limit) +
+                         " bytes) and was cut there";
+}
+
 ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
-                             const RetryPolicy& policy,
+                             const CallPolicy& policy,
                              const std::function<bool(std::string_view)>& on_text,
                              const std::function<bool()>& cancelled, CancelWaker* waker,
                              CallThread thread, const std::function<void()>* meanwhile) {
   ProviderResult result;
   bool stopped_by_us = false;
+  bool too_long = false;
   for (unsigned attempt = 0;; ++attempt) {
     ++result.attempts;
     try {
@@ -70,14 +85,24 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
               return true;
             }
             if (delta.data.empty()) return true;
-            result.text.append(delta.data);
-            if (!on_text(delta.data)) stopped_by_us = true;
+            std::string_view text = delta.data;
+            if (result.text.size() + text.size() > policy.max_answer_bytes) {
+              text = utf8_prefix(text, policy.max_answer_bytes - result.text.size());
+              too_long = stopped_by_us = true;
+            }
+            result.text.append(text);
+            if (!text.empty() && !on_text(text)) stopped_by_us = true;
             return !stopped_by_us;
           },
           [&] { return stopped_by_us || cancelled(); }, waker, thread, meanwhile);
       result.end = ProviderResult::End::completed;
+      if (too_long) fail_too_long(result, policy.max_answer_bytes);
       return result;
     } catch (const PluginError& e) {
+      if (too_long) {
+        fail_too_long(result, policy.max_answer_bytes);
+        return result;
+      }
       if (e.code == AGENTRT_ERR_CANCELLED || stopped_by_us || cancelled()) {
         result.end = ProviderResult::End::cancelled;
         return result;

@@ -14,7 +14,10 @@
 
 namespace agentrt::core {
 
-struct RetryPolicy {
+struct CallPolicy {
+  // An answer that grows past this is cut there (at a character's end) and the call
+  // fails with provider_error: what an upstream sends must fit memory and a row.
+  uint64_t max_answer_bytes = 8 * 1024 * 1024;
   unsigned max_retries = 2;
   std::chrono::milliseconds first_backoff{250};
   std::chrono::milliseconds max_wait{20000};  // a longer Retry-After is not waited for
@@ -36,7 +39,7 @@ struct ProviderResult {
 // each attempt (ProviderInstance::complete) and run before a retry's wait, so it must
 // tolerate running more than once.
 ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
-                             const RetryPolicy& policy,
+                             const CallPolicy& policy,
                              const std::function<bool(std::string_view)>& on_text,
                              const std::function<bool()>& cancelled, CancelWaker* waker = nullptr,
                              CallThread thread = CallThread::plugin,

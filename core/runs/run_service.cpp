@@ -328,7 +328,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
       *run.model.instance,
       provider_request(run.context, run.model.model.id, run.request.max_tokens,
                        run.request.temperature),
-      settings_.retry,
+      settings_.call,
       [&](std::string_view text) {
         deliver(live.append_delta(text));
         return !receiver_gone && !live.cancelled();

@@ -74,7 +74,7 @@ struct RunSummary {
 };
 
 struct RunSettings {
-  RetryPolicy retry;
+  CallPolicy call;
   // 32 MiB holds the windows of about 350 sessions of 580 short messages each, or of 64
   // whose messages fill a 128k-token window (512 KB of text).
   size_t history_cache_bytes = size_t{32} << 20;

@@ -183,6 +183,29 @@ TEST_F(Conversation, ASessionBegunAgainUnderADeletedOnesIdCarriesNoneOfItsTurns)
   EXPECT_LT(next["usage"]["input_tokens"].get<int>(), 200) << next.dump();
 }
 
+// An upstream that never stops once grew agentd by gigabytes and lost the turn to
+// SQLite's string limit: the answer is cut at limits.max_answer_bytes, at a letter's
+// end, and the run fails as a provider error with what came so far stored.
+TEST(ConversationLimits, AnAnswerPastMaxAnswerBytesIsCutAndTheRunFails) {
+  TempDir dir;
+  AgentdProcess agentd(
+      with_args({"--config", dir.write("c.json", R"({"limits":{"max_answer_bytes":1024}})")}));
+  std::string admin = first_admin_token(agentd);
+  std::string text = "a";
+  for (int i = 0; i < 1500; ++i) text += "\xD1\x8F";  // 3,001 bytes, echoed back
+  auto response = call(agentd, "POST", "/chat", admin, run_body(text, {{"session_id", "long"}}));
+  EXPECT_EQ(response.status, 502) << response.body.substr(0, 300);
+  EXPECT_EQ(response.json()["error"]["code"], "provider_error");
+  EXPECT_NE(response.body.find("limits.max_answer_bytes"), std::string::npos) << response.body;
+  auto messages = call(agentd, "GET", "/sessions/long/messages", admin).json()["data"];
+  ASSERT_EQ(messages.size(), 2u);
+  // 1,023 bytes: the 1,024th would be the first half of a letter.
+  EXPECT_EQ(messages[1]["content"][0]["text"], text.substr(0, 1023));
+  // Within the limit nothing changes.
+  auto fits = call(agentd, "POST", "/chat", admin, run_body(std::string(1000, 'b')));
+  EXPECT_EQ(fits.status, 200) << fits.body.substr(0, 300);
+}
+
 // limits.history_cache_mb 0 holds no history in memory: each turn reads its session's
 // history from the store and still carries every earlier turn.
 TEST(ConversationContext, WithoutAHistoryCacheEachTurnCarriesTheEarlierOnes) {

@@ -82,12 +82,26 @@ TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
   EXPECT_NE(events.body.find("\"reason\":\"interrupted\""), std::string::npos) << events.body;
 }
 
-TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {
+// agentd whose echo streams a fragment every 150 ms, and its admin token.
+struct SlowEcho {
   TempDir dir;
-  AgentdProcess agentd(slow_echo(150, dir));
+  AgentdProcess agentd{slow_echo(150, dir)};
   std::string admin = first_admin_token(agentd);
-  auto first = open_run(agentd, admin, run_body(kLong, {{"session_id", "busy"}}));
-  ASSERT_TRUE(first->next());
+};
+
+// A long run on `session`, under way (its run_start read), keeping the session busy;
+// null when it did not start.
+std::unique_ptr<SseClient> busy_run(const SlowEcho& s, const std::string& session) {
+  auto run = open_run(s.agentd, s.admin, run_body(kLong, {{"session_id", session}}));
+  return run->next() ? std::move(run) : nullptr;
+}
+
+TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {
+  SlowEcho s;
+  const AgentdProcess& agentd = s.agentd;
+  const std::string& admin = s.admin;
+  auto first = busy_run(s, "busy");
+  ASSERT_TRUE(first);
   auto refused = call(agentd, "POST", "/chat", admin, run_body("x", {{"session_id", "busy"}}));
   EXPECT_EQ(refused.status, 409);
   EXPECT_EQ(refused.json()["error"]["code"], "session_busy");
@@ -101,11 +115,11 @@ TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {
 // corrected and the partial answer. Its context was once assembled before the
 // interrupted run had stored them, so the model saw neither.
 TEST(ConversationControl, AnInterruptingRunSeesTheTurnItInterrupted) {
-  TempDir dir;
-  AgentdProcess agentd(slow_echo(150, dir));
-  std::string admin = first_admin_token(agentd);
-  auto first = open_run(agentd, admin, run_body(kLong, {{"session_id", "fix"}}));
-  ASSERT_TRUE(first->next());
+  SlowEcho s;
+  const AgentdProcess& agentd = s.agentd;
+  const std::string& admin = s.admin;
+  auto first = busy_run(s, "fix");
+  ASSERT_TRUE(first);
   auto second = call(agentd, "POST", "/chat", admin,
                      run_body("quick", {{"session_id", "fix"}, {"if_busy", "interrupt"}}));
   ASSERT_EQ(second.status, 200) << second.body;
@@ -119,13 +133,13 @@ TEST(ConversationControl, AnInterruptingRunSeesTheTurnItInterrupted) {
 // Two requests interrupting at once both get their turn: the later stops the earlier
 // (which ends interrupted, 200), neither is told the session is busy.
 TEST(ConversationControl, TwoRequestsInterruptingAtOnceAreBothServed) {
-  TempDir dir;
-  AgentdProcess agentd(slow_echo(150, dir));
-  std::string admin = first_admin_token(agentd);
+  SlowEcho s;
+  const AgentdProcess& agentd = s.agentd;
+  const std::string& admin = s.admin;
   for (int round = 0; round < 3; ++round) {
     const std::string session = "race" + std::to_string(round);
-    auto first = open_run(agentd, admin, run_body(kLong, {{"session_id", session}}));
-    ASSERT_TRUE(first->next());
+    auto first = busy_run(s, session);
+    ASSERT_TRUE(first);
     const json body = run_body(kLong, {{"session_id", session}, {"if_busy", "interrupt"}});
     auto a =
         std::async(std::launch::async, [&] { return call(agentd, "POST", "/chat", admin, body); });

@@ -358,9 +358,14 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
 namespace {
 
 // /chat answers from execute()'s summary; the events only go to followers and the store.
-class NoSink : public RunSink {
+class ChatSink : public RunSink {
  public:
+  explicit ChatSink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
   bool send(const std::string&) override { return true; }
+  bool idle() override { return !client_gone_ || !client_gone_(); }
+
+ private:
+  const std::function<bool()>& client_gone_;
 };
 
 }  // namespace
@@ -370,10 +375,11 @@ std::string RunService::chat(const std::string& cell, const Principal& who,
   return chat(cell, who, parse_run_request(body));
 }
 
-std::string RunService::chat(const std::string& cell, const Principal& who, RunRequest request) {
+std::string RunService::chat(const std::string& cell, const Principal& who, RunRequest request,
+                             const std::function<bool()>& client_gone) {
   PreparedRun run = prepare(cell, who, std::move(request), StartWrite::with_end);
   run.provider_thread = CallThread::caller;
-  NoSink sink;
+  ChatSink sink(client_gone);
   RunSummary summary = execute(run, sink);
   if (summary.failed)
     throw DomainError(kind_for(summary.error_code),

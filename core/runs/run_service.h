@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -120,8 +121,12 @@ class RunService {
   // run's start cannot be stored.
   RunSummary execute(PreparedRun& run, RunSink& sink);
   // prepare + execute, answering the chat response as JSON text, or a provider error.
+  // `client_gone`, when set, is asked while the provider is silent: a client that has
+  // gone stops the run (interrupted, its answer so far stored), so its session is free
+  // for the retry it is likely to send, instead of busy until an answer nobody reads.
   std::string chat(const std::string& cell, const Principal& who, const nlohmann::json& body);
-  std::string chat(const std::string& cell, const Principal& who, RunRequest request);
+  std::string chat(const std::string& cell, const Principal& who, RunRequest request,
+                   const std::function<bool()>& client_gone = {});
 
   // POST /sessions/{sid}/interrupt: {"interrupted","run_id"}.
   nlohmann::json interrupt(const std::string& cell, const Principal& who,

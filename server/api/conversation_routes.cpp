@@ -2,6 +2,7 @@
 
 #include "core/domain/errors.h"
 #include "core/runs/run_request_text.h"
+#include "server/http/client_watch.h"
 #include "server/http/json_body.h"
 #include "server/http/response.h"
 #include "server/http/sse_stream.h"
@@ -46,8 +47,10 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
               /*handler_reads_json=*/true});
   router.add({"POST", "/chat", RouteScope::cell, RouteAccess::token, true,
               [&engine](RequestContext& ctx, Response& response) {
-                response.send_json_text(
-                    200, engine.runs().chat(ctx.cell, *ctx.principal, run_request(ctx)));
+                ClientWatch client(ctx.client_closed);
+                auto client_gone = [&client] { return client.gone(); };
+                response.send_json_text(200, engine.runs().chat(ctx.cell, *ctx.principal,
+                                                                run_request(ctx), client_gone));
               },
               /*handler_reads_json=*/true});
   router.add({"GET", "/runs/{runID}/events", RouteScope::cell, RouteAccess::token, false,

@@ -21,8 +21,7 @@ SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval
       writer_(fd_),
       ping_interval_(ping_interval),
       last_write_(std::chrono::steady_clock::now()),
-      client_closed_(std::move(client_closed)),
-      last_probe_(last_write_),
+      client_(std::move(client_closed)),
       gone_(false) {
   if (head == Head::now) send_head();
 }
@@ -64,13 +63,9 @@ bool SseStream::idle() {
   if (!head_sent_) return true;  // a keep-alive may not come before the first event
   if (!writer_.flush()) gone_ = true;
   if (gone_) return false;
-  const auto now = std::chrono::steady_clock::now();
-  if (client_closed_ && now - last_probe_ >= std::chrono::milliseconds(250)) {
-    last_probe_ = now;
-    if (client_closed_()) gone_ = true;
-    if (gone_) return false;
-  }
-  if (now - last_write_ < ping_interval_) return true;
+  if (client_.gone()) gone_ = true;
+  if (gone_) return false;
+  if (std::chrono::steady_clock::now() - last_write_ < ping_interval_) return true;
   return write(": ping\n\n");
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/runs/run_service.h"
 #include "server/http/chunk_writer.h"
+#include "server/http/client_watch.h"
 #include "server/http/response.h"
 
 #include <chrono>
@@ -24,7 +25,7 @@ class SseStream : public core::RunSink {
   // nothing sent, it can still answer a plain JSON error).
   enum class Head { now, with_first_event };
 
-  // `client_closed` may be empty; when set, idle() asks it, at most every 250 ms: a
+  // `client_closed` may be empty; when set, idle() asks it through a ClientWatch: a
   // stream of deltas already learns of a closed client from its writes, and probing
   // at every delta was one recv per delta at 2,000 streams. `client_fd` is the
   // connection's socket (RequestContext::client_socket).
@@ -49,8 +50,7 @@ class SseStream : public core::RunSink {
   ChunkWriter writer_;
   std::chrono::milliseconds ping_interval_;
   std::chrono::steady_clock::time_point last_write_;
-  std::function<bool()> client_closed_;
-  std::chrono::steady_clock::time_point last_probe_;
+  ClientWatch client_;
   bool gone_ = false;
   bool head_sent_ = false;
 };

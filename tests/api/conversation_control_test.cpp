@@ -167,6 +167,39 @@ TEST(ConversationControl, AClientThatLeavesStopsItsRun) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1200));
 }
 
+// A /chat client that gives up (a timeout, a closed app) stops its run as a stream's
+// does: the session is free for the retry it is likely to send, and what was answered
+// so far is stored. It once ran on to its end, and the retry was told the session was
+// busy.
+TEST(ConversationControl, AChatClientThatLeavesStopsItsRun) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(200, dir));
+  std::string admin = first_admin_token(agentd);
+  {
+    HttpConnection client(agentd.port());
+    const std::string body = run_body(kLong, {{"session_id", "left"}}).dump();
+    client.send_raw("POST /chat HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin +
+                    "\r\nContent-Type: application/json\r\nContent-Length: " +
+                    std::to_string(body.size()) + "\r\n\r\n" + body);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }  // the client leaves before the second of the answer's 8 words
+  const auto left = std::chrono::steady_clock::now();
+  HttpResponse retry;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    retry = call(agentd, "POST", "/chat", admin, run_body("again", {{"session_id", "left"}}));
+  } while (retry.status == 409 &&
+           std::chrono::steady_clock::now() - left < std::chrono::seconds(3));
+  ASSERT_EQ(retry.status, 200) << retry.body;
+  // The whole answer would take 8 x 200 ms; the run must stop long before.
+  EXPECT_LT(std::chrono::steady_clock::now() - left, std::chrono::milliseconds(900));
+  auto messages = call(agentd, "GET", "/sessions/left/messages", admin).json()["data"];
+  ASSERT_EQ(messages.size(), 4u) << messages;
+  const std::string partial = messages[1]["content"][0]["text"];
+  EXPECT_LT(partial.size(), kLong.size()) << partial;
+  EXPECT_EQ(kLong.rfind(partial, 0), 0u) << "the partial answer is a prefix of the whole";
+}
+
 TEST(ConversationControl, FollowingALiveRunSeesEveryEvent) {
   TempDir dir;
   AgentdProcess agentd(slow_echo(80, dir));

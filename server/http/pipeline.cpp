@@ -67,6 +67,14 @@ void log_access(const RequestContext& ctx, int status,
   core::log_info("request", line);
 }
 
+// A request that arrives on an open connection once a shutdown has begun: the grace
+// period is for the requests under way, and a new run would be cut at its end.
+ApiError shutting_down() {
+  return ApiError(ErrorCode::provider_unavailable, "shutting_down",
+                  "agentd is shutting down; send the request again on a new connection")
+      .with_header("Retry-After", "1");
+}
+
 // A peek that reads 0 bytes means the peer sent FIN; an error other than "nothing yet"
 // means the socket failed. One syscall: Poco's Socket::poll makes and closes an epoll
 // instance per call, which with two thousand open streams was a sixth of the CPU.
@@ -103,6 +111,9 @@ class RequestPipeline::Run {
     core::RequestLogFields log_fields;
     try {
       take_body();
+      // Counted as active before this check, so a shutdown either sees this request
+      // and waits for it, or this request sees the shutdown.
+      if (pipeline_.draining_) throw shutting_down();
       route();
       for (const Middleware& middleware : pipeline_.middleware_) middleware(ctx_);
       if (ctx_.route->spec.json_body) {

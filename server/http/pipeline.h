@@ -57,7 +57,8 @@ class RequestPipeline {
                         const std::string& message = "malformed HTTP request");
 
   // From now on every response closes its connection, so that keep-alive clients let
-  // go while the server drains. Long-running handlers (streams, later) poll draining().
+  // go while the server drains, and a request that arrives on a connection still open
+  // is refused: 503 shutting_down, with Retry-After.
   void begin_draining() { draining_ = true; }
   bool draining() const { return draining_; }
 

@@ -242,6 +242,37 @@ TEST(ConversationControl, ShutdownEndsRunningStreamsAsInterrupted) {
   EXPECT_EQ(agentd.stop(0), 0) << "signal 0: only wait for the exit the SIGTERM above began";
 }
 
+// Once a shutdown has begun, a request on a connection opened before it is refused (503
+// shutting_down, and the connection closes) while the run under way finishes: the
+// grace period is for the work already started. Such a request once started a run of
+// its own, which the end of the grace period would have cut.
+TEST(ConversationControl, ShutdownRefusesNewRequestsOnOpenConnections) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir, {{"server", {{"shutdown_grace_s", 10}}}}));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body(kLong));
+  ASSERT_TRUE(stream->next());
+  HttpConnection kept(agentd.port());
+  ASSERT_EQ(kept.request("GET", "/health").status, 200);
+  ::kill(agentd.pid(), SIGTERM);
+  ASSERT_TRUE(agentd.wait_for_log(
+      [](const json& line) { return line.value("msg", "") == "shutting down"; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the line comes just before
+  auto refused =
+      kept.request("POST", "/chat", run_body("x").dump(),
+                   {{"Authorization", "Bearer " + admin}, {"Content-Type", "application/json"}});
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  EXPECT_EQ(refused.json()["error"]["code"], "shutting_down");
+  EXPECT_EQ(refused.header("Retry-After"), "1");
+  EXPECT_TRUE(refused.closes_connection());
+  EXPECT_TRUE(kept.closed_by_server());
+  auto rest = stream->rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["reason"], "end_turn");
+  EXPECT_EQ(joined_text(rest), kLong) << "the run under way answers in full";
+  EXPECT_EQ(agentd.stop(0), 0) << "signal 0: only wait for the exit the SIGTERM above began";
+}
+
 // agentd killed mid-run leaves the run's row "running", and its replay without an end.
 // The next agentd on the data dir ends such runs as interrupted, with a run_start and a
 // done event, and says how many it ended.

@@ -411,14 +411,27 @@ TEST_F(PipelineHttp, WritesOneAccessLogLinePerRequest) {
   for (const auto& [id, line] : by_id) EXPECT_EQ(line.dump().find("s3cr3t"), std::string::npos);
 }
 
-TEST_F(PipelineHttp, DrainingClosesEachConnectionAfterItsResponse) {
-  HttpConnection connection = connect();
-  EXPECT_FALSE(connection.request("GET", "/ok").closes_connection());
+// A request under way when draining begins is answered, and its connection closes; a
+// request that arrives later on a connection still open is refused, not served.
+TEST_F(PipelineHttp, DrainingAnswersTheRequestsUnderWayAndRefusesNewOnes) {
+  HttpConnection running = connect();
+  HttpConnection idle = connect();
+  EXPECT_FALSE(running.request("GET", "/ok").closes_connection());
+  EXPECT_FALSE(idle.request("GET", "/ok").closes_connection());
+  wait_until([this] { return pipeline_->active_requests() == 0; });
+  auto slow = std::async(std::launch::async, [&] { return running.request("GET", "/slow/300"); });
+  wait_until([this] { return pipeline_->active_requests() > 0; });
   pipeline_->begin_draining();
-  const HttpResponse last = connection.request("GET", "/ok");
+  const HttpResponse last = slow.get();
   EXPECT_EQ(last.status, 200);
   EXPECT_TRUE(last.closes_connection());
-  EXPECT_TRUE(connection.closed_by_server());
+  EXPECT_TRUE(running.closed_by_server());
+  const HttpResponse refused = idle.request("GET", "/ok");
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(refused.json()["error"]["code"], "shutting_down");
+  EXPECT_EQ(refused.header("Retry-After"), "1");
+  EXPECT_TRUE(refused.closes_connection());
+  EXPECT_TRUE(idle.closed_by_server());
 }
 
 TEST_F(PipelineHttp, ShutdownLetsARunningRequestFinish) {

@@ -77,6 +77,7 @@ void AuthService::revoke(const std::string& id) const {
     throw;
   }
   verified_.forget_token_id(id);
+  leases_.revoke(id);
 }
 
 size_t AuthService::revoke_cell(const std::string& cell) const {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/auth/principal.h"
+#include "core/auth/token_leases.h"
 #include "core/auth/verified_tokens.h"
 #include "core/domain/paging.h"
 #include "core/plugin_host/loaded_plugin.h"
@@ -34,11 +35,19 @@ class AuthService {
   nlohmann::json issue(const nlohmann::json& body) const;
   nlohmann::json list(const std::optional<std::string>& limit,
                       const std::optional<std::string>& cursor) const;
+  // Revokes at once: later requests get 401, and the streams open on the token end
+  // (hold()).
   void revoke(const std::string& id) const;
   // Revokes every live token scoped to `cell`, for DELETE /admin/cells: a deleted cell
   // takes its tokens with it, or a cell created again under the same id would let
   // them back in. Returns how many.
   size_t revoke_cell(const std::string& cell) const;
+
+  // A stream's lease on the token it was opened with, revoked with the token
+  // (token_leases.h); `on_revoke` runs then.
+  TokenLeases::Lease hold(const Principal& who, std::function<void()> on_revoke = {}) const {
+    return leases_.hold(who.token_id, std::move(on_revoke));
+  }
 
   // Issues an admin token that never expires: the first one at the first start, or a
   // fresh one for an operator who lost theirs.
@@ -50,6 +59,7 @@ class AuthService {
   std::shared_ptr<PluginInstance> plugin_;
   std::function<bool(const std::string&)> cell_exists_;
   mutable VerifiedTokens verified_;
+  mutable TokenLeases leases_;
 };
 
 }  // namespace agentrt::core

@@ -40,6 +40,9 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
                 // Everything that can be refused is refused here, as plain JSON.
                 core::PreparedRun run =
                     engine.runs().prepare(ctx.cell, *ctx.principal, run_request(ctx));
+                // Revoking the token interrupts the run: its client is told by `done`.
+                auto lease =
+                    engine.auth().hold(*ctx.principal, [live = run.live] { live->cancel(); });
                 SseStream stream(response, ping_interval(engine), ctx.client_closed,
                                  ctx.client_socket, SseStream::Head::with_first_event);
                 engine.runs().execute(run, stream);
@@ -58,8 +61,12 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
                 const int64_t after = after_param(ctx);
                 // The run is looked up before the stream starts, so an unknown run is a 404.
                 engine.runs().check_run(ctx.cell, *ctx.principal, ctx.param("runID"));
+                // Revoking the token ends the stream; the run it follows is not this
+                // client's to stop.
+                auto lease = engine.auth().hold(*ctx.principal);
                 SseStream stream(response, ping_interval(engine), ctx.client_closed,
                                  ctx.client_socket);
+                stream.end_when([&lease] { return lease.revoked(); });
                 engine.runs().follow(ctx.cell, *ctx.principal, ctx.param("runID"), after, stream,
                                      std::chrono::milliseconds(100));
               }});

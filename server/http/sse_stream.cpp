@@ -45,6 +45,8 @@ SseStream::~SseStream() {
 }
 
 bool SseStream::write(const std::string& text) {
+  // Before the head nothing was sent, and the response is still the caller's to make.
+  if (head_sent_ && ended_ && ended_()) gone_ = true;
   if (gone_ || (!head_sent_ && !send_head())) return false;
   last_write_ = std::chrono::steady_clock::now();
   gone_ = !writer_.write(text);
@@ -61,9 +63,7 @@ bool SseStream::send(const std::string& event) {
 bool SseStream::idle() {
   if (gone_) return false;
   if (!head_sent_) return true;  // a keep-alive may not come before the first event
-  if (!writer_.flush()) gone_ = true;
-  if (gone_) return false;
-  if (client_.gone()) gone_ = true;
+  gone_ = (ended_ && ended_()) || !writer_.flush() || client_.gone();
   if (gone_) return false;
   if (std::chrono::steady_clock::now() - last_write_ < ping_interval_) return true;
   return write(": ping\n\n");

@@ -37,6 +37,11 @@ class SseStream : public core::RunSink {
   SseStream(const SseStream&) = delete;
   SseStream& operator=(const SseStream&) = delete;
 
+  // `ended`, asked before each write and at each idle() once the head is out, ends the
+  // stream as a departed client does once it is true, e.g. when the stream's token is
+  // revoked. One call per event: keep it cheap.
+  void end_when(std::function<bool()> ended) { ended_ = std::move(ended); }
+
   bool send(const std::string& event) override;
   bool idle() override;  // sends ": ping" when due, and what a slow client left queued
   bool gone() const { return gone_; }
@@ -51,6 +56,7 @@ class SseStream : public core::RunSink {
   std::chrono::milliseconds ping_interval_;
   std::chrono::steady_clock::time_point last_write_;
   ClientWatch client_;
+  std::function<bool()> ended_;
   bool gone_ = false;
   bool head_sent_ = false;
 };

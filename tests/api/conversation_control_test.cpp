@@ -217,6 +217,38 @@ TEST(ConversationControl, FollowingALiveRunSeesEveryEvent) {
   EXPECT_EQ(followed.back(), direct.back());
 }
 
+// Revoking a token ends the streams open on it at once, as it does its next request:
+// a follower's stream is cut (the run it follows goes on), and a /run stream's run is
+// interrupted, its client told by `done`. Both once ran on to the run's end.
+TEST(ConversationControl, RevokingATokenEndsTheStreamsOpenOnIt) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(300, dir));
+  std::string admin = first_admin_token(agentd);
+  json ada = issue_token(agentd, admin, {{"actor", "ada"}, {"ttl", "1h"}});
+  json watcher = issue_token(agentd, admin, {{"actor", "w"}, {"ttl", "1h"}, {"admin", true}});
+  auto run = open_run(agentd, ada["token"], run_body(kLong));
+  auto start = run->next();
+  ASSERT_TRUE(start && (*start)["type"] == "run_start");
+  SseClient follower(agentd.port(), "GET",
+                     "/runs/" + (*start)["run_id"].get<std::string>() + "/events",
+                     {{"Authorization", "Bearer " + watcher["token"].get<std::string>()}});
+  ASSERT_TRUE(follower.next());
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_EQ(
+      call(agentd, "DELETE", "/admin/tokens/" + watcher["id"].get<std::string>(), admin).status,
+      204);
+  auto followed = follower.rest();
+  EXPECT_TRUE(followed.empty() || followed.back()["type"] != "done") << "cut, not finished";
+  ASSERT_EQ(call(agentd, "DELETE", "/admin/tokens/" + ada["id"].get<std::string>(), admin).status,
+            204);
+  auto rest = run->rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["type"], "done");
+  EXPECT_EQ(rest.back()["reason"], "interrupted");
+  // The whole answer would take 8 x 300 ms.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(1500));
+}
+
 TEST(ConversationControl, SilentStreamsGetPings) {
   TempDir dir;
   AgentdProcess agentd(slow_echo(700, dir, {{"limits", {{"sse_ping_ms", 200}}}}));

@@ -2,11 +2,13 @@
 // another, as /chat does at concurrency 1 (SessionStore::finish_run, the run written
 // whole at its end), with the store's own WAL checkpointer running beside it.
 //
-//   store_bench [--runs N] [--answer-bytes N] [--continue]
+//   store_bench [--runs N] [--answer-bytes N] [--continue] [--list]
 //
 // --answer-bytes sets the answer's length (the bench mock's is 80 bytes; a real answer
 // is often 0.5-2 KB, which decides whether rows stay on their B-tree page). With
 // --continue, every run goes to one of 64 sessions in turn instead of a new session.
+// With --list, the first page (50) of the cell's session list is then read, the
+// whole cell's as an admin token reads it and one actor's, and timed.
 // Prints one JSON line: wall time per run (p50, p99, mean, µs), the calling thread's
 // CPU per run, and the WAL frames SQLite wrote per commit.
 #include "core/domain/ids.h"
@@ -23,6 +25,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,7 @@ struct Options {
   int runs = 20000;
   size_t answer_bytes = 80;
   bool continue_sessions = false;
+  bool list = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -46,8 +50,11 @@ Options parse(int argc, char** argv) {
       o.answer_bytes = static_cast<size_t>(std::atol(argv[++i]));
     else if (arg == "--continue")
       o.continue_sessions = true;
+    else if (arg == "--list")
+      o.list = true;
     else {
-      std::fprintf(stderr, "usage: store_bench [--runs N] [--answer-bytes N] [--continue]\n");
+      std::fprintf(stderr,
+                   "usage: store_bench [--runs N] [--answer-bytes N] [--continue] [--list]\n");
       std::exit(2);
     }
   }
@@ -90,6 +97,25 @@ double percentile(std::vector<double> samples, double p) {
   return samples[std::min(rank, samples.size() - 1)];
 }
 
+// The median time of the first page of the cell's sessions, µs: the whole cell's (an
+// admin token naming no actor) and the bench actor's.
+nlohmann::json time_lists(const agentrt::core::SessionStore& sessions) {
+  nlohmann::json medians;
+  for (const bool by_actor : {false, true}) {
+    std::vector<double> us;
+    for (int i = 0; i < 21; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto page = sessions.list(
+          "default", by_actor ? std::optional<std::string>("bench") : std::nullopt, {});
+      us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      if (page["data"].empty()) std::abort();
+    }
+    medians[by_actor ? "actor" : "cell"] = percentile(us, 50);
+  }
+  return medians;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,6 +131,7 @@ int main(int argc, char** argv) {
   std::vector<double> wall_us;
   double cpu_us = 0;
   agentrt::core::WalWriteCounts before{}, after{};
+  nlohmann::json list_us;
   {
     agentrt::core::StateStore store(dir);
     agentrt::core::SessionStore session_store(store);
@@ -134,6 +161,7 @@ int main(int argc, char** argv) {
     }
     cpu_us += thread_cpu_us();
     after = agentrt::core::wal_write_counts();
+    if (o.list) list_us = time_lists(session_store);
   }
   std::filesystem::remove_all(dir);
 
@@ -151,6 +179,7 @@ int main(int argc, char** argv) {
        {{"p50", percentile(wall_us, 50)}, {"p99", percentile(wall_us, 99)}, {"mean", mean}}},
       {"cpu_us_per_run", cpu_us / runs},
       {"wal_frames_per_commit", frames}};
+  if (o.list) line["list_first_page_us_p50"] = list_us;
   std::printf("%s\n", line.dump().c_str());
   return 0;
 }

@@ -17,6 +17,31 @@ SessionRecord read_session(const Statement& row) {
 
 constexpr const char* kSessionColumns = "seq, cell, id, actor, created_at, updated_at";
 
+// A whole cell's page from the newest rows of the table, when the cell holds most of
+// them (single-cell mode, a dominant cell): the walk back finds a page in about `limit`
+// rows, where the cell's index would read and sort every session of the cell (42 ms at
+// 250,000). A cell with few of the rows would make the walk long, so it stops after
+// kCellScanRows rows and answers nothing; the index then serves the page.
+std::optional<nlohmann::json> list_from_newest(Connection& db, const std::string& cell,
+                                               const PageRequest& page) {
+  constexpr int64_t kCellScanRows = SessionStore::kCellScanRows;
+  auto rows = db.prepare(std::string("SELECT ") + kSessionColumns + ", cell = ?1" +
+                         " FROM sessions WHERE seq < ?2 ORDER BY seq DESC LIMIT ?3");
+  rows.bind(1, cell).bind(2, page.after.value_or(INT64_MAX)).bind(3, kCellScanRows);
+  nlohmann::json data = nlohmann::json::array();
+  int64_t seen = 0, last = 0;
+  while (rows.step()) {
+    ++seen;
+    if (rows.column_int(6) == 0) continue;
+    if (static_cast<int>(data.size()) == page.limit) return page_body(std::move(data), true, last);
+    data.push_back(to_json(read_session(rows)));
+    last = rows.column_int(0);
+  }
+  // Every row below the cursor was seen: the page is whole, and the last.
+  if (seen < kCellScanRows) return page_body(std::move(data), false, last);
+  return std::nullopt;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const SessionRecord& s) {
@@ -71,6 +96,12 @@ nlohmann::json SessionStore::list(const std::string& cell, const std::optional<s
                                   const PageRequest& page) const {
   nlohmann::json body;
   store_.read([&](Connection& db) {
+    if (!actor) {
+      if (auto newest = list_from_newest(db, cell, page)) {
+        body = std::move(*newest);
+        return;
+      }
+    }
     auto rows = db.prepare(list_sql(actor.has_value()));
     rows.bind(1, cell);
     if (actor) rows.bind(2, *actor);

@@ -72,7 +72,9 @@ class SessionStore {
   nlohmann::json list(const std::string& cell, const std::optional<std::string>& actor,
                       const PageRequest& page) const;
   // The statement list() runs (binding ?2 only with an actor); for the test of its plan.
+  // A whole cell's list first walks back the newest kCellScanRows rows of the table.
   static std::string list_sql(bool by_actor);
+  static constexpr int64_t kCellScanRows = 4096;
   std::vector<StoredMessage> history(const std::string& cell, const std::string& session) const;
   // The session's messages newest first, as stored (role, content_text and seq), each
   // handed to `take` until it returns false.

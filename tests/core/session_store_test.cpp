@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -241,6 +242,49 @@ TEST(SessionStoreTest, AnActorsSessionsAreListedFromTheIndexUnsorted) {
   EXPECT_EQ(page["data"][0]["id"], "ses_1");
   EXPECT_TRUE(sessions.list("cell", std::string("bob"), PageRequest{})["data"].empty());
   EXPECT_EQ(sessions.list("cell", std::nullopt, PageRequest{})["data"].size(), 1u);
+}
+
+// Every page of a cell's session list, newest first, through the cursors.
+std::vector<std::string> listed_ids(const SessionStore& sessions, const std::string& cell,
+                                    int limit) {
+  std::vector<std::string> ids;
+  PageRequest page{limit, std::nullopt};
+  for (;;) {
+    nlohmann::json body = sessions.list(cell, std::nullopt, page);
+    EXPECT_LE(body["data"].size(), static_cast<size_t>(limit));
+    for (const auto& session : body["data"]) ids.push_back(session["id"]);
+    if (body["next_cursor"].is_null()) return ids;
+    page = parse_page_request(std::to_string(limit), body["next_cursor"].get<std::string>());
+  }
+}
+
+// A whole cell's list walks back the newest rows of the table when the cell holds most
+// of them, and falls back to the cell's index when the walk finds too few: a cell that
+// dominates the table, one with a session in a hundred, and one with a single old
+// session all list every session once, newest first, whatever the page size.
+TEST(SessionStoreTest, AWholeCellIsListedAlikeWhereverItsSessionsLie) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  SessionStore sessions(store);
+  std::map<std::string, std::vector<std::string>> newest_first;
+  const int total = static_cast<int>(SessionStore::kCellScanRows) * 3 / 2;
+  store.write([&](Connection& db) {
+    auto insert = db.prepare(
+        "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, 'ada', "
+        "'2026-11-27T00:00:00.000Z', '2026-11-27T00:00:00.000Z')");
+    for (int i = 0; i < total; ++i) {
+      const std::string cell = i == 0 ? "tiny" : i % 100 == 0 ? "small" : "big";
+      const std::string id = "ses_" + std::to_string(i);
+      insert.bind(1, cell).bind(2, id).run();
+      insert.reset();
+      newest_first[cell].insert(newest_first[cell].begin(), id);
+    }
+  });
+  for (const char* cell : {"big", "small", "tiny"})
+    for (const int limit : {1, 7, 50, 200})
+      EXPECT_EQ(listed_ids(sessions, cell, limit), newest_first[cell])
+          << cell << ", " << limit << " a page";
+  EXPECT_TRUE(listed_ids(sessions, "none", 50).empty());
 }
 
 }  // namespace

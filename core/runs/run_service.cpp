@@ -19,17 +19,25 @@ namespace {
 
 constexpr auto kBusyWait = std::chrono::seconds(10);
 
-// The reason `done` carries for how the provider call ended.
+// The reason `done` carries for how the provider call ended: one of the API's four
+// (decisions.md). A provider's other words for a finished answer (a vendor's
+// content_filter, refusal, pause_turn, tool_use, and whatever it adds next) end the
+// turn; the ones that say a limit cut it are max_tokens.
 std::string done_reason(const ProviderResult& result) {
   if (result.end == ProviderResult::End::cancelled) return "interrupted";
   if (result.end == ProviderResult::End::failed) return "error";
-  return result.finish_reason == "length" ? "max_tokens" : result.finish_reason;
+  const std::string& word = result.finish_reason;
+  if (word == "max_tokens" || word == "length" || word == "model_context_window_exceeded")
+    return "max_tokens";
+  return "end_turn";
 }
 
 // What the done and error events report of a provider call, and /chat answers.
 RunSummary summarise(ProviderResult result, const RunContext& context) {
   RunSummary summary;
   summary.reason = done_reason(result);
+  if (result.end == ProviderResult::End::completed && result.finish_reason != summary.reason)
+    summary.provider_reason = result.finish_reason;
   summary.input_tokens = result.input_tokens.value_or(0);
   if (!result.input_tokens)
     context.each([&](const StoredMessage& m) { summary.input_tokens += estimate_tokens(m); });
@@ -292,10 +300,10 @@ class StartWhileCalling {
 void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
   LogFields own;
   LogFields* request_line = RequestLogFields::current();
-  (request_line ? *request_line : own)
-      .text("run_id", run_id)
-      .text("reason", summary.reason)
-      .integer("attempts", attempts)
+  LogFields& line = request_line ? *request_line : own;
+  line.text("run_id", run_id).text("reason", summary.reason);
+  if (!summary.provider_reason.empty()) line.text("finish_reason", summary.provider_reason);
+  line.integer("attempts", attempts)
       .integer("input_tokens", summary.input_tokens)
       .integer("output_tokens", summary.output_tokens);
   if (!request_line) log_info("run finished", own);

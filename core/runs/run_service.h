@@ -69,6 +69,9 @@ struct PreparedRun {
 struct RunSummary {
   std::string text;  // the answer, as streamed
   std::string reason;
+  // The provider's own word when `reason` maps it (content_filter ends as end_turn),
+  // for the log line; empty otherwise.
+  std::string provider_reason;
   int64_t input_tokens = 0, output_tokens = 0;
   bool failed = false;
   std::string error_code, error_message;  // when failed

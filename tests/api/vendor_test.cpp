@@ -57,6 +57,43 @@ TEST_P(Vendors, AnAnswerCutByTheTokenLimitEndsWithMaxTokens) {
   EXPECT_EQ(chat.json()["reason"], "max_tokens");
 }
 
+// A vendor's other stop words reach the client as one of the API's four reasons: a
+// content filter, a refusal or a tool call ends the turn, a stop at the context window
+// is max_tokens. They once went through as the vendor spelled them.
+TEST_P(Vendors, AVendorsOtherStopWordsBecomeTheAPIsReasons) {
+  VendorSetup s(GetParam());
+  std::vector<std::pair<std::string, std::string>> words;
+  switch (GetParam()) {
+    case Vendor::openai:
+      words = {{"content_filter", "end_turn"}, {"tool_calls", "end_turn"}};
+      break;
+    case Vendor::anthropic:
+      words = {{"refusal", "end_turn"},
+               {"pause_turn", "end_turn"},
+               {"tool_use", "end_turn"},
+               {"model_context_window_exceeded", "max_tokens"}};
+      break;
+    case Vendor::ollama:
+      words = {{"load", "end_turn"}, {"unload", "end_turn"}};
+      break;
+  }
+  for (const auto& [word, reason] : words) {
+    Reply reply = Reply::answer("some answer", 2);
+    reply.finish = word;
+    s.fake.set_default(reply);
+    auto events = run(s, s.body("x"));
+    EXPECT_EQ(events.back()["reason"], reason) << word;
+    auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("again"));
+    ASSERT_EQ(chat.status, 200) << chat.body;
+    EXPECT_EQ(chat.json()["reason"], reason) << word;
+    // The plugin's word, which for openai's tool_calls is tool_use.
+    const std::string logged = word == "tool_calls" ? "tool_use" : word;
+    EXPECT_TRUE(s.agentd.wait_for_log([&](const json& line) {
+      return line.value("finish_reason", "") == logged && line.value("reason", "") == reason;
+    })) << word;
+  }
+}
+
 TEST_P(Vendors, ChunksSplitMidLineChangeNothing) {
   VendorSetup s(GetParam());
   Reply reply = Reply::answer("split me everywhere", 4);

@@ -135,11 +135,15 @@ void MessageDecoder::take_usage(const UsageCounts& usage) {
   take(usage.output, counts_.output);
 }
 
+// The input count as provider-wire-formats.md defines it: with cache reads and writes.
+std::optional<int64_t> MessageDecoder::input_tokens() const {
+  if (!counts_.input) return std::nullopt;
+  return *counts_.input + counts_.cache_creation.value_or(0) + counts_.cache_read.value_or(0);
+}
+
 std::optional<Usage> MessageDecoder::usage() const {
   if (!counts_.input && !counts_.output) return std::nullopt;
-  return Usage{counts_.input.value_or(0) + counts_.cache_creation.value_or(0) +
-                   counts_.cache_read.value_or(0),
-               counts_.output.value_or(0)};
+  return Usage{input_tokens().value_or(0), counts_.output.value_or(0)};
 }
 
 void MessageDecoder::on_event(const SseEvent& event) {
@@ -152,6 +156,7 @@ void MessageDecoder::on_event(const SseEvent& event) {
     if (fields_.delta_type.view() == "text_delta") out_.text(fields_.delta_text.view());
   } else if (type == "message_start") {
     take_usage(fields_.message_usage);
+    out_.input_so_far(input_tokens());  // its output count is a placeholder
   } else if (type == "message_delta") {
     if (!fields_.stop_reason.view().empty()) stop_reason_ = fields_.stop_reason.view();
     take_usage(fields_.usage);

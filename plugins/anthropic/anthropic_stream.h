@@ -62,6 +62,7 @@ class MessageDecoder : public SseDecoder {
  private:
   void on_event(const SseEvent& event) override;
   void take_usage(const UsageCounts& usage);
+  std::optional<int64_t> input_tokens() const;
   std::optional<Usage> usage() const;
 
   EventFields fields_;  // reused, so that its buffers stop allocating

@@ -43,6 +43,12 @@ void DeltaEmitter::flush_before_failure() noexcept {
   pending_.clear();
 }
 
+void DeltaEmitter::input_so_far(std::optional<int64_t> input_tokens) {
+  if (finished_ || !input_tokens) return;
+  if (!sink_.emit(AGENTRT_DELTA_USAGE, "{\"input_tokens\":" + std::to_string(*input_tokens) + "}"))
+    cancelled();
+}
+
 void DeltaEmitter::finish(const std::optional<Usage>& usage, const std::string& reason) {
   if (finished_) return;
   flush();

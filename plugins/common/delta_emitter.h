@@ -1,5 +1,6 @@
-// The order the engine relies on, enforced in one place: text fragments, then at most
-// one usage delta, then exactly one finish delta. A sink that says "stop" turns into
+// The order the engine relies on, enforced in one place: text fragments (with the
+// input count among them when the upstream gives it early), then at most one final
+// usage delta, then exactly one finish delta. A sink that says "stop" turns into
 // Error(AGENTRT_ERR_CANCELLED), which unwinds the transfer.
 //
 // Fragments are held until flush(): the transport flushes after each pass of libcurl
@@ -40,6 +41,12 @@ class DeltaEmitter {
   // The same on the way out of a failed piece: what arrived before the failure still
   // reaches the sink, and the failure, not a "stop" answer, is what propagates.
   void flush_before_failure() noexcept;
+
+  // The input count, when the upstream gives it before its end (Anthropic counts the
+  // input as the answer starts): sent at once as a usage delta of that count alone, so
+  // that a call that fails or is interrupted later still reports it. finish() sends
+  // the final counts, which replace it. None: nothing is sent.
+  void input_so_far(std::optional<int64_t> input_tokens);
 
   // Ends the completion: usage when the upstream reported it (never invented
   // zeros: without usage the engine estimates), then the finish reason.

@@ -94,6 +94,22 @@ TEST_P(Vendors, AVendorsOtherStopWordsBecomeTheAPIsReasons) {
   }
 }
 
+// Anthropic counts the input (with its cache reads and writes) when the answer starts:
+// a stream that fails or is cut after that reports the upstream's count, not agentd's
+// estimate, which once replaced it (5 where the upstream said 1113 with a cache). The
+// other vendors count at the end only.
+TEST(VendorUsage, AnAnthropicStreamThatFailsLateKeepsTheInputItCounted) {
+  VendorSetup s(Vendor::anthropic);
+  for (Reply reply : {Reply::error_event_after(2, "api_error"), Reply::truncated_after(2)}) {
+    reply.usage = FakeUsage{40, 9, 300, 60};
+    s.fake.set_default(reply);
+    auto events = open_run(s.agentd, s.admin, s.body("x"))->rest();
+    ASSERT_FALSE(events.empty());
+    EXPECT_EQ(events.back()["reason"], "error");
+    EXPECT_EQ(events.back()["usage"]["input_tokens"], 400) << "40 + 300 + 60";
+  }
+}
+
 TEST_P(Vendors, ChunksSplitMidLineChangeNothing) {
   VendorSetup s(GetParam());
   Reply reply = Reply::answer("split me everywhere", 4);

@@ -82,6 +82,19 @@ TEST_F(Anthropic, CacheReadsAndWritesCountAsInput) {
   Outcome out = run(*provider, user_request("hi"));
   expect_well_ordered(out, true);
   EXPECT_EQ(out.usage, (json{{"input_tokens", 130}, {"output_tokens", 7}}));
+  EXPECT_EQ(out.input_so_far, std::vector<int64_t>{130}) << "sent as message_start brought it";
+}
+
+// The input count message_start brings reaches the engine before the answer, so a
+// stream that fails after it still reports the upstream's count.
+TEST_F(Anthropic, AStreamThatFailsLateHasSentItsInputCount) {
+  Reply reply = Reply::error_event_after(1, "api_error");
+  reply.usage = FakeUsage{10, 7, /*cache_read=*/100, /*cache_creation=*/20};
+  fake.enqueue(reply);
+  Outcome out = run(*provider, user_request("hi"));
+  EXPECT_EQ(out.code(), AGENTRT_ERR_UPSTREAM) << out.message();
+  EXPECT_EQ(out.input_so_far, std::vector<int64_t>{130});
+  EXPECT_FALSE(out.usage) << "no final counts";
 }
 
 TEST_F(Anthropic, MapsStopReasons) {

@@ -78,9 +78,14 @@ Outcome run(const ProviderInstance& provider, const json& request,
     provider.complete(
         request.dump(),
         [&](const ProviderDelta& delta) {
+          const json usage = delta.kind == AGENTRT_DELTA_USAGE ? json::parse(delta.data) : json();
+          if (usage.is_object() && !usage.contains("output_tokens")) {
+            outcome.input_so_far.push_back(usage.at("input_tokens").get<int64_t>());
+            return on_delta ? on_delta(delta) : true;
+          }
           outcome.kinds.push_back(delta.kind);
           if (delta.kind == AGENTRT_DELTA_TEXT) outcome.texts.emplace_back(delta.data);
-          if (delta.kind == AGENTRT_DELTA_USAGE) outcome.usage = json::parse(delta.data);
+          if (delta.kind == AGENTRT_DELTA_USAGE) outcome.usage = usage;
           if (delta.kind == AGENTRT_DELTA_FINISH) outcome.finish = json::parse(delta.data);
           return on_delta ? on_delta(delta) : true;
         },

@@ -26,8 +26,11 @@ constexpr const char* kModel = "test-model";
 // What one completion produced.
 struct Outcome {
   std::vector<std::string> texts;
-  std::vector<uint32_t> kinds;  // every delta's kind, in order
+  // Every delta's kind, in order, but for the input counts a plugin may send before
+  // the end (DeltaEmitter::input_so_far), which are in input_so_far.
+  std::vector<uint32_t> kinds;
   std::optional<nlohmann::json> usage;
+  std::vector<int64_t> input_so_far;
   std::optional<nlohmann::json> finish;
   std::optional<PluginError> error;
 

@@ -121,8 +121,8 @@ class ProviderInstance : public PluginInstance {
   // called from a plugin thread (one at a time), so they must not block.
   // `meanwhile`, when set, is run by this thread while the call is under way on the
   // plugin's threads (after it started, before the wait for its end), or, when the call
-  // runs on this thread, just before it; not at all when the call fails to start. It
-  // must not throw.
+  // runs on this thread, at its first delta or poll of `cancelled`; not at all when the
+  // call fails to start or the plugin refuses the request. It must not throw.
   void complete(std::string_view request_json,
                 const std::function<bool(const ProviderDelta&)>& on_delta,
                 const std::function<bool()>& cancelled, CancelWaker* waker = nullptr,

@@ -145,8 +145,25 @@ void ProviderInstance::complete(std::string_view request_json,
     state.waker = waker;
     if (complete_async(request_json, &state, meanwhile)) return;
   }
-  if (meanwhile) (*meanwhile)();
-  SinkState state{&on_delta, &cancelled, waker};
+  // `meanwhile` runs at the call's first sign of life, a delta or a poll, not before
+  // it: a plugin that refuses the request (AGENTRT_ERR_REFUSED) shows none, and what
+  // waits for a call to be under way (a stream's start, stored) then never happens.
+  bool under_way = false;
+  auto sign_of_life = [&] {
+    if (under_way) return;
+    under_way = true;
+    (*meanwhile)();
+  };
+  const std::function<bool(const ProviderDelta&)> delta_after = [&](const ProviderDelta& d) {
+    sign_of_life();
+    return on_delta(d);
+  };
+  const std::function<bool()> cancelled_after = [&] {
+    sign_of_life();
+    return cancelled();
+  };
+  SinkState state = meanwhile ? SinkState{&delta_after, &cancelled_after, waker}
+                              : SinkState{&on_delta, &cancelled, waker};
   agentrt_sink_t sink = make_sink(state);
   invoke([&](void* instance, agentrt_error_t* error) {
     return plugin().provider_table().complete(instance, request_json.data(), request_json.size(),

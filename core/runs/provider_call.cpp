@@ -103,6 +103,13 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
         fail_too_long(result, policy.max_answer_bytes);
         return result;
       }
+      if (e.code == AGENTRT_ERR_REFUSED && result.text.empty()) {
+        result.end = ProviderResult::End::failed;
+        result.refused = true;
+        result.error_code = "provider_error";
+        result.error_message = e.what();
+        return result;
+      }
       if (e.code == AGENTRT_ERR_CANCELLED || stopped_by_us || cancelled()) {
         result.end = ProviderResult::End::cancelled;
         return result;

@@ -31,6 +31,9 @@ struct ProviderResult {
   std::string finish_reason = "end_turn";
   std::string error_code;     // provider_error | provider_unavailable | provider_timeout | internal
   std::string error_message;  // the plugin's; never carries a secret
+  // The plugin refused the request before sending anything (AGENTRT_ERR_REFUSED): the
+  // client's request is at fault, and nothing of the run should be stored.
+  bool refused = false;
   int attempts = 0;
 };
 

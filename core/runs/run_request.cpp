@@ -3,6 +3,9 @@
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
 
+#include <cctype>
+#include <string_view>
+
 namespace agentrt::core {
 namespace {
 
@@ -24,6 +27,23 @@ const std::string& required(const nlohmann::json& object, const char* field, con
   return *value;
 }
 
+// data:image/<subtype>[;parameter...];base64,<base64>: what every vendor takes inline.
+// A data URL without ";base64" (percent-encoded bytes) is valid elsewhere, but no
+// provider can send it, and it was once refused only by the provider, after its
+// question was stored.
+bool is_inline_image(std::string_view url) {
+  constexpr std::string_view kScheme = "data:image/", kMarker = ";base64,";
+  const size_t marker = url.find(kMarker);
+  if (url.rfind(kScheme, 0) != 0 || marker == std::string_view::npos) return false;
+  const std::string_view subtype = url.substr(kScheme.size(), marker - kScheme.size());
+  const std::string_view data = url.substr(marker + kMarker.size());
+  if (subtype.empty() || subtype.front() == ';' || data.empty()) return false;
+  for (const char c : data)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/' && c != '=')
+      return false;
+  return true;
+}
+
 nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t index) {
   const auto where = [&] { return part_at(message, index); };
   if (!part.is_object()) require_object(part, "'" + where() + "'");
@@ -40,9 +60,9 @@ nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t ind
     if (first_unknown_field(part, {"type", "url"}))
       reject_unknown_fields(part, {"type", "url"}, where() + ".");
     const std::string& url = required(part, "url", where);
-    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0 &&
-        url.rfind("data:image/", 0) != 0)
-      throw invalid("field '" + where() + ".url' must be an http(s) URL or a data:image/... URL");
+    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0 && !is_inline_image(url))
+      throw invalid("field '" + where() +
+                    ".url' must be an http(s) URL or a data:image/<type>;base64,<data> URL");
     out["type"] = "image_url";
     out["url"] = url;
     return out;

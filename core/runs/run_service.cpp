@@ -281,6 +281,7 @@ class StartWhileCalling {
       live_.cancel();
     }
   }
+  bool started() const { return done_; }
   // After the call: stores the start if that has not happened; rethrows its failure.
   void finish() {
     (*this)();
@@ -346,6 +347,15 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
         return receiver_gone || live.cancelled();
       },
       &live.waker(), run.provider_thread, store_start ? &meanwhile : nullptr);
+  // Refused before anything was sent: nothing reached the client and nothing is
+  // stored, so the request is refused as any invalid one is, and does not stay in the
+  // session to fail every later run.
+  if (result.refused && !(store_start && store_start->started())) {
+    std::string_view why = result.error_message;
+    if (why.rfind("request: ", 0) == 0) why.remove_prefix(9);  // the bundled plugins' prefix
+    throw invalid("model '" + run.model.model.id +
+                  "' cannot take this request: " + std::string(why));
+  }
   if (store_start) store_start->finish();
 
   const int attempts = result.attempts;

@@ -69,7 +69,7 @@ std::vector<const EscapedText*> system_texts(const ChatRequest& chat) {
     if (message.role != "system") continue;
     for (const ContentPart& part : message.parts) {
       if (part.kind != ContentPart::Kind::text)
-        throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT,
+        throw sdk::Error(AGENTRT_ERR_REFUSED,
                          "request: anthropic takes only text in system messages");
       if (!part.text.empty()) texts.push_back(&part.text);
     }

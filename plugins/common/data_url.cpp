@@ -10,7 +10,7 @@ std::optional<DataUrl> parse_data_url(const std::string& url) {
   const std::string marker = ";base64";
   if (comma == std::string::npos || comma < 5 + marker.size() ||
       url.compare(comma - marker.size(), marker.size(), marker) != 0)
-    throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT,
+    throw sdk::Error(AGENTRT_ERR_REFUSED,
                      "request: an inline image must be a data:<type>;base64,<data> URL");
   DataUrl out;
   out.media_type = url.substr(5, comma - marker.size() - 5);
@@ -18,7 +18,7 @@ std::optional<DataUrl> parse_data_url(const std::string& url) {
   out.media_type = out.media_type.substr(0, out.media_type.find(';'));
   out.base64 = url.substr(comma + 1);
   if (out.media_type.empty())
-    throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "request: an inline image needs a media type");
+    throw sdk::Error(AGENTRT_ERR_REFUSED, "request: an inline image needs a media type");
   return out;
 }
 

@@ -25,7 +25,7 @@ void write_message(JsonWriter& out, const ChatMessage& message) {
     std::optional<DataUrl> inline_image = parse_data_url(part.url);
     // Ollama fetches nothing itself: it takes image bytes only.
     if (!inline_image)
-      throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT,
+      throw sdk::Error(AGENTRT_ERR_REFUSED,
                        "request: ollama takes images only as data: URLs, not links");
     if (!images) out.key("images").begin_array();
     images = true;

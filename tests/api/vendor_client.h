@@ -30,7 +30,10 @@ class VendorSetup {
         {"base_url", fake.base_url()},
         {"api_key_ref", {{"source", "inline"}, {"value", vendor_key(vendor)}}},
         {"options", {{"stall_timeout_ms", stall_timeout_ms}, {"connect_timeout_ms", 1000}}},
-        {"models", {{{"id", vendor_model(vendor)}, {"context_window", context_window}}}}};
+        {"models",
+         {{{"id", vendor_model(vendor)},
+           {"context_window", context_window},
+           {"supports_vision", true}}}}};
     auto saved =
         call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", {provider}}});
     if (saved.status != 200) throw std::runtime_error("provider setup failed: " + saved.body);

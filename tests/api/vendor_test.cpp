@@ -110,6 +110,44 @@ TEST(VendorUsage, AnAnthropicStreamThatFailsLateKeepsTheInputItCounted) {
   }
 }
 
+// A request a provider cannot send as it is (an image link: ollama takes image bytes
+// only) is refused before its run, 400 and nothing stored, on /chat and /run alike. It
+// once failed as a provider error with its question stored, and that question then
+// failed every later run of the session.
+TEST(VendorRefusal, AnImageLinkToOllamaIsRefusedAndLeavesNothingBehind) {
+  VendorSetup s(Vendor::ollama);
+  s.fake.set_default(Reply::answer("fine", 1));
+  ASSERT_EQ(
+      call(s.agentd, "POST", "/chat", s.admin, s.body("hello", {{"session_id", "pics"}})).status,
+      200);
+  json body = s.body("what is this?", {{"session_id", "pics"}});
+  body["messages"][0]["content"].push_back(
+      {{"type", "image_url"}, {"url", "https://example.com/a.png"}});
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, body);
+  EXPECT_EQ(chat.status, 400) << chat.body;
+  EXPECT_EQ(chat.json()["error"]["code"], "invalid_request");
+  EXPECT_NE(chat.body.find("cannot take this request: ollama takes images only as data: URLs"),
+            std::string::npos)
+      << chat.body;
+  auto stream = open_run(s.agentd, s.admin, body);
+  EXPECT_EQ(stream->status(), 400);
+  EXPECT_NE(stream->error_body().find("invalid_request"), std::string::npos);
+  auto fresh = call(s.agentd, "POST", "/chat", s.admin, [&] {
+    json b = body;
+    b["session_id"] = "new-pics";
+    return b;
+  }());
+  EXPECT_EQ(fresh.status, 400) << fresh.body;
+  EXPECT_EQ(call(s.agentd, "GET", "/sessions/new-pics/messages", s.admin).status, 404)
+      << "a refused request on a new session makes none";
+  EXPECT_EQ(s.fake.request_count(), 1u) << "only the first turn reached the upstream";
+  auto stored = call(s.agentd, "GET", "/sessions/pics/messages", s.admin).json()["data"];
+  EXPECT_EQ(stored.size(), 2u) << stored;
+  auto again =
+      call(s.agentd, "POST", "/chat", s.admin, s.body("and now?", {{"session_id", "pics"}}));
+  EXPECT_EQ(again.status, 200) << again.body;
+}
+
 TEST_P(Vendors, ChunksSplitMidLineChangeNothing) {
   VendorSetup s(GetParam());
   Reply reply = Reply::answer("split me everywhere", 4);

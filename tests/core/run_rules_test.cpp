@@ -143,7 +143,8 @@ TEST(RunRequest, NamesTheMessageFieldItRefuses) {
       {{{"type", "text"}}, "field 'messages[1].content[1].text' is required"},
       {{{"type", "text"}, {"text", "x"}, {"url", "u"}}, "messages[1].content[1].url"},
       {{{"type", "image_url"}, {"url", "ftp://x"}},
-       "field 'messages[1].content[1].url' must be an http(s) URL or a data:image/... URL"},
+       "field 'messages[1].content[1].url' must be an http(s) URL or a "
+       "data:image/<type>;base64,<data> URL"},
       {{{"type", "audio"}}, "field 'messages[1].content[1].type' must be text or image_url"}};
   for (const auto& [part, message] : parts) {
     try {
@@ -168,6 +169,32 @@ TEST(RunRequest, NamesTheMessageFieldItRefuses) {
   EXPECT_EQ(parsed.messages[1].role, "assistant");
   EXPECT_EQ(parsed.messages[1].content,
             json({text_part, {{"type", "image_url"}, {"url", "https://i"}}}));
+}
+
+// An inline image must be one every provider can send: base64 with a media type. Such
+// a URL was once refused only by the provider, after its question was stored.
+TEST(RunRequest, AnInlineImageIsBase64WithAMediaType) {
+  auto with_url = [](const std::string& url) {
+    return json{
+        {"model", "m"},
+        {"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}, {"url", url}}}}}}}};
+  };
+  for (const char* url :
+       {"data:image/png;base64,iVBORw0KGgo=", "data:image/jpeg;name=a.jpg;base64,/9j/",
+        "data:image/webp;base64,UklGR+/="})
+    EXPECT_NO_THROW(parse_run_request(with_url(url))) << url;
+  for (const char* url :
+       {"data:image/png,rawbytes", "data:image/;base64,AAAA", "data:image/;x;base64,AAAA",
+        "data:image/png;base64,", "data:image/png;base64,AA AA", "data:image/png;base64,%41",
+        "data:text/plain;base64,AAAA", "data:image/png;BASE64,AAAA"}) {
+    try {
+      parse_run_request(with_url(url));
+      ADD_FAILURE() << url << " was accepted";
+    } catch (const DomainError& e) {
+      EXPECT_NE(std::string(e.what()).find("messages[0].content[0].url"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(SessionIds, Shape) {

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -126,6 +128,46 @@ TEST_F(AsyncProvider, BlockingOnlyNeverStartsAnAsyncCall) {
   provider->set_blocking_only(true);
   EXPECT_FALSE(provider->runs_async());
   EXPECT_EQ(run("hello").text, "sync");
+}
+
+// `meanwhile` (a stream's start, stored) runs once a call is under way, on either path,
+// and never for a call the plugin refused before touching its sink: the engine then
+// refuses the request and stores nothing (AGENTRT_ERR_REFUSED).
+TEST_F(AsyncProvider, MeanwhileRunsOnceACallIsUnderWayAndNeverForARefusedOne) {
+  for (const bool blocking : {false, true}) {
+    provider->set_blocking_only(blocking);
+    for (const std::string what : {"hello", "refuse-request"}) {
+      int meanwhile_runs = 0;
+      size_t deltas_before = 99;
+      std::vector<uint32_t> kinds;
+      const std::function<void()> meanwhile = [&] {
+        ++meanwhile_runs;
+        deltas_before = kinds.size();
+      };
+      std::optional<PluginError> error;
+      try {
+        provider->complete(
+            request(what),
+            [&](const ProviderDelta& d) {
+              kinds.push_back(d.kind);
+              return true;
+            },
+            [] { return false; }, nullptr, CallThread::plugin, &meanwhile);
+      } catch (const PluginError& e) {
+        error = e;
+      }
+      const std::string where = what + (blocking ? ", blocking" : ", async");
+      if (what == "hello") {
+        EXPECT_FALSE(error) << where;
+        EXPECT_EQ(meanwhile_runs, 1) << where;
+        EXPECT_EQ(deltas_before, 0u) << where << ": before the first delta is handed on";
+      } else {
+        ASSERT_TRUE(error) << where;
+        EXPECT_EQ(error->code, AGENTRT_ERR_REFUSED) << where;
+        EXPECT_EQ(meanwhile_runs, 0) << where;
+      }
+    }
+  }
 }
 
 TEST_F(AsyncProvider, ManyCallersAtOnceEachGetTheirOwnEnd) {

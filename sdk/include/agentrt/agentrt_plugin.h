@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.3 (1.0 plus appended members, each marked "Since").
+ * agentrt plugin ABI, version 1.4 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 3
-#define AGENTRT_ABI_VERSION_STRING "1.3"
+#define AGENTRT_ABI_MINOR 4
+#define AGENTRT_ABI_VERSION_STRING "1.4"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -71,6 +71,13 @@ extern "C" {
 #define AGENTRT_ERR_UPSTREAM 9  /* the upstream answered with something unusable */
 #define AGENTRT_ERR_INTERNAL 10
 #define AGENTRT_ERR_UNSUPPORTED 11 /* the instance does not offer this operation */
+/* Since 1.4. From a provider's `complete` or `complete_async`: this instance cannot send
+ * the request as it is (an image link to a model that takes only inline images), and
+ * it has sent nothing upstream and reported nothing to the sink. The host then refuses
+ * the client's request (400) and stores nothing of the run, so the request does not
+ * stay in the session's history to fail every later run. An older host takes it as a
+ * provider error. */
+#define AGENTRT_ERR_REFUSED 12
 
 /* ---- Plugin kinds (uint32_t) -------------------------------------------- */
 

@@ -67,11 +67,15 @@ TEST_F(Anthropic, SeveralSystemMessagesBecomeSystemBlocksInOrder) {
 
 TEST_F(Anthropic, AnImageInASystemMessageIsRefusedBeforeSending) {
   json request = user_request("hi");
+  // One object: an initializer list here would insert its two pairs as two messages,
+  // and the test once passed on that malformed request instead of the refusal.
   request["messages"].insert(
       request["messages"].begin(),
-      {{"role", "system"},
-       {"content", json::array({{{"type", "image_url"}, {"url", kImageLink}}})}});
-  EXPECT_EQ(run(*provider, request).code(), AGENTRT_ERR_INVALID_ARGUMENT);
+      json::object({{"role", "system"},
+                    {"content", json::array({{{"type", "image_url"}, {"url", kImageLink}}})}}));
+  Outcome out = run(*provider, request);
+  EXPECT_EQ(out.code(), AGENTRT_ERR_REFUSED) << out.message();
+  EXPECT_NE(out.message().find("only text in system messages"), std::string::npos);
   EXPECT_EQ(fake.request_count(), 0u);
 }
 

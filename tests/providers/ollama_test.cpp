@@ -57,8 +57,9 @@ TEST_F(Ollama, SendsABearerTokenOnlyWhenAKeyIsConfigured) {
 
 TEST_F(Ollama, LinkedImagesAreRefusedBeforeSending) {
   Outcome out = run(*provider, conversation_request());
-  EXPECT_EQ(out.code(), AGENTRT_ERR_INVALID_ARGUMENT) << out.message();
+  EXPECT_EQ(out.code(), AGENTRT_ERR_REFUSED) << out.message();
   EXPECT_EQ(fake.request_count(), 0u);
+  EXPECT_TRUE(out.kinds.empty() && out.input_so_far.empty()) << "the sink untouched";
 }
 
 TEST_F(Ollama, AMissingCountIsAZeroCount) {

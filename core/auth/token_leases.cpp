@@ -5,32 +5,21 @@
 
 namespace agentrt::core {
 
-TokenLeases::Lease::Lease(TokenLeases* owner, Map::iterator where)
-    : owner_(owner), where_(where), state_(&where->second) {}
-
-TokenLeases::Lease::Lease(Lease&& other) noexcept
-    : owner_(other.owner_), where_(other.where_), state_(other.state_) {
-  other.owner_ = nullptr;
-  other.state_ = nullptr;
-}
-
 TokenLeases::Lease::~Lease() {
-  if (owner_ != nullptr) owner_->release(where_);
+  if (owner_ != nullptr && state_ != nullptr) owner_->release(token_id_, state_.get());
 }
 
-TokenLeases::Lease TokenLeases::hold(const std::string& token_id,
-                                     std::function<void()> on_revoke) {
+TokenLeases::Lease TokenLeases::hold(const std::string& token_id, std::function<void()> on_revoke) {
   if (token_id.empty()) return Lease();  // a module that names no id cannot revoke by it
+  auto state = std::make_unique<Lease::State>();
   std::unique_lock lock(mutex_);
   const bool born_revoked = revoked_lately(token_id);
-  auto where = held_.emplace(std::piecewise_construct, std::forward_as_tuple(token_id),
-                             std::forward_as_tuple());
-  Lease lease(this, where);
-  where->second.revoked = born_revoked;
-  if (!born_revoked) where->second.on_revoke = std::move(on_revoke);
+  state->revoked = born_revoked;
+  if (!born_revoked) state->on_revoke = std::move(on_revoke);
+  held_.emplace(token_id, state.get());
   lock.unlock();
   if (born_revoked && on_revoke) on_revoke();
-  return lease;
+  return Lease(this, token_id, std::move(state));
 }
 
 size_t TokenLeases::revoke(const std::string& token_id) {
@@ -43,9 +32,10 @@ size_t TokenLeases::revoke(const std::string& token_id) {
     next_recent_ = (next_recent_ + 1) % recent_.size();
     auto [first, last] = held_.equal_range(token_id);
     for (auto it = first; it != last; ++it) {
-      if (it->second.revoked.exchange(true)) continue;
+      Lease::State& state = *it->second;
+      if (state.revoked.exchange(true)) continue;
       ++ended;
-      if (it->second.on_revoke) to_run.push_back(std::move(it->second.on_revoke));
+      if (state.on_revoke) to_run.push_back(std::move(state.on_revoke));
     }
   }
   // Outside the lock: an on_revoke may wake a run whose thread is releasing its lease.
@@ -58,9 +48,14 @@ size_t TokenLeases::open() const {
   return held_.size();
 }
 
-void TokenLeases::release(Lease::Map::iterator where) {
+void TokenLeases::release(const std::string& token_id, const Lease::State* state) {
   std::lock_guard lock(mutex_);
-  held_.erase(where);
+  auto [first, last] = held_.equal_range(token_id);
+  for (auto it = first; it != last; ++it)
+    if (it->second == state) {
+      held_.erase(it);
+      return;
+    }
 }
 
 bool TokenLeases::revoked_lately(const std::string& token_id) const {

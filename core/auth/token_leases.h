@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -25,9 +26,8 @@ class TokenLeases {
   class Lease {
    public:
     Lease() = default;  // no token: never revoked
-    Lease(Lease&& other) noexcept;
+    Lease(Lease&& other) noexcept = default;
     Lease& operator=(Lease&&) = delete;
-    Lease(const Lease&) = delete;
     ~Lease();
 
     // From any thread; one atomic load.
@@ -39,12 +39,12 @@ class TokenLeases {
       std::atomic<bool> revoked{false};
       std::function<void()> on_revoke;
     };
-    using Map = std::unordered_multimap<std::string, State>;
-    Lease(TokenLeases* owner, Map::iterator where);
+    Lease(TokenLeases* owner, std::string token_id, std::unique_ptr<State> state)
+        : owner_(owner), token_id_(std::move(token_id)), state_(std::move(state)) {}
 
-    TokenLeases* owner_ = nullptr;
-    Map::iterator where_;
-    State* state_ = nullptr;  // *where_'s, whose address no rehash moves
+    TokenLeases* owner_ = nullptr;  // null: not registered
+    std::string token_id_;
+    std::unique_ptr<State> state_;
   };
 
   // `on_revoke` runs once, on the revoking thread (or at once, for a token revoked
@@ -56,11 +56,11 @@ class TokenLeases {
   size_t open() const;
 
  private:
-  void release(Lease::Map::iterator where);
+  void release(const std::string& token_id, const Lease::State* state);
   bool revoked_lately(const std::string& token_id) const;  // under mutex_
 
   mutable std::mutex mutex_;
-  Lease::Map held_;
+  std::unordered_multimap<std::string, Lease::State*> held_;  // each owned by its lease
   std::array<std::string, kRecentRevocations> recent_;
   size_t next_recent_ = 0;
 };

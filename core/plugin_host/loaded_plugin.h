@@ -138,6 +138,10 @@ class ProviderInstance : public PluginInstance {
   // False when the instance declined (AGENTRT_ERR_UNSUPPORTED): complete() then runs.
   bool complete_async(std::string_view request_json, void* state,
                       const std::function<void()>* meanwhile) const;
+  // The ABI's blocking `complete`, its sink calling back on this thread.
+  void complete_blocking(std::string_view request_json,
+                         const std::function<bool(const ProviderDelta&)>& on_delta,
+                         const std::function<bool()>& cancelled, CancelWaker* waker) const;
 
   bool blocking_only_ = false;
   mutable std::atomic<bool> async_declined_{false};

@@ -145,6 +145,7 @@ void ProviderInstance::complete(std::string_view request_json,
     state.waker = waker;
     if (complete_async(request_json, &state, meanwhile)) return;
   }
+  if (!meanwhile) return complete_blocking(request_json, on_delta, cancelled, waker);
   // `meanwhile` runs at the call's first sign of life, a delta or a poll, not before
   // it: a plugin that refuses the request (AGENTRT_ERR_REFUSED) shows none, and what
   // waits for a call to be under way (a stream's start, stored) then never happens.
@@ -154,16 +155,24 @@ void ProviderInstance::complete(std::string_view request_json,
     under_way = true;
     (*meanwhile)();
   };
-  const std::function<bool(const ProviderDelta&)> delta_after = [&](const ProviderDelta& d) {
-    sign_of_life();
-    return on_delta(d);
-  };
-  const std::function<bool()> cancelled_after = [&] {
-    sign_of_life();
-    return cancelled();
-  };
-  SinkState state = meanwhile ? SinkState{&delta_after, &cancelled_after, waker}
-                              : SinkState{&on_delta, &cancelled, waker};
+  complete_blocking(
+      request_json,
+      [&](const ProviderDelta& d) {
+        sign_of_life();
+        return on_delta(d);
+      },
+      [&] {
+        sign_of_life();
+        return cancelled();
+      },
+      waker);
+}
+
+void ProviderInstance::complete_blocking(std::string_view request_json,
+                                         const std::function<bool(const ProviderDelta&)>& on_delta,
+                                         const std::function<bool()>& cancelled,
+                                         CancelWaker* waker) const {
+  SinkState state{&on_delta, &cancelled, waker};
   agentrt_sink_t sink = make_sink(state);
   invoke([&](void* instance, agentrt_error_t* error) {
     return plugin().provider_table().complete(instance, request_json.data(), request_json.size(),

@@ -19,9 +19,10 @@ constexpr const char* kSessionColumns = "seq, cell, id, actor, created_at, updat
 
 // A whole cell's page from the newest rows of the table, when the cell holds most of
 // them (single-cell mode, a dominant cell): the walk back finds a page in about `limit`
-// rows, where the cell's index would read and sort every session of the cell (42 ms at
-// 250,000). A cell with few of the rows would make the walk long, so it stops after
-// kCellScanRows rows and answers nothing; the index then serves the page.
+// rows, where the cell's index would read and sort every session of the cell (145 ms
+// at 250,000, store_bench --list). A cell with few of the rows would make the walk
+// long, so it stops after kCellScanRows rows and answers nothing; the index then serves
+// the page.
 std::optional<nlohmann::json> list_from_newest(Connection& db, const std::string& cell,
                                                const PageRequest& page) {
   constexpr int64_t kCellScanRows = SessionStore::kCellScanRows;

@@ -32,6 +32,7 @@ void decode_piece(DeltaEmitter& out, Decode&& decode) {
 void SseDecoder::feed(std::string_view bytes) {
   decode_piece(out_, [&] {
     parser_.feed(bytes, [this](const SseEvent& event) {
+      any_event_ = true;
       if (!out_.finished()) on_event(event);
     });
   });
@@ -40,10 +41,17 @@ void SseDecoder::feed(std::string_view bytes) {
 void SseDecoder::end_of_stream() {
   decode_piece(out_, [&] {
     parser_.finish([this](const SseEvent& event) {
+      any_event_ = true;
       if (!out_.finished()) on_event(event);
     });
   });
   out_.flush();
+  // A whole JSON answer, or a proxy's HTML page, holds no event: "ended before its end
+  // marker" would send whoever reads the log looking for a cut connection.
+  if (!any_event_)
+    throw sdk::Error(AGENTRT_ERR_UPSTREAM,
+                     "upstream answered without a single server-sent event (not a stream: a "
+                     "whole JSON answer, or an HTML page from a proxy?)");
   if (!out_.finished()) truncated();
 }
 

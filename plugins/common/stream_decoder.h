@@ -42,6 +42,7 @@ class SseDecoder : public StreamDecoder {
 
  private:
   SseParser parser_;
+  bool any_event_ = false;  // a body without one was not a stream at all
 };
 
 // For vendors that speak newline-delimited JSON.

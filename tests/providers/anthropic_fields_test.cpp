@@ -154,6 +154,24 @@ TEST(AnthropicDecoder, TheTypeComesFromTheDataWithoutAnEventLine) {
   EXPECT_EQ(out.deltas, (std::vector<std::string>{"1:a", R"(3:{"reason":"end_turn"})"}));
 }
 
+// A body that holds no event at all is not a stream: a whole JSON answer, or a proxy's
+// HTML page, is told apart from a stream cut before its end marker.
+TEST(AnthropicDecoder, ABodyWithoutAnyEventIsNotAStream) {
+  for (const std::string& body :
+       {std::string(R"({"id":"msg_1","type":"message","content":[{"type":"text","text":"hi"}]})"),
+        std::string("<html><body>502 Bad Gateway</body></html>\n")}) {
+    Decoded out = decode_pieces(make, {body});
+    EXPECT_TRUE(out.deltas.empty());
+    ASSERT_TRUE(out.error) << body;
+    EXPECT_EQ(out.error->rfind(std::to_string(AGENTRT_ERR_UPSTREAM) + ":", 0), 0u) << *out.error;
+    EXPECT_NE(out.error->find("without a single server-sent event"), std::string::npos)
+        << *out.error;
+  }
+  Decoded cut = decode_pieces(make, {event("message_start", kMessageStart)});
+  ASSERT_TRUE(cut.error);
+  EXPECT_NE(cut.error->find("end marker"), std::string::npos) << *cut.error;
+}
+
 TEST(AnthropicDecoder, AnErrorEventEndsTheCall) {
   Decoded out = decode_pieces(
       make,

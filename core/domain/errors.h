@@ -2,6 +2,7 @@
 // status and error code in one place; the domain never speaks HTTP.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -30,9 +31,17 @@ class DomainError : public std::runtime_error {
   ErrorKind kind() const { return kind_; }
   const std::string& code() const { return code_; }  // empty: the kind's default
 
+  // When trying again is worth it, and after how long (an upstream's Retry-After).
+  DomainError& with_retry_after(int64_t seconds) {
+    retry_after_s_ = seconds;
+    return *this;
+  }
+  int64_t retry_after_s() const { return retry_after_s_; }  // 0: no hint
+
  private:
   ErrorKind kind_;
   std::string code_;
+  int64_t retry_after_s_ = 0;
 };
 
 inline DomainError invalid(const std::string& message) {

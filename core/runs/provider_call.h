@@ -34,6 +34,7 @@ struct ProviderResult {
   // The plugin refused the request before sending anything (AGENTRT_ERR_REFUSED): the
   // client's request is at fault, and nothing of the run should be stored.
   bool refused = false;
+  uint32_t retry_after_ms = 0;  // the upstream's, when it failed saying when to try again
   int attempts = 0;
 };
 

@@ -46,6 +46,7 @@ RunSummary summarise(ProviderResult result, const RunContext& context) {
   summary.failed = result.end == ProviderResult::End::failed;
   summary.error_code = std::move(result.error_code);
   summary.error_message = std::move(result.error_message);
+  summary.retry_after_ms = result.retry_after_ms;
   summary.text = std::move(result.text);
   return summary;
 }
@@ -401,7 +402,8 @@ std::string RunService::chat(const std::string& cell, const Principal& who, RunR
   RunSummary summary = execute(run, sink);
   if (summary.failed)
     throw DomainError(kind_for(summary.error_code),
-                      summary.error_message + " (run " + run.live->id + ")");
+                      summary.error_message + " (run " + run.live->id + ")")
+        .with_retry_after((int64_t{summary.retry_after_ms} + 999) / 1000);
   std::string text;
   text.reserve(summary.text.size() + 192);
   JsonObjectText answer(text);

@@ -75,6 +75,7 @@ struct RunSummary {
   int64_t input_tokens = 0, output_tokens = 0;
   bool failed = false;
   std::string error_code, error_message;  // when failed
+  uint32_t retry_after_ms = 0;            // when failed, the upstream's hint
 };
 
 struct RunSettings {

@@ -105,8 +105,12 @@ ApiError from_domain_error(const core::DomainError& error) {
     case core::ErrorKind::internal:
       return ApiError(ErrorCode::internal, "internal error");
   }
-  if (!error.code().empty()) return ApiError(code, error.code(), error.what());
-  return ApiError(code, error.what());
+  ApiError api = error.code().empty() ? ApiError(code, error.what())
+                                      : ApiError(code, error.code(), error.what());
+  // A provider's hint (a 429 whose Retry-After was too long to wait for here).
+  if (error.retry_after_s() > 0)
+    api.with_header("Retry-After", std::to_string(error.retry_after_s()));
+  return api;
 }
 
 }  // namespace agentrt::server

@@ -185,6 +185,19 @@ TEST_P(Vendors, RateLimitIsRetriedHonouringRetryAfter) {
   EXPECT_GE(std::chrono::steady_clock::now() - started, 150ms);
 }
 
+// A 429 whose Retry-After is longer than agentd waits (limits.provider_retry_max_wait_ms)
+// is not retried, and /chat's 503 passes the upstream's hint on, so the client knows
+// when to try again. It once answered with no hint at all.
+TEST_P(Vendors, ARetryAfterTooLongToWaitForIsPassedOn) {
+  VendorSetup s(GetParam());
+  s.fake.set_default(Reply::failure(429).with_header("retry-after", "120"));
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("x"));
+  EXPECT_EQ(chat.status, 503) << chat.body;
+  EXPECT_EQ(chat.json()["error"]["code"], "provider_unavailable");
+  EXPECT_EQ(chat.header("Retry-After"), "120");
+  EXPECT_EQ(s.fake.request_count(), 1u) << "not retried";
+}
+
 TEST_P(Vendors, PersistentServerErrorsEndAsProviderUnavailable) {
   VendorSetup s(GetParam());
   s.fake.set_default(Reply::failure(500).with_header("retry-after-ms", "10"));

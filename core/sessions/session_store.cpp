@@ -29,17 +29,15 @@ std::optional<nlohmann::json> list_from_newest(Connection& db, const std::string
   auto rows = db.prepare(std::string("SELECT ") + kSessionColumns + ", cell = ?1" +
                          " FROM sessions WHERE seq < ?2 ORDER BY seq DESC LIMIT ?3");
   rows.bind(1, cell).bind(2, page.after.value_or(INT64_MAX)).bind(3, kCellScanRows);
-  nlohmann::json data = nlohmann::json::array();
-  int64_t seen = 0, last = 0;
-  while (rows.step()) {
-    ++seen;
-    if (rows.column_int(6) == 0) continue;
-    if (static_cast<int>(data.size()) == page.limit) return page_body(std::move(data), true, last);
-    data.push_back(to_json(read_session(rows)));
-    last = rows.column_int(0);
-  }
-  // Every row below the cursor was seen: the page is whole, and the last.
-  if (seen < kCellScanRows) return page_body(std::move(data), false, last);
+  int64_t seen = 0;
+  nlohmann::json body = read_page(
+      rows, page.limit, [](const Statement& row) { return to_json(read_session(row)); },
+      [&seen](const Statement& row) {
+        ++seen;
+        return row.column_int(6) != 0;
+      });
+  // A full page, or every row below the cursor seen (the page is whole, and the last).
+  if (!body["next_cursor"].is_null() || seen < kCellScanRows) return body;
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 // Reads one page of a list query whose first column is the row's position (its seq)
-// and which was asked for limit + 1 rows: the extra row only says there is more.
+// and which was asked for limit + 1 rows: the extra row only says there is more. Rows
+// `keep` refuses are passed over (a walk that filters as it goes).
 #pragma once
 
 #include "core/domain/paging.h"
@@ -7,14 +8,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <utility>
+
 namespace agentrt::core {
 
-template <class RowToJson>
-nlohmann::json read_page(Statement& rows, int limit, RowToJson&& to_json) {
+template <class RowToJson, class Keep>
+nlohmann::json read_page(Statement& rows, int limit, RowToJson&& to_json, Keep&& keep) {
   nlohmann::json data = nlohmann::json::array();
   int64_t last = 0;
   bool more = false;
   while (rows.step()) {
+    if (!keep(rows)) continue;
     if (static_cast<int>(data.size()) == limit) {
       more = true;
       break;
@@ -23,6 +27,12 @@ nlohmann::json read_page(Statement& rows, int limit, RowToJson&& to_json) {
     last = rows.column_int(0);
   }
   return page_body(std::move(data), more, last);
+}
+
+template <class RowToJson>
+nlohmann::json read_page(Statement& rows, int limit, RowToJson&& to_json) {
+  return read_page(rows, limit, std::forward<RowToJson>(to_json),
+                   [](const Statement&) { return true; });
 }
 
 }  // namespace agentrt::core

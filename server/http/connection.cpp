@@ -86,12 +86,11 @@ void ApiConnection::run() {
         Poco::Net::HTTPServerResponseImpl response(session);
         response.setVersion(Poco::Net::HTTPMessage::HTTP_1_1);
         response.set("Date", http_date_now());
-        // A timeout the session did not record as a network failure is its deadline.
+        // A timeout the session did not record as a network failure is its deadline,
+        // whose message is for the client (server_session.cpp).
         const bool late = dynamic_cast<const Poco::TimeoutException*>(&e) != nullptr;
-        pipeline_->reject_malformed(
-            response, e.displayText(),
-            late ? "the request did not arrive whole within server.request_timeout_s"
-                 : "malformed HTTP request");
+        pipeline_->reject_malformed(response, e.displayText(),
+                                    late ? e.message() : "malformed HTTP request");
       } else {
         core::log_debug("connection ended", {{"error", e.displayText()}});
       }

@@ -98,14 +98,12 @@ std::unique_ptr<SseClient> busy_run(const SlowEcho& s, const std::string& sessio
 
 TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {
   SlowEcho s;
-  const AgentdProcess& agentd = s.agentd;
-  const std::string& admin = s.admin;
   auto first = busy_run(s, "busy");
   ASSERT_TRUE(first);
-  auto refused = call(agentd, "POST", "/chat", admin, run_body("x", {{"session_id", "busy"}}));
+  auto refused = call(s.agentd, "POST", "/chat", s.admin, run_body("x", {{"session_id", "busy"}}));
   EXPECT_EQ(refused.status, 409);
   EXPECT_EQ(refused.json()["error"]["code"], "session_busy");
-  auto second = call(agentd, "POST", "/chat", admin,
+  auto second = call(s.agentd, "POST", "/chat", s.admin,
                      run_body("quick", {{"session_id", "busy"}, {"if_busy", "interrupt"}}));
   EXPECT_EQ(second.status, 200) << second.body;
   EXPECT_EQ(first->rest().back()["reason"], "interrupted");
@@ -116,11 +114,9 @@ TEST(ConversationControl, BusySessionIsAConflictUnlessAskedToInterrupt) {
 // interrupted run had stored them, so the model saw neither.
 TEST(ConversationControl, AnInterruptingRunSeesTheTurnItInterrupted) {
   SlowEcho s;
-  const AgentdProcess& agentd = s.agentd;
-  const std::string& admin = s.admin;
   auto first = busy_run(s, "fix");
   ASSERT_TRUE(first);
-  auto second = call(agentd, "POST", "/chat", admin,
+  auto second = call(s.agentd, "POST", "/chat", s.admin,
                      run_body("quick", {{"session_id", "fix"}, {"if_busy", "interrupt"}}));
   ASSERT_EQ(second.status, 200) << second.body;
   EXPECT_EQ(first->rest().back()["reason"], "interrupted");
@@ -134,17 +130,15 @@ TEST(ConversationControl, AnInterruptingRunSeesTheTurnItInterrupted) {
 // (which ends interrupted, 200), neither is told the session is busy.
 TEST(ConversationControl, TwoRequestsInterruptingAtOnceAreBothServed) {
   SlowEcho s;
-  const AgentdProcess& agentd = s.agentd;
-  const std::string& admin = s.admin;
   for (int round = 0; round < 3; ++round) {
     const std::string session = "race" + std::to_string(round);
     auto first = busy_run(s, session);
     ASSERT_TRUE(first);
     const json body = run_body(kLong, {{"session_id", session}, {"if_busy", "interrupt"}});
-    auto a =
-        std::async(std::launch::async, [&] { return call(agentd, "POST", "/chat", admin, body); });
-    auto b =
-        std::async(std::launch::async, [&] { return call(agentd, "POST", "/chat", admin, body); });
+    auto a = std::async(std::launch::async,
+                        [&] { return call(s.agentd, "POST", "/chat", s.admin, body); });
+    auto b = std::async(std::launch::async,
+                        [&] { return call(s.agentd, "POST", "/chat", s.admin, body); });
     const HttpResponse ra = a.get(), rb = b.get();
     EXPECT_EQ(ra.status, 200) << ra.body;
     EXPECT_EQ(rb.status, 200) << rb.body;

@@ -132,24 +132,29 @@ TEST_F(AsyncProvider, BlockingOnlyNeverStartsAnAsyncCall) {
 
 // `meanwhile` (a stream's start, stored) runs once a call is under way, on either path,
 // and never for a call the plugin refused before touching its sink: the engine then
-// refuses the request and stores nothing (AGENTRT_ERR_REFUSED).
+// refuses the request and stores nothing (AGENTRT_ERR_REFUSED). On the async path it
+// runs on the caller's thread while the plugin's thread emits, so only the blocking
+// path promises it comes before the first delta (the engine holds the deltas until the
+// start is stored, whichever comes first).
 TEST_F(AsyncProvider, MeanwhileRunsOnceACallIsUnderWayAndNeverForARefusedOne) {
   for (const bool blocking : {false, true}) {
     provider->set_blocking_only(blocking);
     for (const std::string what : {"hello", "refuse-request"}) {
       int meanwhile_runs = 0;
-      size_t deltas_before = 99;
-      std::vector<uint32_t> kinds;
+      std::atomic<size_t> delivered{0};
+      size_t delivered_before = 99;
+      std::string meanwhile_thread;
       const std::function<void()> meanwhile = [&] {
         ++meanwhile_runs;
-        deltas_before = kinds.size();
+        delivered_before = delivered.load();
+        meanwhile_thread = this_thread_id();
       };
       std::optional<PluginError> error;
       try {
         provider->complete(
             request(what),
-            [&](const ProviderDelta& d) {
-              kinds.push_back(d.kind);
+            [&](const ProviderDelta&) {
+              ++delivered;
               return true;
             },
             [] { return false; }, nullptr, CallThread::plugin, &meanwhile);
@@ -160,7 +165,10 @@ TEST_F(AsyncProvider, MeanwhileRunsOnceACallIsUnderWayAndNeverForARefusedOne) {
       if (what == "hello") {
         EXPECT_FALSE(error) << where;
         EXPECT_EQ(meanwhile_runs, 1) << where;
-        EXPECT_EQ(deltas_before, 0u) << where << ": before the first delta is handed on";
+        EXPECT_EQ(meanwhile_thread, this_thread_id()) << where << ": on the caller's thread";
+        if (blocking) {
+          EXPECT_EQ(delivered_before, 0u) << where << ": before the first delta is handed on";
+        }
       } else {
         ASSERT_TRUE(error) << where;
         EXPECT_EQ(error->code, AGENTRT_ERR_REFUSED) << where;

@@ -120,9 +120,9 @@ void Engine::start_auth() {
 void Engine::start_memory() {
   memory_ = std::make_unique<MemoryService>(
       service_plugin(config_.memory_backend, AGENTRT_KIND_MEMORY_BACKEND, "memory backend"),
-      [this](const std::string& cell, const Principal& who, const std::string& session) {
+      [this](const std::string& cell, const std::string& actor, const std::string& session) {
         auto found = sessions_->find(cell, session);
-        return found && (who.admin || found->actor == who.actor);
+        return found && found->actor == actor;
       });
   runs_->on_session_deleted([this](const std::string& cell, const std::string& session) {
     memory_->delete_session(cell, session);

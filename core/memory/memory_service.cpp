@@ -36,8 +36,8 @@ bool is_memory_layer(const std::string& name) {
   return std::find(layers.begin(), layers.end(), name) != layers.end();
 }
 
-MemoryService::MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_visible)
-    : backend_(std::move(backend)), session_visible_(std::move(session_visible)) {}
+MemoryService::MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_owned)
+    : backend_(std::move(backend)), session_owned_(std::move(session_owned)) {}
 
 nlohmann::json MemoryService::call(agentrt_json_call_fn fn, const nlohmann::json& request) const {
   return call_plugin_json(*backend_, fn, request);
@@ -78,10 +78,11 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
   nlohmann::json metadata = body.value("metadata", nlohmann::json::object());
   if (metadata.is_null()) metadata = nlohmann::json::object();
   if (!metadata.is_object()) throw invalid("field 'metadata' must be an object");
+  const std::string actor = acting_actor(who, optional_string(body, "actor"));
   nlohmann::json request = {{"cell", cell},
                             {"content", content},
                             {"namespace", optional_value(namespace_)},
-                            {"actor", acting_actor(who, optional_string(body, "actor"))},
+                            {"actor", actor},
                             {"session_id", optional_value(session_id)},
                             {"metadata", metadata}};
   if (!is_memory_layer(layer)) {
@@ -91,11 +92,12 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
   request["layer"] = layer;
   if (layer == "agent_memory" && (!namespace_ || namespace_->empty()))
     throw invalid("field 'namespace' is required for the agent_memory layer");
-  if (layer == "session") {
-    if (!session_id) throw invalid("field 'session_id' is required for the session layer");
-    if (!session_visible_(cell, who, *session_id))
-      throw invalid("field 'session_id' names no session of this actor");
-  }
+  if (layer == "session" && !session_id)
+    throw invalid("field 'session_id' is required for the session layer");
+  // On any layer: an entry of another layer names the session it was learnt in, and a
+  // name that is no session of the acting actor's would be a tag nobody can trust.
+  if (session_id && !session_owned_(cell, actor, *session_id))
+    throw invalid("field 'session_id' names no session of actor '" + actor + "'");
   return write(cell, table().save, request);
 }
 

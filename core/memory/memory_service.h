@@ -29,11 +29,12 @@ struct MemoryQuery {
 
 class MemoryService {
  public:
-  // `session_visible(cell, who, session_id)` says whether a session exists for `who`.
+  // `session_owned(cell, actor, session_id)` says whether the session exists and is
+  // that actor's.
   using SessionCheck =
-      std::function<bool(const std::string&, const Principal&, const std::string&)>;
+      std::function<bool(const std::string&, const std::string&, const std::string&)>;
 
-  MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_visible);
+  MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_owned);
 
   nlohmann::json save(const std::string& cell, const Principal& who, const nlohmann::json& body);
   nlohmann::json list(const std::string& cell, const Principal& who, const MemoryQuery& query);
@@ -74,7 +75,7 @@ class MemoryService {
   const agentrt_memory_vtable_t& table() const { return backend_->plugin().memory_table(); }
 
   std::shared_ptr<PluginInstance> backend_;
-  SessionCheck session_visible_;
+  SessionCheck session_owned_;
   MemoryTotalsCache totals_;
 };
 

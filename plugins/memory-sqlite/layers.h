@@ -11,6 +11,7 @@
 namespace agentrt::memory_sqlite {
 
 inline constexpr int kLayerCount = 7;
+inline constexpr int kSessionLayer = 4;
 inline constexpr int kUnknownLayer = 6;
 inline constexpr int kFirstPersonalLayer = 2;
 

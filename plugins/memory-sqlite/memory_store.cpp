@@ -39,14 +39,15 @@ const std::string& remove_sql() {
   return sql;
 }
 
-// Every layer, every actor: the session's entries go wherever they were saved.
+// The session layer's entries of that session, whoever wrote them. An entry of another
+// layer that names the session (where a fact was learnt) outlives it: it may be
+// another actor's, or the cell's shared knowledge.
 const std::string& delete_session_sql() {
   static const std::string sql =
       std::string("DELETE FROM memory_entries INDEXED BY ") + kIndexBySession +
-      " WHERE cell = :cell AND layer IN (0, 1, 2, 3, 4, 5, 6) AND session_id = :sid";
+      " WHERE cell = :cell AND layer = " + std::to_string(kSessionLayer) + " AND session_id = :sid";
   return sql;
 }
-static_assert(kLayerCount == 7, "delete_session_sql lists every layer code");
 
 EntryRow row_of(const SaveRequest& r) {
   EntryRow row;

@@ -284,14 +284,46 @@ TEST_F(MemoryWindow, ASessionsEntriesAreFoundPastNewerMatchesElsewhere) {
   EXPECT_EQ(search(alice, {{"query", "common"}, {"session_id", session}, {"limit", 100}}), want);
 }
 
+// Only the session layer's entries go with their session: an entry of another layer
+// that names it (where it was learnt) stays, for its own actor or the whole cell
+// (audit 4, F1: a session's deletion took every entry naming it, other actors' too).
 TEST_F(Memory, SessionEntriesGoWithTheirSession) {
   json chat = call(agentd, "POST", "/chat", alice, run_body("hello")).json();
   std::string session = chat["session_id"];
   save(alice, {{"layer", "session"}, {"session_id", session}, {"content", "scratch"}});
-  save(bob, {{"layer", "session"}, {"session_id", session}, {"content", "not mine"}}, 400);
+  std::vector<std::string> learnt;
+  for (const char* layer : {"about_me", "consensus", "working"})
+    learnt.push_back(
+        save(alice, {{"layer", layer}, {"session_id", session}, {"content", "kept"}}).at("id"));
   EXPECT_EQ(call(agentd, "GET", "/memory/counts", alice).json()["session"], 1);
   ASSERT_EQ(call(agentd, "DELETE", "/sessions/" + session, alice).status, 204);
-  EXPECT_EQ(call(agentd, "GET", "/memory/counts", alice).json()["session"], 0);
+  json counts = call(agentd, "GET", "/memory/counts", alice).json();
+  EXPECT_EQ(counts["session"], 0);
+  EXPECT_EQ(counts["about_me"], 1);
+  EXPECT_EQ(counts["consensus"], 1);
+  for (const std::string& id : learnt)
+    EXPECT_EQ(call(agentd, "GET", "/memory/" + id, alice).status, 200) << id;
+}
+
+// A `session_id` on any layer names a session of the acting actor, whatever the token:
+// another actor's session, through an admin acting as bob too, or no session at all is
+// 400, and nothing is stored (audit 4, F4 and F8).
+TEST_F(Memory, ASessionIdNamesASessionOfTheActingActor) {
+  std::string session =
+      call(agentd, "POST", "/chat", alice, run_body("hello")).json()["session_id"];
+  for (const char* layer : {"session", "about_me", "consensus"}) {
+    save(bob, {{"layer", layer}, {"session_id", session}, {"content", "x"}}, 400);
+    json as_bob = {{"layer", layer}, {"session_id", session}, {"content", "x"}, {"actor", "bob"}};
+    EXPECT_EQ(save(admin, as_bob, 400)["error"]["message"],
+              "field 'session_id' names no session of actor 'bob'");
+    save(admin, {{"layer", layer}, {"session_id", session}, {"content", "x"}}, 400);
+    save(alice, {{"layer", layer}, {"session_id", "bad id!"}, {"content", "x"}}, 400);
+  }
+  json counts = call(agentd, "GET", "/memory/counts", admin).json();
+  for (const std::string& layer : kLayers) EXPECT_EQ(counts[layer], 0) << layer;
+  json as_alice = {
+      {"layer", "session"}, {"session_id", session}, {"content", "x"}, {"actor", "alice"}};
+  save(admin, as_alice, 201);
 }
 
 TEST_F(Memory, CountsObeyTheFourRulesForEveryFilter) {

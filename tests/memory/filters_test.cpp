@@ -72,16 +72,16 @@ TEST_F(MemoryTest, CellsAreIsolatedInEveryOperation) {
     return save({{"cell", cell}, {"layer", layer}, {"session_id", sid}, {"content", "zebra"}});
   };
   json a_env = in("a", "environment", "s");
-  json a_me = in("a", "about_me", "s");
+  json a_me = in("a", "session", "s");
   json b_env = in("b", "environment", "s");
-  in("b", "about_me", "s");
+  in("b", "session", "s");
   json fb = filter("b");
 
   EXPECT_EQ(failure([&] { get(fb, a_env["id"]); }).code, AGENTRT_ERR_NOT_FOUND);
   EXPECT_EQ(failure([&] { remove(fb, a_me["id"]); }).code, AGENTRT_ERR_NOT_FOUND);
   EXPECT_EQ(ids_of(list(fb, "environment")["data"]), std::vector<std::string>{b_env["id"]});
   EXPECT_EQ(count(fb)["environment"], 1);
-  EXPECT_EQ(count(fb)["about_me"], 1);
+  EXPECT_EQ(count(fb)["session"], 1);
   EXPECT_EQ(search(fb, "zebra")["data"].size(), 2u);
   EXPECT_EQ(count(filter("nowhere")), json({{"environment", 0},
                                             {"consensus", 0},
@@ -94,11 +94,11 @@ TEST_F(MemoryTest, CellsAreIsolatedInEveryOperation) {
 
   EXPECT_EQ(clear_layer(fb, "environment")["deleted"], 1);
   EXPECT_EQ(delete_by_session("b", "s")["deleted"], 1);
-  EXPECT_EQ(count(fb)["about_me"], 0);
+  EXPECT_EQ(count(fb)["session"], 0);
   // Cell a is untouched by everything done in b.
   json fa = filter("a");
   EXPECT_EQ(count(fa)["environment"], 1);
-  EXPECT_EQ(count(fa)["about_me"], 1);
+  EXPECT_EQ(count(fa)["session"], 1);
   EXPECT_EQ(get(fa, a_me["id"])["id"], a_me["id"]);
   EXPECT_EQ(search(fa, "zebra")["data"].size(), 2u);
 }

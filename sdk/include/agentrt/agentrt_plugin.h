@@ -271,7 +271,9 @@ typedef struct agentrt_memory_vtable_t {
    * only if nothing but this host writes the store. Absent or 0: count every time. */
   agentrt_json_call_fn count;
   agentrt_json_call_fn search;            /* {"cell","query",...} -> {"data":[...]} */
-  agentrt_json_call_fn delete_by_session; /* {"cell","session_id"} -> {"deleted":n} */
+  /* {"cell","session_id"} -> {"deleted":n}: the session layer's entries of that
+   * session, whoever wrote them; entries of other layers naming it stay. */
+  agentrt_json_call_fn delete_by_session;
 } agentrt_memory_vtable_t;
 
 /* ---- Auth ---------------------------------------------------------------- */

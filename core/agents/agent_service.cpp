@@ -136,8 +136,13 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body) 
   apply_fields(agent, body);
   if (agent.namespace_.empty()) agent.namespace_ = agent.id;
   agent.created_at = agent.updated_at = utc_timestamp_now();
-  // Nothing to forget: the cache keeps only agents a lookup found.
-  store_.write([&](Connection& db) { write_row(db, agent, true); });
+  // Nothing to forget: the cache keeps only agents a lookup found. The cell is looked
+  // for in the write, as the request's check may have come before its deletion.
+  store_.write([&](Connection& db) {
+    if (!db.prepare("SELECT 1 FROM cells WHERE id = ?").bind(1, cell).step())
+      throw not_found("cell '" + cell + "' not found");
+    write_row(db, agent, true);
+  });
   log_info("agent created", {{"cell", cell}, {"agent", agent.id}});
   return agent;
 }

@@ -6,9 +6,8 @@
 #include "core/domain/plugin_call.h"
 
 namespace agentrt::core {
-AuthService::AuthService(std::shared_ptr<PluginInstance> plugin,
-                         std::function<bool(const std::string&)> cell_exists)
-    : plugin_(std::move(plugin)), cell_exists_(std::move(cell_exists)) {}
+AuthService::AuthService(std::shared_ptr<PluginInstance> plugin, CellHold hold_cell)
+    : plugin_(std::move(plugin)), hold_cell_(std::move(hold_cell)) {}
 
 nlohmann::json AuthService::call(agentrt_json_call_fn fn, const nlohmann::json& request) const {
   return call_plugin_json(*plugin_, fn, request);
@@ -48,7 +47,10 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   if (actor.empty() || actor.size() > 256)
     throw invalid("field 'actor' must be 1 to 256 characters");
   auto cell = optional_string(body, "cell");
-  if (cell && !cell_exists_(*cell)) throw invalid("field 'cell' names no existing cell");
+  // Held until the token is stored, so that the cell's deletion, which revokes its
+  // tokens, comes after and revokes this one too.
+  std::optional<CellFence::Hold> held;
+  if (cell && !(held = hold_cell_(*cell))) throw invalid("field 'cell' names no existing cell");
   bool admin = optional_bool(body, "admin").value_or(false);
   // An admin token naming no actor writes as this one: a plain token of that name would
   // read what every such admin wrote.

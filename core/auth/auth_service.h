@@ -7,6 +7,7 @@
 #include "core/auth/principal.h"
 #include "core/auth/token_leases.h"
 #include "core/auth/verified_tokens.h"
+#include "core/cells/cell_fence.h"
 #include "core/domain/paging.h"
 #include "core/plugin_host/loaded_plugin.h"
 
@@ -21,9 +22,9 @@ namespace agentrt::core {
 
 class AuthService {
  public:
-  // `cell_exists` checks a token's cell scope at issue time.
-  AuthService(std::shared_ptr<PluginInstance> plugin,
-              std::function<bool(const std::string&)> cell_exists);
+  // `hold_cell` checks a token's cell scope at issue time, and holds the cell's fence
+  // (core/cells/cell_fence.h) until the token is stored.
+  AuthService(std::shared_ptr<PluginInstance> plugin, CellHold hold_cell);
 
   // The bearer token's principal; unauthorized for a missing, malformed, unknown,
   // expired or revoked token (the message says which, never the token). Claims the
@@ -57,7 +58,7 @@ class AuthService {
   nlohmann::json call(agentrt_json_call_fn fn, const nlohmann::json& request) const;
 
   std::shared_ptr<PluginInstance> plugin_;
-  std::function<bool(const std::string&)> cell_exists_;
+  CellHold hold_cell_;
   mutable VerifiedTokens verified_;
   mutable TokenLeases leases_;
 };

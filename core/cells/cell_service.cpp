@@ -98,6 +98,12 @@ bool CellService::exists(const std::string& id) const {
   return true;
 }
 
+std::optional<CellFence::Hold> CellService::hold(const std::string& id) const {
+  CellFence::Hold held = fence_.hold(id);
+  if (!exists(id)) return std::nullopt;
+  return held;
+}
+
 nlohmann::json CellService::list(const PageRequest& page) const {
   nlohmann::json body;
   store_.read([&](Connection& db) {
@@ -140,6 +146,9 @@ Cell CellService::update(const std::string& id, const nlohmann::json& body) {
 void CellService::remove(const std::string& id) {
   if (single_cell_ && id == kDefaultCellId)
     throw conflict("the default cell cannot be deleted in single-cell mode");
+  // Until what the cell held is gone and it is known to be gone; the forgets below
+  // may come after, as they drop only what reads cached.
+  CellFence::Closed closed = fence_.close(id);
   store_.write([&](Connection& db) {
     auto gone = db.prepare("DELETE FROM cells WHERE id = ?");
     gone.bind(1, id).run();
@@ -151,6 +160,7 @@ void CellService::remove(const std::string& id) {
     ++deletions_;
     known_.erase(id);
   }
+  closed.unlock();
   for (const auto& forget : forgets_) forget(id);
   log_info("cell deleted", {{"cell", id}});
 }

@@ -2,6 +2,7 @@
 // "default", always exists.
 #pragma once
 
+#include "core/cells/cell_fence.h"
 #include "core/domain/paging.h"
 #include "core/store/state_store.h"
 
@@ -41,6 +42,9 @@ class CellService {
   // deleted through this service (the one process that owns the data dir deletes
   // them); a cell not seen yet is looked up, so a new one is found at once.
   bool exists(const std::string& id) const;
+  // The cell's fence held while the cell exists (cell_fence.h), for a write that its
+  // deletion's transaction cannot see; nothing when there is no such cell.
+  std::optional<CellFence::Hold> hold(const std::string& id) const;
   nlohmann::json list(const PageRequest& page) const;              // {"data","next_cursor"}
   Cell update(const std::string& id, const nlohmann::json& body);  // 400, 404
   void remove(const std::string& id);                              // 404, 409 for default
@@ -57,6 +61,7 @@ class CellService {
   bool single_cell_;
   std::vector<CellCleanup> cleanups_;
   std::vector<CellForget> forgets_;
+  CellFence fence_;
   mutable std::shared_mutex known_mutex_;
   mutable std::unordered_set<std::string> known_;
   // Bumped by every delete, so a lookup that raced a delete does not put the deleted

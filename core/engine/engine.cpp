@@ -74,6 +74,8 @@ StartReport Engine::start(EngineRole role) {
   });
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
+  runs_->check_cells_with(
+      [cells = cells_.get()](const std::string& cell) { return cells->hold(cell).has_value(); });
   // The runs a killed agentd left: their replay would never end, their status never be
   // final. Nobody else serves this data dir, so none of them is live.
   if (owner) {
@@ -111,9 +113,9 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
 }
 
 void Engine::start_auth() {
-  auth_ = std::make_unique<AuthService>(
-      service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module"),
-      [this](const std::string& cell) { return cells_->exists(cell); });
+  auth_ =
+      std::make_unique<AuthService>(service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module"),
+                                    [this](const std::string& cell) { return cells_->hold(cell); });
   cells_->add_cleanup([this](Connection&, const std::string& cell) { auth_->revoke_cell(cell); });
 }
 
@@ -123,7 +125,8 @@ void Engine::start_memory() {
       [this](const std::string& cell, const std::string& actor, const std::string& session) {
         auto found = sessions_->find(cell, session);
         return found && found->actor == actor;
-      });
+      },
+      [this](const std::string& cell) { return cells_->hold(cell); });
   runs_->on_session_deleted([this](const std::string& cell, const std::string& session) {
     memory_->delete_session(cell, session);
   });

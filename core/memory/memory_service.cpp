@@ -36,8 +36,17 @@ bool is_memory_layer(const std::string& name) {
   return std::find(layers.begin(), layers.end(), name) != layers.end();
 }
 
-MemoryService::MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_owned)
-    : backend_(std::move(backend)), session_owned_(std::move(session_owned)) {}
+MemoryService::MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_owned,
+                             CellHold hold_cell)
+    : backend_(std::move(backend)),
+      session_owned_(std::move(session_owned)),
+      hold_cell_(std::move(hold_cell)) {}
+
+CellFence::Hold MemoryService::held_cell(const std::string& cell) const {
+  std::optional<CellFence::Hold> held = hold_cell_(cell);
+  if (!held) throw not_found("cell '" + cell + "' not found");
+  return std::move(*held);
+}
 
 nlohmann::json MemoryService::call(agentrt_json_call_fn fn, const nlohmann::json& request) const {
   return call_plugin_json(*backend_, fn, request);
@@ -98,6 +107,7 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
   // name that is no session of the acting actor's would be a tag nobody can trust.
   if (session_id && !session_owned_(cell, actor, *session_id))
     throw invalid("field 'session_id' names no session of actor '" + actor + "'");
+  CellFence::Hold held = held_cell(cell);
   return write(cell, table().save, request);
 }
 
@@ -121,6 +131,7 @@ void MemoryService::remove(const std::string& cell, const Principal& who, const 
                            const MemoryQuery& query) {
   nlohmann::json request = filter(cell, who, query);
   request["id"] = id;
+  CellFence::Hold held = held_cell(cell);
   write(cell, table().remove, request);
 }
 
@@ -128,6 +139,7 @@ nlohmann::json MemoryService::clear_layer(const std::string& cell, const Princip
                                           const MemoryQuery& query) {
   nlohmann::json request = filter(cell, who, query);
   request["layer"] = checked_layer(query.layer);
+  CellFence::Hold held = held_cell(cell);
   return write(cell, table().clear_layer, request);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/auth/principal.h"
+#include "core/cells/cell_fence.h"
 #include "core/memory/memory_totals_cache.h"
 #include "core/plugin_host/loaded_plugin.h"
 
@@ -34,7 +35,10 @@ class MemoryService {
   using SessionCheck =
       std::function<bool(const std::string&, const std::string&, const std::string&)>;
 
-  MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_owned);
+  // `hold_cell` holds a cell's fence for a write (core/cells/cell_fence.h): the
+  // backend's storage is not in the transaction that deletes a cell.
+  MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_owned,
+                CellHold hold_cell);
 
   nlohmann::json save(const std::string& cell, const Principal& who, const nlohmann::json& body);
   nlohmann::json list(const std::string& cell, const Principal& who, const MemoryQuery& query);
@@ -69,6 +73,8 @@ class MemoryService {
  private:
   nlohmann::json filter(const std::string& cell, const Principal& who,
                         const MemoryQuery& query) const;
+  // The cell's fence, held; not_found when the cell is gone.
+  CellFence::Hold held_cell(const std::string& cell) const;
   nlohmann::json call(agentrt_json_call_fn fn, const nlohmann::json& request) const;
   nlohmann::json write(const std::string& cell, agentrt_json_call_fn fn,
                        const nlohmann::json& request);
@@ -76,6 +82,7 @@ class MemoryService {
 
   std::shared_ptr<PluginInstance> backend_;
   SessionCheck session_owned_;
+  CellHold hold_cell_;
   MemoryTotalsCache totals_;
 };
 

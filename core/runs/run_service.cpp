@@ -241,17 +241,18 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
   set_context(run, cell, actor, session_id, agent.get(), owner);
   bool waited = false;
   run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy, waited);
-  if (waited) {
-    try {
+  try {
+    if (cell_exists_ && !cell_exists_(cell)) throw not_found("cell '" + cell + "' not found");
+    if (waited) {
       owner = session_owner(cell, session_id);
       if (owner.actor && *owner.actor != actor)  // deleted, and made again by another actor
         throw not_found("session '" + session_id + "' not found");
       set_context(run, cell, actor, session_id, agent.get(), owner);
-    } catch (...) {
-      live_.remove(*run.live);
-      run.live->finish();
-      throw;
     }
+  } catch (...) {
+    live_.remove(*run.live);
+    run.live->finish();
+    throw;
   }
   run.coming.emplace(sessions_.run_coming());
   run.start =

@@ -107,6 +107,12 @@ class RunService {
   RunService(SessionStore& sessions, ProviderRegistry& providers, AgentService& agents,
              RunSettings settings);
   void set_memory_source(MemorySource source) { memory_source_ = std::move(source); }
+  // Asked once a run is live, holding the cell's fence (core/cells/cell_fence.h): a
+  // run checked against its cell before the cell's deletion but made live after the
+  // deletion discarded the cell's runs would otherwise store into a deleted cell.
+  void check_cells_with(std::function<bool(const std::string&)> cell_exists) {
+    cell_exists_ = std::move(cell_exists);
+  }
   ~RunService();
 
   // Ends the runs an earlier agentd left running as interrupted (SessionStore::
@@ -185,6 +191,7 @@ class RunService {
   ProviderRegistry& providers_;
   AgentService& agents_;
   MemorySource memory_source_;
+  std::function<bool(const std::string&)> cell_exists_;
   RunSettings settings_;
   LiveRuns live_;
   HistoryCache history_;

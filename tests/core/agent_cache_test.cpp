@@ -3,6 +3,7 @@
 // the service's updates, which the cache must not make racy.
 #include "core/agents/agent_cache.h"
 #include "core/agents/agent_service.h"
+#include "core/cells/cell_service.h"
 #include "tests/core/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -72,6 +73,7 @@ TEST(AgentCache, StartsAgainEmptyPastItsCapacity) {
 TEST(AgentCache, TheServiceReadsEachChangeBack) {
   test_util::TempDir dir;
   StateStore store(dir.path());
+  CellService(store, /*single_cell=*/false).create({{"id", "a"}});
   AgentService agents(store);
   Agent made = agents.create("a", {{"name", "helper"}, {"system_prompt", "one"}});
   EXPECT_EQ(agents.find("a", made.id)->system_prompt, "one");
@@ -92,6 +94,7 @@ TEST(AgentCache, TheServiceReadsEachChangeBack) {
 TEST(AgentService, UpdatesAtOnceKeepEachOthersFields) {
   test_util::TempDir dir;
   StateStore store(dir.path());
+  CellService(store, /*single_cell=*/false).create({{"id", "a"}});
   AgentService agents(store);
   const char* fields[] = {"model", "system_prompt", "description", "namespace"};
   for (int round = 0; round < 20; ++round) {

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <set>
+#include <thread>
 
 namespace agentrt::core {
 namespace {
@@ -114,6 +116,30 @@ TEST_F(Cells, ExistsFollowsCreateAndDeleteAtOnce) {
   EXPECT_FALSE(cells.exists("acme"));
   cells.create({{"id", "acme"}});
   EXPECT_TRUE(cells.exists("acme"));
+}
+
+// A write outside the deleting transaction holds the cell's fence: the deletion waits
+// for it to end, and a hold asked for once the deletion began finds no cell.
+TEST_F(Cells, ADeletionWaitsForTheWritesHoldingTheCellAndLaterOnesFindNone) {
+  cells.create({{"id", "acme"}});
+  cells.create({{"id", "beta"}});
+  std::optional<CellFence::Hold> writing = cells.hold("acme");
+  ASSERT_TRUE(writing);
+  std::atomic<bool> deleted{false};
+  std::thread deletion([&] {
+    cells.remove("acme");
+    deleted = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(deleted) << "deleted while a write held the cell";
+  EXPECT_TRUE(cells.exists("acme"));
+  writing.reset();
+  deletion.join();
+  EXPECT_TRUE(deleted);
+  EXPECT_FALSE(cells.hold("acme"));
+  EXPECT_TRUE(cells.hold("beta"));
+  cells.create({{"id", "acme"}});
+  EXPECT_TRUE(cells.hold("acme"));
 }
 
 TEST_F(Cells, ListPagesNewestFirstWithoutGapsOrRepeats) {

@@ -131,6 +131,15 @@ void MemoryService::remove(const std::string& cell, const Principal& who, const 
                            const MemoryQuery& query) {
   nlohmann::json request = filter(cell, who, query);
   request["id"] = id;
+  // Every actor reads the shared layers whole, but deletes there only what it wrote:
+  // another's entry, or a sensor's, is the cell's knowledge (audit 4, F3).
+  if (!who.admin) {
+    const nlohmann::json entry = call(table().get, request);  // 404 when not visible
+    if (entry.value("actor", "") != who.actor)
+      throw DomainError(ErrorKind::forbidden, "memory entry '" + id +
+                                                  "' is shared and was written by another "
+                                                  "actor; only an admin token deletes it");
+  }
   CellFence::Hold held = held_cell(cell);
   write(cell, table().remove, request);
 }
@@ -139,6 +148,7 @@ nlohmann::json MemoryService::clear_layer(const std::string& cell, const Princip
                                           const MemoryQuery& query) {
   nlohmann::json request = filter(cell, who, query);
   request["layer"] = checked_layer(query.layer);
+  if (!who.admin) request["owner"] = who.actor;  // as remove: a shared layer keeps the others'
   CellFence::Hold held = held_cell(cell);
   return write(cell, table().clear_layer, request);
 }

@@ -140,11 +140,17 @@ bool MemoryStore::remove(const IdRequest& r) {
 }
 
 int64_t MemoryStore::clear_layer(const LayerRequest& r) {
-  FilterShape shape = FilterShape::of(r.filter, r.layer);
+  Filter filter = r.filter;
+  FilterShape shape = FilterShape::of(filter, r.layer);
+  // An owner narrows even a shared layer, where the reader's actor does not.
+  if (r.owner) {
+    filter.actor = r.owner;
+    shape.actor = true;
+  }
   std::lock_guard<std::mutex> lock(write_mutex_);
   Statement& s = writer_->prepared(clear_sql(shape));
   StatementUse use(s);
-  bind_layer_filter(s, r.filter, r.layer, shape);
+  bind_layer_filter(s, filter, r.layer, shape);
   use->step();
   return writer_->db().changes();
 }

@@ -121,7 +121,7 @@ IdRequest parse_id_request(const std::string& request_json) {
 
 LayerRequest parse_layer_request(const std::string& request_json) {
   json request = parse_request_object(request_json, "request");
-  return {parse_filter(request), parse_layer(request)};
+  return {parse_filter(request), parse_layer(request), optional_string(request, "owner")};
 }
 
 ListRequest parse_list(const std::string& request_json) {

@@ -60,6 +60,8 @@ struct IdRequest {
 struct LayerRequest {
   Filter filter;
   int layer = 0;
+  // Set: only the entries this actor wrote go, in a shared layer too.
+  std::optional<std::string> owner;
 };
 
 struct ListRequest {

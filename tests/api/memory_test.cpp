@@ -90,6 +90,29 @@ TEST_F(Memory, UnknownLayersLandInUnknownAndSharedLayersAreShared) {
             0u);
 }
 
+// Every actor reads the shared layers whole but deletes there only what it wrote; an
+// admin token deletes any entry (audit 4, F3: any actor could wipe the cell's shared
+// knowledge and the sensors' entries).
+TEST_F(Memory, InTheSharedLayersAnActorDeletesOnlyWhatItWrote) {
+  std::string sensor = save(admin, {{"layer", "environment"}, {"content", "sensor: 21C"}})["id"];
+  std::string alices = save(alice, {{"layer", "consensus"}, {"content", "alice's"}})["id"];
+  save(bob, {{"layer", "consensus"}, {"content", "bob's"}});
+  std::string bobs = save(bob, {{"layer", "consensus"}, {"content", "bob's too"}})["id"];
+  HttpResponse refused = call(agentd, "DELETE", "/memory/" + alices, bob);
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/" + sensor, bob).status, 403);
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/layer?layer=environment", bob).json(),
+            json({{"deleted", 0}}));
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/" + bobs, bob).status, 204);
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/layer?layer=consensus", bob).json(),
+            json({{"deleted", 1}}));
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + alices, bob).status, 200);
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + sensor, bob).status, 200);
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/" + alices, admin).status, 204);
+  EXPECT_EQ(call(agentd, "DELETE", "/memory/layer?layer=environment", admin).json(),
+            json({{"deleted", 1}}));
+}
+
 TEST_F(Memory, BadInputGetsTheDocumentedError) {
   std::string before = call(agentd, "GET", "/memory/counts", admin).body;
   save(alice, {{"layer", "about_me"}, {"content", ""}}, 400);

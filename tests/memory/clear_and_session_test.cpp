@@ -40,6 +40,21 @@ TEST_F(MemoryTest, ClearLayerDeletesExactlyTheListedSet) {
   EXPECT_EQ(count(filter("c2"))["working"], 1);
 }
 
+// An owner narrows a clear to what that actor wrote, in a shared layer too, where the
+// reader's actor does not narrow (audit 4, F3).
+TEST_F(MemoryTest, ClearLayerWithAnOwnerTakesOnlyThatActorsEntries) {
+  for (const std::string& layer : {std::string("consensus"), std::string("working")})
+    for (const char* actor : {"alice", "bob", "bob"}) save({{"layer", layer}, {"actor", actor}});
+  json bob = filter("c1", "bob");
+  EXPECT_EQ(call(table().clear_layer, with(bob, {{"layer", "consensus"}, {"owner", "bob"}})),
+            json({{"deleted", 2}}));
+  EXPECT_EQ(count(filter("c1", "alice"))["consensus"], 1);
+  EXPECT_EQ(call(table().clear_layer, with(bob, {{"layer", "working"}, {"owner", "bob"}})),
+            json({{"deleted", 2}}));
+  EXPECT_EQ(count(filter("c1", "alice"))["working"], 1);
+  EXPECT_EQ(clear_layer(bob, "consensus")["deleted"], 1) << "no owner: as the listing shows";
+}
+
 // An entry of another layer may name the session it was learnt in: it is another
 // actor's, or the cell's shared knowledge, and outlives the session (audit 4, F1).
 TEST_F(MemoryTest, DeleteBySessionRemovesThatSessionsSessionLayerEntriesOnly) {

@@ -7,6 +7,8 @@
 #include "core/memory/memory_service.h"
 #include "core/store/paged_query.h"
 
+#include <algorithm>
+
 namespace agentrt::core {
 namespace {
 
@@ -35,19 +37,27 @@ std::vector<std::string> parse_layers(const nlohmann::json& value) {
   for (const auto& layer : value) {
     if (!layer.is_string() || !is_memory_layer(layer.get<std::string>()))
       throw invalid("field 'memory_layers' must name only the seven memory layers");
+    if (std::find(layers.begin(), layers.end(), layer) != layers.end())
+      throw invalid("field 'memory_layers' names '" + layer.get<std::string>() + "' twice");
     layers.push_back(layer.get<std::string>());
   }
   return layers;
 }
 
 // Applies the fields of `body` to `agent`; shared by create and update.
+// A null `model` removes it (the agent then needs a model in each run's request); the
+// other fields have no "none", and null is refused for them.
 void apply_fields(Agent& agent, const nlohmann::json& body) {
+  reject_null_fields(body, {"name", "system_prompt", "description", "namespace", "memory_layers"});
   if (auto name = optional_string(body, "name")) {
     if (name->empty() || name->size() > 128)
       throw invalid("field 'name' must be 1 to 128 characters");
+    if (name->find_first_not_of(" \t\r\n") == std::string::npos)
+      throw invalid("field 'name' must not be blank");
     agent.name = *name;
   }
   if (auto model = optional_string(body, "model")) agent.model = *model;
+  if (body.contains("model") && body["model"].is_null()) agent.model.clear();
   if (auto prompt = optional_string(body, "system_prompt")) agent.system_prompt = *prompt;
   if (auto description = optional_string(body, "description")) agent.description = *description;
   if (auto ns = optional_string(body, "namespace")) {
@@ -55,8 +65,7 @@ void apply_fields(Agent& agent, const nlohmann::json& body) {
       throw invalid("field 'namespace' must be 1 to 128 characters");
     agent.namespace_ = *ns;
   }
-  if (body.contains("memory_layers") && !body["memory_layers"].is_null())
-    agent.memory_layers = parse_layers(body["memory_layers"]);
+  if (body.contains("memory_layers")) agent.memory_layers = parse_layers(body["memory_layers"]);
 }
 
 }  // namespace
@@ -119,7 +128,9 @@ bool namespace_in_use(Connection& db, const std::string& cell, const std::string
 
 void AgentService::check_model(const nlohmann::json& body) const {
   auto model = optional_string(body, "model");
-  if (model && !model->empty() && known_model_ && !known_model_(*model))
+  if (!model) return;
+  if (model->empty()) throw invalid("field 'model' must name a model; null removes it");
+  if (known_model_ && !known_model_(*model))
     throw invalid("field 'model': no provider offers model '" + *model + "'");
 }
 

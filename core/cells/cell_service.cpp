@@ -120,6 +120,7 @@ Cell CellService::update(const std::string& id, const nlohmann::json& body) {
   require_object(body);
   if (body.contains("id")) throw invalid("field 'id' cannot be changed");
   reject_unknown_fields(body, {"timezone", "locale"});
+  reject_null_fields(body, {"timezone", "locale"});
   auto timezone = optional_string(body, "timezone");
   auto locale = optional_string(body, "locale");
   if (timezone) checked_timezone(*timezone);

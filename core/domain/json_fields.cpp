@@ -38,6 +38,14 @@ void reject_unknown_fields(const nlohmann::json& body, std::initializer_list<con
     throw invalid("unknown field '" + prefix + *key + "'");
 }
 
+void reject_null_fields(const nlohmann::json& body, std::initializer_list<const char*> fields) {
+  for (const char* field : fields) {
+    auto it = body.find(field);
+    if (it != body.end() && it->is_null())
+      throw invalid("field '" + std::string(field) + "' must not be null");
+  }
+}
+
 const std::string* string_field(const nlohmann::json& body, const char* field) {
   auto it = body.find(field);
   return it != body.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;

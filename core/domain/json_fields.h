@@ -17,6 +17,10 @@ void require_object(const nlohmann::json& body, const std::string& what = "reque
 void reject_unknown_fields(const nlohmann::json& body, std::initializer_list<const char*> known,
                            const std::string& prefix = "");
 
+// For a resource's fields that have no "none" to set, where JSON null could only be
+// read as "leave it" or "remove it": 400 that names the field.
+void reject_null_fields(const nlohmann::json& body, std::initializer_list<const char*> fields);
+
 // The checks of reject_unknown_fields and required_string without the error, for a
 // caller that builds the field's location only when there is an error to report.
 std::optional<std::string> first_unknown_field(const nlohmann::json& body,

@@ -81,6 +81,33 @@ TEST_F(Agents, CrudWithUniqueNamesAndAdminOnlyWrites) {
   EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents/" + id, s.admin).status, 404);
 }
 
+// JSON null in a body is "remove" for the one field that has a "none", an agent's
+// model, and 400 for the others; it used to be read as "leave it", so a model could
+// never be removed (audit 4, F6 and F8).
+TEST_F(Agents, NullRemovesAModelAndIsRefusedWhereThereIsNoNone) {
+  json agent = make_agent({{"name", "helper"}, {"model", vendor_model(Vendor::openai)}});
+  const std::string path = "/cells/acme/agents/" + agent["id"].get<std::string>();
+  HttpResponse cleared = call(s.agentd, "PATCH", path, s.admin, {{"model", nullptr}});
+  EXPECT_EQ(cleared.status, 200) << cleared.body;
+  EXPECT_TRUE(cleared.json()["model"].is_null()) << cleared.body;
+  EXPECT_TRUE(call(s.agentd, "GET", path, s.admin).json()["model"].is_null());
+  for (const char* field : {"name", "system_prompt", "description", "namespace", "memory_layers"}) {
+    HttpResponse refused = call(s.agentd, "PATCH", path, s.admin, {{field, nullptr}});
+    EXPECT_EQ(refused.status, 400) << field;
+    EXPECT_EQ(refused.json()["error"]["message"],
+              "field '" + std::string(field) + "' must not be null");
+  }
+  for (const json& bad : {json{{"name", "x"}, {"model", ""}}, json{{"name", "   "}},
+                          json{{"name", "x"}, {"memory_layers", {"about_me", "about_me"}}}}) {
+    HttpResponse refused = call(s.agentd, "POST", "/cells/acme/agents", s.admin, bad);
+    EXPECT_EQ(refused.status, 400) << bad.dump() << " -> " << refused.body;
+  }
+  EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents", s.admin).json()["data"].size(), 1u);
+  for (const char* field : {"timezone", "locale"})
+    EXPECT_EQ(call(s.agentd, "PATCH", "/admin/cells/acme", s.admin, {{field, nullptr}}).status, 400)
+        << field;
+}
+
 TEST_F(Agents, PromptAndVisibleMemoryReachTheProviderAndNothingElse) {
   json agent = make_agent({{"name", "helper"},
                            {"model", vendor_model(Vendor::openai)},

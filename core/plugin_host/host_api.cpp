@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -152,13 +153,20 @@ std::string resolve_secret(std::string_view ref_json) {
     return secret;
   }
   if (source == "file") return read_secret_file(value);
-  throw std::invalid_argument("secret source '" + source + "' is not one of inline, env, file");
+  // Not quoted: an operator who swapped source and value put the secret there.
+  throw std::invalid_argument("a secret reference's source is not one of inline, env, file");
 }
 
 agentrt_error_t make_error_struct() {
   agentrt_error_t error{};
   error.struct_size = sizeof error;
   return error;
+}
+
+std::string error_message(const agentrt_error_t& error, const char* fallback) {
+  const size_t length = strnlen(error.message, sizeof error.message);
+  if (length == 0) return fallback;
+  return std::string(error.message, length);
 }
 
 }  // namespace agentrt::core

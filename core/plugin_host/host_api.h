@@ -29,5 +29,8 @@ std::string resolve_secret(std::string_view ref_json);
 
 // A zero-filled error struct with struct_size set, as the ABI asks callers to pass.
 agentrt_error_t make_error_struct();
+// The struct's message, read no further than the struct even when the plugin left
+// no NUL in it; `fallback` when it is empty.
+std::string error_message(const agentrt_error_t& error, const char* fallback);
 
 }  // namespace agentrt::core

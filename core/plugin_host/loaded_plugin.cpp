@@ -62,8 +62,7 @@ PluginInstance::PluginInstance(std::shared_ptr<const LoadedPlugin> plugin,
     throw PluginError(AGENTRT_ERR_INTERNAL, "create threw an exception across the C boundary");
   }
   if (rc != AGENTRT_OK) {
-    throw PluginError(
-        rc, std::string("create failed: ") + (error.message[0] ? error.message : "no message"));
+    throw PluginError(rc, "create failed: " + error_message(error, "no message"));
   }
   if (instance_ == nullptr) throw PluginError(AGENTRT_ERR_INTERNAL, "create returned no instance");
 }
@@ -90,8 +89,8 @@ void PluginInstance::invoke(const std::function<int32_t(void*, agentrt_error_t*)
                       "plugin '" + plugin_->name() + "' threw across the C boundary");
   }
   if (rc != AGENTRT_OK)
-    throw PluginError(rc, error.message[0] ? error.message : "plugin call failed",
-                      error.http_status, error.retry_after_ms);
+    throw PluginError(rc, error_message(error, "plugin call failed"), error.http_status,
+                      error.retry_after_ms);
 }
 
 std::string PluginInstance::call_json(agentrt_json_call_fn fn, std::string_view request) const {

@@ -24,6 +24,9 @@ struct SinkState {
   const std::function<bool(const ProviderDelta&)>* on_delta;
   const std::function<bool()>* cancelled;
   CancelWaker* waker;
+  // Set when the plugin broke the sink's contract: the call then fails with it,
+  // whatever the plugin returns.
+  const char* fault = nullptr;
 };
 
 // An asynchronous call's end, handed over from the plugin's thread by `done`.
@@ -41,6 +44,12 @@ struct AsyncSinkState : SinkState {
 
 int32_t sink_emit(agentrt_sink_t* sink, uint32_t kind, const char* data, size_t len) noexcept {
   auto* state = static_cast<SinkState*>(sink->ctx);
+  if (data == nullptr && len > 0) {
+    // Read as it stands, it would hand on `len` bytes of whatever lies at address 0's
+    // stand-in: the host's own memory.
+    state->fault = "the plugin emitted a delta with a length and no data";
+    return 1;
+  }
   try {
     return (*state->on_delta)(ProviderDelta{kind, std::string_view(data ? data : "", len)}) ? 0 : 1;
   } catch (...) {
@@ -89,6 +98,18 @@ agentrt_sink_t make_sink(SinkState& state) {
   sink.is_cancelled = &sink_is_cancelled;
   sink.set_waker = &sink_set_waker;
   return sink;
+}
+
+// Runs the call; a fault the sink saw is the call's error, before whatever the plugin
+// made of being stopped.
+template <class Call>
+void failing_on_fault(const SinkState& state, Call&& call) {
+  try {
+    call();
+  } catch (const PluginError&) {
+    if (!state.fault) throw;
+  }
+  if (state.fault) throw PluginError(AGENTRT_ERR_INTERNAL, state.fault);
 }
 
 // Unregisters whatever the plugin left registered, so the waker never calls into a
@@ -143,7 +164,9 @@ void ProviderInstance::complete(std::string_view request_json,
     state.on_delta = &on_delta;
     state.cancelled = &cancelled;
     state.waker = waker;
-    if (complete_async(request_json, &state, meanwhile)) return;
+    bool ran = false;
+    failing_on_fault(state, [&] { ran = complete_async(request_json, &state, meanwhile); });
+    if (ran) return;
   }
   if (!meanwhile) return complete_blocking(request_json, on_delta, cancelled, waker);
   // `meanwhile` runs at the call's first sign of life, a delta or a poll, not before
@@ -174,9 +197,11 @@ void ProviderInstance::complete_blocking(std::string_view request_json,
                                          CancelWaker* waker) const {
   SinkState state{&on_delta, &cancelled, waker};
   agentrt_sink_t sink = make_sink(state);
-  invoke([&](void* instance, agentrt_error_t* error) {
-    return plugin().provider_table().complete(instance, request_json.data(), request_json.size(),
-                                              &sink, error);
+  failing_on_fault(state, [&] {
+    invoke([&](void* instance, agentrt_error_t* error) {
+      return plugin().provider_table().complete(instance, request_json.data(), request_json.size(),
+                                                &sink, error);
+    });
   });
 }
 

@@ -80,6 +80,9 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
       provider.complete(
           request_json,
           [&](const ProviderDelta& delta) {
+            // A plugin that goes on after it was told to stop gets nothing more stored
+            // or sent; its usage still counts.
+            if (stopped_by_us && delta.kind == AGENTRT_DELTA_TEXT) return false;
             if (delta.kind != AGENTRT_DELTA_TEXT) {
               take_delta(delta, result);
               return true;
@@ -95,8 +98,12 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
             return !stopped_by_us;
           },
           [&] { return stopped_by_us || cancelled(); }, waker, thread, meanwhile);
-      result.end = ProviderResult::End::completed;
-      if (too_long) fail_too_long(result, policy.max_answer_bytes);
+      if (too_long) {
+        fail_too_long(result, policy.max_answer_bytes);
+        return result;
+      }
+      // Told to stop, it finished all the same: the answer is what came before the stop.
+      result.end = stopped_by_us ? ProviderResult::End::cancelled : ProviderResult::End::completed;
       return result;
     } catch (const PluginError& e) {
       if (too_long) {

@@ -68,6 +68,11 @@ TEST(SecretLookup, BadReferencesAreInvalidAndNeverEchoTheValue) {
   EXPECT_EQ(lookup(R"({"source":"vault","value":"sk-do-not-echo"})", r, e),
             AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(e.message).find("sk-do-not-echo"), std::string::npos);
+  // Source and value swapped, an operator's easy slip, puts the secret in `source`,
+  // which the message used to quote to every client of the model (audit 4a, F1).
+  EXPECT_EQ(lookup(R"({"source":"sk-SWAPPED-secret","value":"inline"})", r, e),
+            AGENTRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(e.message).find("sk-SWAPPED"), std::string::npos) << e.message;
   EXPECT_EQ(lookup("not json", r, e), AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(lookup(R"({"source":"inline"})", r, e), AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(r.calls, 0);

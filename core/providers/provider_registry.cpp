@@ -69,8 +69,30 @@ std::vector<ProviderRecord> ProviderRegistry::stored() const {
   return records;
 }
 
+// What the config enables wins over what the admin API stored: a shared provider that
+// a later config shadows (its name, or one of its model ids, now served by a plugin of
+// the config) is left out, said so, and can still be deleted. The API refuses the same
+// clash when it is made (check_unique).
+std::optional<std::string> ProviderRegistry::clash_with_config(const ProviderRecord& record) const {
+  auto named = providers_.find(record.name);
+  if (named != providers_.end() && named->second.configured)
+    return "its name is a plugin's enabled in the config";
+  for (const auto& model : record.models) {
+    auto served = models_.find(model.id);
+    if (served != models_.end())
+      return "model id '" + model.id + "' is served by '" + served->second + "'";
+  }
+  return std::nullopt;
+}
+
 void ProviderRegistry::load_shared() {
   for (ProviderRecord& record : stored()) {
+    if (auto clash = clash_with_config(record)) {
+      log_error("shared provider not served: the config shadows it; delete it or change the config",
+                {{"provider", record.name}, {"reason", *clash}});
+      shadowed_.insert(record.name);
+      continue;
+    }
     std::shared_ptr<ProviderInstance> instance;
     try {
       instance = instantiate(plugins_, record);
@@ -171,6 +193,7 @@ nlohmann::json ProviderRegistry::upsert(const nlohmann::json& body) {
       it = it->second == records[i].name ? models_.erase(it) : std::next(it);
     for (const auto& m : records[i].models) models_[m.id] = records[i].name;
     providers_[records[i].name] = Entry{records[i], instances[i], false};
+    shadowed_.erase(records[i].name);
     log_info("shared provider saved", {{"provider", records[i].name}, {"type", records[i].type}});
   }
   return list_locked();
@@ -190,12 +213,21 @@ nlohmann::json ProviderRegistry::list_locked() const {
 
 void ProviderRegistry::remove(const std::string& name) {
   std::unique_lock lock(mutex_);
+  auto delete_row = [&] {
+    store_.write([&](Connection& db) {
+      db.prepare("DELETE FROM shared_providers WHERE name = ?").bind(1, name).run();
+    });
+  };
+  if (shadowed_.count(name)) {  // stored, never served: only its row goes
+    delete_row();
+    shadowed_.erase(name);
+    log_info("shared provider deleted", {{"provider", name}});
+    return;
+  }
   auto it = providers_.find(name);
   if (it == providers_.end() || it->second.configured)
     throw not_found("shared provider '" + name + "' not found");
-  store_.write([&](Connection& db) {
-    db.prepare("DELETE FROM shared_providers WHERE name = ?").bind(1, name).run();
-  });
+  delete_row();
   for (auto m = models_.begin(); m != models_.end();)
     m = m->second == name ? models_.erase(m) : std::next(m);
   providers_.erase(it);

@@ -30,7 +30,8 @@ class ProviderRegistry {
   void add_configured(const std::string& name, std::shared_ptr<ProviderInstance> instance);
 
   // Recreates the instances of the stored shared providers; a provider whose plugin is
-  // gone or refuses its config is logged and left without an instance.
+  // gone or refuses its config is logged and left without an instance, and one that a
+  // provider of the config shadows (by name or model id) is logged and not served.
   void load_shared();
 
   // Upserts every provider of {"providers":[...]} by name, all or nothing, and answers
@@ -49,6 +50,7 @@ class ProviderRegistry {
     bool configured = false;  // from the config file, not the admin API
   };
   std::set<std::string> provider_types() const;
+  std::optional<std::string> clash_with_config(const ProviderRecord& record) const;
   void check_unique(const std::vector<ProviderRecord>& incoming) const;
   std::vector<ProviderRecord> stored() const;
   void persist(const std::vector<ProviderRecord>& records);
@@ -59,6 +61,7 @@ class ProviderRegistry {
   mutable std::shared_mutex mutex_;
   std::map<std::string, Entry> providers_;     // by provider name
   std::map<std::string, std::string> models_;  // model id -> provider name
+  std::set<std::string> shadowed_;             // stored, left out for the config's sake
 };
 
 }  // namespace agentrt::core

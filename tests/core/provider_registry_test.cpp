@@ -138,5 +138,36 @@ TEST_F(Providers, SurviveARestart) {
   EXPECT_EQ(reopened.list()["data"][0]["api_key_ref"]["value"], "KEY_VAR");
 }
 
+// A shared provider stored before the config enabled a plugin of its name, or one
+// serving its model, is not served after the restart: the config's provider answers,
+// and deleting the stored one leaves the config's alone (audit 4a, F4: the stored one
+// replaced it, and its deletion then took the config's models).
+TEST_F(Providers, WhatTheConfigEnablesWinsOverAStoredSharedProvider) {
+  registry.reset();
+  ProviderRegistry before(store, host);  // no plugin enabled yet
+  before.upsert({{"providers",
+                  {provider("later-plugin", "m1"), provider("p2", "echo"), provider("p3", "m3")}}});
+  ProviderRegistry after(store, host);
+  auto instance = std::make_shared<ProviderInstance>(host.find("echo"), "{}");
+  after.add_configured("later-plugin", instance);  // serves the echo plugin's model "echo"
+  after.load_shared();
+  EXPECT_FALSE(after.resolve("m1")) << "served by the shadowed provider";
+  ASSERT_TRUE(after.resolve("echo"));
+  EXPECT_EQ(after.resolve("echo")->provider, "later-plugin");
+  EXPECT_EQ(after.resolve("m3")->provider, "p3");
+  json listed = after.list()["data"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["name"], "p3");
+
+  after.remove("later-plugin");
+  after.remove("p2");
+  ASSERT_TRUE(after.resolve("echo")) << "deleting a stored one took the config's model";
+  EXPECT_EQ(after.resolve("echo")->provider, "later-plugin");
+  EXPECT_THROW(after.remove("later-plugin"), DomainError) << "deleted once";
+  ProviderRegistry restarted(store, host);
+  restarted.load_shared();
+  EXPECT_EQ(restarted.list()["data"].size(), 1u) << "the deleted rows are gone";
+}
+
 }  // namespace
 }  // namespace agentrt::core

@@ -80,8 +80,10 @@ nlohmann::json RunService::interrupt(const std::string& cell, const Principal& w
   if (!running || running->is_hold()) return {{"interrupted", false}, {"run_id", nullptr}};
   running->cancel();
   // Answer once the run has stored its partial answer, so a read right after sees it.
-  running->wait_finished(settings_.stop_wait);
-  return {{"interrupted", true}, {"run_id", running->id}};
+  // A run whose provider ignores the cancel past the wait is still going: it was asked
+  // to stop, and was not interrupted (audit 4a, F6).
+  const bool stopped = running->wait_finished(settings_.stop_wait);
+  return {{"interrupted", stopped}, {"run_id", running->id}};
 }
 
 void RunService::delete_session(const std::string& cell, const Principal& who,

@@ -29,12 +29,12 @@ class RunDiscard : public RunServiceFixture {
             {"session_id", session},
             {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", text}}}}}}}};
   }
-  // Until the session's run is live: an interrupt says so (a lingering run ignores it).
-  // Before that, a new session is not found.
+  // Until the session's run is live: an interrupt names it (a lingering run ignores it,
+  // and is not interrupted). Before that, a new session is not found.
   void await_live(const std::string& session) {
     for (int i = 0; i < 400; ++i) {
       try {
-        if (runs->interrupt("cell", alice, session)["interrupted"] == true) return;
+        if (!runs->interrupt("cell", alice, session)["run_id"].is_null()) return;
       } catch (const DomainError&) {
       }
       std::this_thread::sleep_for(5ms);
@@ -116,6 +116,20 @@ TEST_F(RunDiscard, ARunOfADeletedCellStoresNothingInIt) {
 // read the history being deleted and write the session back with its turn. A run is
 // refused as busy then; with "if_busy":"interrupt" it waits for the deletion and starts
 // on the session anew.
+// An interrupt answers once the run stopped; one whose provider ignores it past the
+// wait is named, and said not to be interrupted (it used to be said to be).
+TEST_F(RunDiscard, AnInterruptThatARunIgnoresSaysSo) {
+  auto late = std::async(std::launch::async,
+                         [&] { return runs->chat("cell", alice, body("linger 400", "s")); });
+  await_live("s");
+  const json answer = runs->interrupt("cell", alice, "s");
+  EXPECT_EQ(answer["interrupted"], false) << answer;
+  EXPECT_TRUE(answer["run_id"].is_string()) << answer;
+  late.get();
+  EXPECT_EQ(runs->interrupt("cell", alice, "s"),
+            json({{"interrupted", false}, {"run_id", nullptr}}));
+}
+
 TEST_F(RunDiscard, NoRunStartsOnASessionWhileItIsBeingDeleted) {
   runs->chat("cell", alice, body("first", "s"));
   std::string refused;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 namespace agentrt::core {
@@ -59,6 +60,10 @@ StartReport Engine::start(EngineRole role) {
   cells_ = std::make_unique<CellService>(*store_, single_cell());
   cells_->ensure_default_cell();
   registry_ = std::make_unique<ProviderRegistry>(*store_, host_);
+  std::set<std::string> disabled;
+  for (const auto& [name, plugin] : config_.plugins)
+    if (!plugin.enabled) disabled.insert(name);
+  registry_->set_disabled_types(disabled);
   for (const auto& [name, instance] : providers_) registry_->add_configured(name, instance);
   registry_->load_shared();
   sessions_ = std::make_unique<SessionStore>(*store_);
@@ -96,15 +101,19 @@ StartReport Engine::start(EngineRole role) {
 }
 
 std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, uint32_t kind,
-                                                       const char* role) {
+                                                       const char* role,
+                                                       const std::string& data_dir) const {
   auto plugin = host_.find(name);
   if (!plugin || plugin->kind() != kind)
     throw StartError(std::string(role) + " '" + name + "' is not a loaded " +
                      plugin_kind_name(kind) + " plugin");
   nlohmann::json plugin_config = nlohmann::json::object();
   auto configured = config_.plugins.find(name);
+  if (configured != config_.plugins.end() && !configured->second.enabled)
+    throw StartError(std::string(role) + " '" + name + "' is disabled in the config (plugins." +
+                     name + ".enabled), and agentd cannot run without one");
   if (configured != config_.plugins.end()) plugin_config = configured->second.config;
-  plugin_config["data_dir"] = std::filesystem::absolute(config_.data_dir).string();
+  plugin_config["data_dir"] = std::filesystem::absolute(data_dir).string();
   try {
     return std::make_shared<PluginInstance>(plugin, plugin_config.dump());
   } catch (const PluginError& e) {
@@ -113,15 +122,16 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
 }
 
 void Engine::start_auth() {
-  auth_ =
-      std::make_unique<AuthService>(service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module"),
-                                    [this](const std::string& cell) { return cells_->hold(cell); });
+  auth_ = std::make_unique<AuthService>(
+      service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module", config_.data_dir),
+      [this](const std::string& cell) { return cells_->hold(cell); });
   cells_->add_cleanup([this](Connection&, const std::string& cell) { auth_->revoke_cell(cell); });
 }
 
 void Engine::start_memory() {
   memory_ = std::make_unique<MemoryService>(
-      service_plugin(config_.memory_backend, AGENTRT_KIND_MEMORY_BACKEND, "memory backend"),
+      service_plugin(config_.memory_backend, AGENTRT_KIND_MEMORY_BACKEND, "memory backend",
+                     config_.data_dir),
       [this](const std::string& cell, const std::string& actor, const std::string& session) {
         auto found = sessions_->find(cell, session);
         return found && found->actor == actor;
@@ -218,6 +228,8 @@ HealthReport Engine::health() const {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   for (const auto& plugin : host_.plugins()) {
     if (create_errors_.count(plugin->name())) continue;
+    auto configured = config_.plugins.find(plugin->name());
+    if (configured != config_.plugins.end() && !configured->second.enabled) continue;
     report.plugins.push_back({plugin->name(), plugin_kind_name(plugin->kind()), plugin->version()});
   }
   return report;
@@ -230,6 +242,37 @@ std::vector<PluginStatus> Engine::plugin_statuses() const {
   probe.host_.scan(plugin_dirs_);
   probe.create_instances();
   return fold_create_errors(probe.host_.statuses(), probe.create_errors_);
+}
+
+std::vector<std::string> Engine::service_problems() const {
+  Engine probe(config_, plugin_dirs_);
+  probe.host_.scan(plugin_dirs_);
+  std::string scratch = (std::filesystem::temp_directory_path() / "agentd-check-XXXXXX").string();
+  if (mkdtemp(scratch.data()) == nullptr)
+    return {"cannot make a scratch directory to try the services in: " + scratch};
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < config_.plugin_dirs.size(); ++i) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(config_.plugin_dirs[i], ec))
+      problems.push_back("plugin_dirs[" + std::to_string(i) + "]: '" + config_.plugin_dirs[i] +
+                         "' is not a directory");
+  }
+  const struct {
+    const std::string& name;
+    uint32_t kind;
+    const char* role;
+  } services[] = {{config_.auth, AGENTRT_KIND_AUTH, "auth module"},
+                  {config_.memory_backend, AGENTRT_KIND_MEMORY_BACKEND, "memory backend"}};
+  for (const auto& service : services) {
+    try {
+      probe.service_plugin(service.name, service.kind, service.role, scratch);
+    } catch (const StartError& e) {
+      problems.push_back(e.what());
+    }
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return problems;
 }
 
 std::vector<PluginStatus> Engine::fold_create_errors(

@@ -77,6 +77,10 @@ class Engine {
   // Every plugin discovery saw, usable or refused, with creation failures of enabled
   // plugins folded in. Works without start(): it then scans and creates on its own.
   std::vector<PluginStatus> plugin_statuses() const;
+  // Why the auth module or the memory backend would not start, as serve would say it,
+  // each made once on a throwaway data dir so that its own config is checked too and
+  // the real store is left alone; empty when both would. For check-config.
+  std::vector<std::string> service_problems() const;
 
   StateStore& store() { return *store_; }
   const PluginHost& plugin_host() const { return host_; }
@@ -97,7 +101,8 @@ class Engine {
   // An instance of the plugin the config names for a service (auth, memory), with the
   // data dir added to its config. StartError when it cannot be had.
   std::shared_ptr<PluginInstance> service_plugin(const std::string& name, uint32_t kind,
-                                                 const char* role);
+                                                 const char* role,
+                                                 const std::string& data_dir) const;
   StartReport bootstrap_admin_token();
   static std::vector<PluginStatus> fold_create_errors(
       std::vector<PluginStatus> statuses, const std::map<std::string, std::string>& errors);

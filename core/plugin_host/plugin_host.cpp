@@ -54,7 +54,9 @@ void PluginHost::scan(const std::vector<std::string>& directories) {
   for (const std::string& directory : directories) {
     std::error_code ec;
     if (!fs::is_directory(directory, ec)) {
-      log_debug("plugin directory not found", {{"dir", directory}});
+      // A typo in a path an operator added would otherwise show only as a plugin
+      // missing, later and elsewhere.
+      log_warn("plugin directory not found; nothing loaded from it", {{"dir", directory}});
       continue;
     }
     std::vector<std::string> files;

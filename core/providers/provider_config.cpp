@@ -67,8 +67,9 @@ ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
     throw invalid("field '" + prefix + "name' must be 1 to 63 characters of a-z, 0-9, '_', '-'");
   record.type = required_string(body, "type", prefix);
   if (!types.count(record.type))
-    throw invalid("field '" + prefix +
-                  "type' names no loaded provider plugin; available: " + join(types));
+    throw invalid(
+        "field '" + prefix +
+        "type' names no provider plugin that is loaded and enabled; available: " + join(types));
   record.base_url = optional_string(body, "base_url", prefix).value_or("");
   if (!record.base_url.empty() && record.base_url.rfind("http://", 0) != 0 &&
       record.base_url.rfind("https://", 0) != 0)

@@ -9,10 +9,14 @@
 namespace agentrt::core {
 namespace {
 
-std::shared_ptr<ProviderInstance> instantiate(const PluginHost& plugins, const ProviderRecord& r) {
+std::shared_ptr<ProviderInstance> instantiate(const PluginHost& plugins,
+                                              const std::set<std::string>& disabled,
+                                              const ProviderRecord& r) {
   auto plugin = plugins.find(r.type);
   if (!plugin || plugin->kind() != AGENTRT_KIND_PROVIDER)
     throw invalid("provider '" + r.name + "': no provider plugin '" + r.type + "' is loaded");
+  if (disabled.count(r.type))
+    throw invalid("provider '" + r.name + "': the " + r.type + " plugin is disabled in the config");
   try {
     return std::make_shared<ProviderInstance>(plugin, plugin_config(r).dump());
   } catch (const PluginError& e) {
@@ -95,7 +99,7 @@ void ProviderRegistry::load_shared() {
     }
     std::shared_ptr<ProviderInstance> instance;
     try {
-      instance = instantiate(plugins_, record);
+      instance = instantiate(plugins_, disabled_, record);
     } catch (const DomainError& e) {
       log_error("shared provider unavailable", {{"provider", record.name}, {"reason", e.what()}});
     }
@@ -109,7 +113,8 @@ void ProviderRegistry::load_shared() {
 std::set<std::string> ProviderRegistry::provider_types() const {
   std::set<std::string> types;
   for (const auto& plugin : plugins_.plugins())
-    if (plugin->kind() == AGENTRT_KIND_PROVIDER) types.insert(plugin->name());
+    if (plugin->kind() == AGENTRT_KIND_PROVIDER && !disabled_.count(plugin->name()))
+      types.insert(plugin->name());
   return types;
 }
 
@@ -178,7 +183,7 @@ nlohmann::json ProviderRegistry::upsert(const nlohmann::json& body) {
   // Instances first: a config the plugin refuses stops the request before anything is
   // stored. One writer at a time so the uniqueness check stays true until the swap.
   std::vector<std::shared_ptr<ProviderInstance>> instances;
-  for (const auto& r : records) instances.push_back(instantiate(plugins_, r));
+  for (const auto& r : records) instances.push_back(instantiate(plugins_, disabled_, r));
   std::unique_lock lock(mutex_);
   check_unique(records);
   const std::string now = utc_timestamp_now();

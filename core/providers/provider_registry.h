@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 
@@ -25,6 +26,10 @@ struct ResolvedModel {
 class ProviderRegistry {
  public:
   ProviderRegistry(StateStore& store, const PluginHost& plugins);
+
+  // Provider plugins the config disables: no shared provider may be of their type (an
+  // operator who disables openai forbids its remote calls). Before load_shared.
+  void set_disabled_types(std::set<std::string> disabled) { disabled_ = std::move(disabled); }
 
   // A provider plugin instance enabled in the config, under its plugin name.
   void add_configured(const std::string& name, std::shared_ptr<ProviderInstance> instance);
@@ -61,7 +66,8 @@ class ProviderRegistry {
   mutable std::shared_mutex mutex_;
   std::map<std::string, Entry> providers_;     // by provider name
   std::map<std::string, std::string> models_;  // model id -> provider name
-  std::set<std::string> shadowed_;             // stored, left out for the config's sake
+  std::set<std::string> shadowed_;
+  std::set<std::string> disabled_;             // stored, left out for the config's sake
 };
 
 }  // namespace agentrt::core

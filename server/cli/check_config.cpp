@@ -1,5 +1,7 @@
 // agentd check-config: the effective settings, never a plugin's own config object
 // (it may hold an API key).
+#include "core/engine/engine.h"
+#include "core/log/logger.h"
 #include "server/cli/commands.h"
 #include "server/cli/plugin_dirs.h"
 
@@ -39,9 +41,17 @@ void print_summary(const core::Config& config, std::ostream& out) {
 }  // namespace
 
 int run_check_config(const Arguments& args, const core::Environment& env, std::ostream& out,
-                     std::ostream& /*err*/) {
+                     std::ostream& err) {
   // A ConfigError goes up to cli::run, which names the key and exits 1.
   const core::Config config = core::load_config(args.overrides, env);
+  // What serve refuses to start without: the auth module and the memory backend, made
+  // as serve makes them (their own config included) on a throwaway data dir.
+  core::Logger::set_level(args.overrides.log_level ? *core::parse_log_level(config.log_level)
+                                                   : core::LogLevel::warn);
+  const std::vector<std::string> problems =
+      core::Engine(config, engine_plugin_dirs(config)).service_problems();
+  for (const std::string& problem : problems) err << "config error: " << problem << '\n';
+  if (!problems.empty()) return kExitError;
   out << "config ok\n";
   print_summary(config, out);
   return kExitOk;

@@ -93,6 +93,41 @@ TEST(Cli, CheckConfigNamesTheBadKey) {
   }
 }
 
+// What serve refuses to start without is refused here too: the auth module and the
+// memory backend, their own config included (audit 4a, F5: "config ok", then serve
+// exited 1). The real data dir is not touched.
+TEST(Cli, CheckConfigRefusesWhatServeCannotStartWith) {
+  TempDir dir;
+  struct Case {
+    std::string document, expected;
+  };
+  const std::vector<Case> cases = {
+      {R"({"auth": "nope"})", "auth module 'nope' is not a loaded auth plugin"},
+      {R"({"auth": "echo"})", "auth module 'echo' is not a loaded auth plugin"},
+      {R"({"memory_backend": "nope"})", "memory backend 'nope' is not a loaded"},
+      {R"({"plugins": {"auth-token": {"config": {"bogus": 1}}}})",
+       "auth module 'auth-token' failed to start: create failed: "},
+      {R"({"plugins": {"memory-sqlite": {"config": {"search_candidates": 0}}}})",
+       "memory backend 'memory-sqlite' failed to start: "},
+      {R"({"plugins": {"auth-token": {"enabled": false}}})",
+       "auth module 'auth-token' is disabled in the config"},
+      {R"({"plugin_dirs": ["/nonexistent/agentrt-plugins"]})",
+       "plugin_dirs[0]: '/nonexistent/agentrt-plugins' is not a directory"},
+  };
+  const std::string data = dir.path() + "/data";
+  for (const Case& c : cases) {
+    const CommandResult result = run_agentd(
+        {"check-config", "--config", dir.write("bad.json", c.document), "--data-dir", data});
+    EXPECT_EQ(result.exit_code, 1) << c.document << " -> " << result.out;
+    EXPECT_TRUE(contains(result.err, c.expected)) << c.document << " -> " << result.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(data)) << "check-config made the data dir";
+  const CommandResult good =
+      run_agentd({"check-config", "--config", dir.write("good.json", "{}"), "--data-dir", data});
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_FALSE(std::filesystem::exists(data));
+}
+
 TEST(Cli, CheckConfigReportsAMissingFile) {
   TempDir dir;
   const std::string missing = dir.path() + "/missing.json";

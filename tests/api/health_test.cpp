@@ -1,4 +1,5 @@
 // GET /health against the real agentd, in both modes and with storage pulled away.
+#include "tests/api/admin_client.h"
 #include "tests/api/agentd_process.h"
 
 #include <gtest/gtest.h>
@@ -54,6 +55,30 @@ TEST(Health, SingleModeIsOkAndListsBundledEcho) {
   const HttpResponse response = agentd.request("GET", "/health");
   EXPECT_EQ(response.status, 200);
   expect_health_shape(response, "ok", "ok");
+}
+
+// A plugin the config disables is not usable: /health leaves it out, and no shared
+// provider may be of its type (audit 4a, F8: an operator who disabled openai to forbid
+// remote calls could still have them through a shared provider).
+TEST(Health, ADisabledPluginIsNeitherListedNorATypeForSharedProviders) {
+  TempDir dir;
+  AgentdProcess agentd(with_args(
+      {"--config", dir.write("config.json", R"({"plugins": {"openai": {"enabled": false}}})")}));
+  const nlohmann::json plugins = agentd.request("GET", "/health").json()["plugins"];
+  EXPECT_EQ(find_plugin(plugins, "openai"), nullptr) << plugins;
+  EXPECT_NE(find_plugin(plugins, "anthropic"), nullptr) << plugins;
+  const std::string admin = first_admin_token(agentd);
+  const nlohmann::json shared = {{"providers",
+                                  {{{"name", "remote"},
+                                    {"type", "openai"},
+                                    {"base_url", "http://127.0.0.1:9/v1"},
+                                    {"models", {{{"id", "m"}, {"context_window", 1000}}}}}}}};
+  const HttpResponse refused = call(agentd, "POST", "/admin/shared-providers", admin, shared);
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_NE(refused.body.find("names no provider plugin that is loaded and enabled; available: "
+                              "anthropic, echo, ollama"),
+            std::string::npos)
+      << refused.body;
 }
 
 TEST(Health, MultiModeServesHealthAtTheRootOnly) {

@@ -6,6 +6,7 @@
 #include "server/cli/commands.h"
 #include "server/cli/plugin_dirs.h"
 
+#include <filesystem>
 #include <iostream>
 
 namespace agentrt::server::cli {
@@ -14,6 +15,14 @@ int run_admin_token(const Arguments& args, const core::Environment& env, std::os
                     std::ostream& err) {
   core::Config config = core::load_config(args.overrides, env);
   core::Logger::set_level(core::LogLevel::warn);  // stdout carries the token, stderr stays quiet
+  // A data dir no agentd ever served (a mistyped path) would get a store of its own,
+  // and the token printed would open nothing.
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(config.data_dir) / "state.db", ec)) {
+    err << "agentd: no agentd state in '" << config.data_dir
+        << "': start agentd on it first, or name the data dir it serves (--data-dir)\n";
+    return kExitError;
+  }
   core::Engine engine(config, engine_plugin_dirs(config));
   try {
     engine.start(core::EngineRole::guest);

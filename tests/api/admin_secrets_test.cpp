@@ -7,6 +7,8 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+
 namespace agentrt::test {
 namespace {
 
@@ -110,6 +112,18 @@ TEST(AdminSecrets, AdminTokenVerbMintsAWorkingTokenWhileServing) {
   EXPECT_EQ(result.err.find(fresh), std::string::npos);
   EXPECT_NE(fresh, first_admin_token(agentd));
   EXPECT_EQ(call(agentd, "GET", "/admin/cells", fresh).status, 200);
+}
+
+// A data dir that no agentd served (a typo) gets no store of its own and no token that
+// opens nothing (audit 4a, F10: it printed one, exit 0, and left three databases).
+TEST(AdminSecrets, AdminTokenVerbRefusesADataDirWithoutState) {
+  TempDir dir;
+  const std::string typo = dir.path() + "/agentrt-dta";
+  auto result = run_agentd({"admin-token", "--data-dir", typo});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(result.out.empty()) << result.out;
+  EXPECT_NE(result.err.find("no agentd state in '" + typo + "'"), std::string::npos) << result.err;
+  EXPECT_FALSE(std::filesystem::exists(typo));
 }
 
 }  // namespace

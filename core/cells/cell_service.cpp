@@ -56,6 +56,9 @@ Cell CellService::create(const nlohmann::json& body) {
     throw invalid(
         "field 'id' must be 1 to 63 characters of a-z, 0-9, '_' and '-', starting "
         "with a letter or digit");
+  // No route reaches another cell in single-cell mode: it could hold nothing.
+  if (single_cell_ && cell.id != kDefaultCellId)
+    throw conflict("single-cell mode has only the cell 'default'; start agentd with --mode multi");
   cell.timezone = checked_timezone(optional_string(body, "timezone").value_or("UTC"));
   cell.locale = checked_locale(optional_string(body, "locale").value_or("en-US"));
   cell.created_at = cell.updated_at = utc_timestamp_now();

@@ -80,9 +80,14 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
   require_object(body);
   reject_unknown_fields(body, {"layer", "content", "namespace", "actor", "session_id", "metadata"});
   std::string layer = required_string(body, "layer");
+  // An unknown layer's name is kept (requested_layer): bounded like any name.
+  if (layer.empty() || layer.size() > 64) throw invalid("field 'layer' must be 1 to 64 characters");
   std::string content = required_string(body, "content");
   if (content.empty()) throw invalid("field 'content' must be a non-empty string");
   auto namespace_ = optional_string(body, "namespace");
+  // As an agent's namespace, so that every entry's can be an agent's and be filtered by.
+  if (namespace_ && (namespace_->empty() || namespace_->size() > 128))
+    throw invalid("field 'namespace' must be 1 to 128 characters");
   auto session_id = optional_string(body, "session_id");
   nlohmann::json metadata = body.value("metadata", nlohmann::json::object());
   if (metadata.is_null()) metadata = nlohmann::json::object();
@@ -99,7 +104,7 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
     layer = "unknown";
   }
   request["layer"] = layer;
-  if (layer == "agent_memory" && (!namespace_ || namespace_->empty()))
+  if (layer == "agent_memory" && !namespace_)
     throw invalid("field 'namespace' is required for the agent_memory layer");
   if (layer == "session" && !session_id)
     throw invalid("field 'session_id' is required for the session layer");

@@ -22,7 +22,8 @@ class AdminAccess : public ::testing::Test {
   void SetUp() override {
     admin = first_admin_token(agentd);
     ASSERT_FALSE(admin.empty()) << agentd.stderr_text();
-    ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "other"}}).status, 201);
+    for (const char* cell : {"default", "other"})
+      ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", cell}}).status, 201);
     std::string plain = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
     std::string scoped =
         issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}, {"cell", "other"}})["token"];
@@ -46,7 +47,7 @@ class AdminAccess : public ::testing::Test {
                {"other prefix", "sk-" + admin.substr(4), 401}};
   }
 
-  AgentdProcess agentd;
+  AgentdProcess agentd{with_args({"--mode", "multi"})};  // cells beyond default
   std::string admin;
   std::vector<Caller> callers;
   int serial = 0;
@@ -103,7 +104,7 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
       }
     }
     // A cell route: any valid token of the cell may use it; the scoped token is 403.
-    auto sessions = call(agentd, "GET", "/sessions", caller.token);
+    auto sessions = call(agentd, "GET", "/cells/default/sessions", caller.token);
     int cell_expected = caller.expected == 403 && caller.name == "non-admin" ? 200
                         : caller.expected                                    ? caller.expected
                                                                              : 200;
@@ -134,8 +135,9 @@ TEST_F(AdminAccess, ACellsAdminIsAnAdminInThatCellAndNowhereElse) {
   std::string cell_admin = issue_token(
       agentd, admin,
       {{"ttl", "1h"}, {"actor", "olga"}, {"cell", "default"}, {"admin", true}})["token"];
-  EXPECT_EQ(call(agentd, "POST", "/agents", cell_admin, {{"name", "helper"}}).status, 201);
-  EXPECT_EQ(call(agentd, "GET", "/sessions?actor=alice", cell_admin).status, 200);
+  EXPECT_EQ(call(agentd, "POST", "/cells/default/agents", cell_admin, {{"name", "helper"}}).status,
+            201);
+  EXPECT_EQ(call(agentd, "GET", "/cells/default/sessions?actor=alice", cell_admin).status, 200);
   std::string before = call(agentd, "GET", "/admin/tokens?limit=500", admin).body;
   for (const json& body : {json{{"ttl", "1h"}, {"actor", "evil"}, {"admin", true}},
                            json{{"ttl", "1h"}, {"actor", "evil"}, {"cell", "other"}}}) {
@@ -169,10 +171,10 @@ TEST_F(AdminAccess, RevokedTokenStopsWorkingAtOnce) {
 TEST_F(AdminAccess, AUsedTokenStillExpiresOnTime) {
   const auto issued_at = std::chrono::steady_clock::now();
   std::string token = issue_token(agentd, admin, {{"ttl", "2s"}, {"actor", "fay"}})["token"];
-  EXPECT_EQ(call(agentd, "GET", "/sessions", token).status, 200);
-  EXPECT_EQ(call(agentd, "GET", "/sessions", token).status, 200);
+  EXPECT_EQ(call(agentd, "GET", "/cells/default/sessions", token).status, 200);
+  EXPECT_EQ(call(agentd, "GET", "/cells/default/sessions", token).status, 200);
   std::this_thread::sleep_until(issued_at + std::chrono::milliseconds(2200));
-  auto refused = call(agentd, "GET", "/sessions", token);
+  auto refused = call(agentd, "GET", "/cells/default/sessions", token);
   EXPECT_EQ(refused.status, 401);
   EXPECT_EQ(refused.json()["error"]["message"], "token expired");
 }

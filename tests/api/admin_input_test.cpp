@@ -29,7 +29,7 @@ class AdminInput : public ::testing::Test {
            call(agentd, "GET", "/admin/shared-providers", admin).body;
   }
 
-  AgentdProcess agentd;
+  AgentdProcess agentd{with_args({"--mode", "multi"})};  // cells beyond default
   std::string admin;
 };
 
@@ -86,8 +86,22 @@ TEST_F(AdminInput, Cells) {
   expect_refused("PATCH", "/admin/cells/ghost", {{"locale", "en-GB"}}, 404, "ghost");
   expect_refused("GET", "/admin/cells/ghost", nullptr, 404, "ghost");
   expect_refused("DELETE", "/admin/cells/ghost", nullptr, 404, "ghost");
-  expect_refused("DELETE", "/admin/cells/default", nullptr, 409, "default");
   EXPECT_EQ(snapshot(), before);
+}
+
+// Single-cell mode has its one cell, which cannot go, and no other, which no route
+// could reach (audit 4, F7: it could be made, and tokens scoped to it).
+TEST(AdminInputSingleCell, TheOneCellCannotGoAndNoOtherCanBeMade) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  EXPECT_EQ(call(agentd, "DELETE", "/admin/cells/default", admin).status, 409);
+  HttpResponse made = call(agentd, "POST", "/admin/cells", admin, {{"id", "orphan"}});
+  EXPECT_EQ(made.status, 409) << made.body;
+  EXPECT_EQ(call(agentd, "POST", "/admin/tokens", admin,
+                 {{"ttl", "1h"}, {"actor", "a"}, {"cell", "orphan"}})
+                .status,
+            400);
+  EXPECT_EQ(call(agentd, "GET", "/admin/cells", admin).json()["data"].size(), 1u);
 }
 
 TEST_F(AdminInput, SharedProviders) {

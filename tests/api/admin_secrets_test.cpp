@@ -75,9 +75,8 @@ TEST(AdminSecrets, StateSurvivesARestartAndTheAdminTokenIsNotShownAgain) {
     EXPECT_EQ(info.st_mode & 0777, 0600u);
     minted =
         issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "yan"}, {"admin", true}})["token"];
-    ASSERT_EQ(
-        call(agentd, "POST", "/admin/cells", admin, {{"id", "kept"}, {"locale", "de-DE"}}).status,
-        201);
+    ASSERT_EQ(call(agentd, "PATCH", "/admin/cells/default", admin, {{"locale", "de-DE"}}).status,
+              200);
     json provider = {{"providers",
                       {{{"name", "kept"},
                         {"type", "echo"},
@@ -87,8 +86,8 @@ TEST(AdminSecrets, StateSurvivesARestartAndTheAdminTokenIsNotShownAgain) {
   }
   AgentdProcess again(on_data_dir(dir.path()));
   EXPECT_EQ(again.stderr_text().find("art_"), std::string::npos) << "admin token shown twice";
-  EXPECT_EQ(call(again, "GET", "/admin/cells/kept", admin).json()["locale"], "de-DE");
-  EXPECT_EQ(call(again, "GET", "/admin/cells/kept", minted).status, 200);
+  EXPECT_EQ(call(again, "GET", "/admin/cells/default", admin).json()["locale"], "de-DE");
+  EXPECT_EQ(call(again, "GET", "/admin/cells/default", minted).status, 200);
   auto providers = call(again, "GET", "/admin/shared-providers", admin).json()["data"];
   ASSERT_EQ(providers.size(), 1u);
   EXPECT_EQ(providers[0]["models"][0]["id"], "kept-model");

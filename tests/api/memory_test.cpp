@@ -123,6 +123,13 @@ TEST_F(Memory, BadInputGetsTheDocumentedError) {
   save(alice, {{"layer", "about_me"}, {"content", "x"}, {"metadata", json::array()}}, 400);
   save(alice, {{"layer", "agent_memory"}, {"content", "x"}}, 400);
   save(alice, {{"layer", "session"}, {"content", "x"}}, 400);
+  // Names are bounded, and a namespace is one an agent could have (audit 4, F8).
+  for (const char* layer : {"about_me", "agent_memory"}) {
+    save(alice, {{"layer", layer}, {"content", "x"}, {"namespace", ""}}, 400);
+    save(alice, {{"layer", layer}, {"content", "x"}, {"namespace", std::string(129, 'n')}}, 400);
+  }
+  save(alice, {{"layer", std::string(65, 'l')}, {"content", "x"}}, 400);
+  save(alice, {{"layer", ""}, {"content", "x"}}, 400);
   save(alice, {{"layer", "session"}, {"content", "x"}, {"session_id", "nope"}}, 400);
   save(alice, {{"layer", "about_me"}, {"content", "x"}, {"colour", "red"}}, 400);
   EXPECT_EQ(call(agentd, "GET", "/memory/counts", admin).body, before) << "nothing written";

@@ -169,5 +169,21 @@ TEST(SingleCell, DefaultCellAlwaysExistsAndCannotBeDeleted) {
   EXPECT_TRUE(cells.exists("default"));
 }
 
+// No route reaches another cell in single-cell mode, so none can be made (audit 4, F7:
+// it was, and tokens could be scoped to it).
+TEST(SingleCell, NoOtherCellCanBeMade) {
+  test_util::TempDir dir;
+  StateStore store{dir.path()};
+  CellService cells{store, /*single_cell=*/true};
+  cells.ensure_default_cell();
+  try {
+    cells.create({{"id", "orphan"}});
+    ADD_FAILURE() << "made";
+  } catch (const DomainError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::conflict);
+  }
+  EXPECT_FALSE(cells.exists("orphan"));
+}
+
 }  // namespace
 }  // namespace agentrt::core

@@ -236,7 +236,7 @@ typedef struct agentrt_provider_vtable_t {
   int32_t (*list_models)(void* instance, agentrt_output_t* out, agentrt_error_t* error);
 
   /* Since 1.2, optional (NULL, or AGENTRT_ERR_UNSUPPORTED: the host calls `complete`
-   * instead). Starts the same completion as `complete` and returns without waiting
+   * instead, for this and every later call of the instance). Starts the same completion as `complete` and returns without waiting
    * for it. AGENTRT_OK means it started: the plugin then drives it from threads of
    * its own, reports deltas through `sink` exactly as `complete` would, and ends it
    * with one `sink->done`. Any other status means nothing started: `error` is filled

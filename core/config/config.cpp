@@ -11,6 +11,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <set>
+#include <vector>
 
 extern char** environ;
 
@@ -62,11 +65,45 @@ std::string read_config_file(const std::string& path) {
   return text;
 }
 
+// Tracks the keys of each open object while parsing: nlohmann keeps the last of two
+// equal keys, and an operator who wrote one twice meant one of them, not that one.
+class DuplicateKeys {
+ public:
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) {
+      levels_.push_back({});
+    } else if (event == Event::object_end && !levels_.empty()) {
+      levels_.pop_back();
+    } else if (event == Event::key && !levels_.empty()) {
+      Level& level = levels_.back();
+      level.current = parsed.get<std::string>();
+      if (!level.seen.insert(level.current).second && first_.empty()) first_ = path();
+    }
+    return true;
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  struct Level {
+    std::set<std::string> seen;
+    std::string current;
+  };
+  std::string path() const {
+    std::string dotted;
+    for (const Level& level : levels_) dotted += (dotted.empty() ? "" : ".") + level.current;
+    return dotted;
+  }
+  std::vector<Level> levels_;
+  std::string first_;
+};
+
 Config apply_file(Config config, const std::string& path) {
   const std::string text = read_config_file(path);
   nlohmann::json document;
+  DuplicateKeys duplicates;
   try {
-    document = nlohmann::json::parse(text);
+    document = nlohmann::json::parse(text, std::ref(duplicates));
   } catch (const nlohmann::json::parse_error& e) {
     // what() is "[json.exception.parse_error.101] parse error at line L, column C: ...";
     // the bracketed id means nothing to an operator.
@@ -81,6 +118,9 @@ Config apply_file(Config config, const std::string& path) {
     throw ConfigError(
         "", "config file '" + path + "' must hold a JSON object, got " + document.type_name());
   }
+  if (!duplicates.first().empty())
+    throw ConfigError(duplicates.first(),
+                      "config file '" + path + "': the key appears twice in its object");
   try {
     return apply_config_json(std::move(config), document);
   } catch (const ConfigError& e) {

@@ -30,8 +30,11 @@ std::chrono::milliseconds backoff(const CallPolicy& policy, int attempt, uint32_
 void take_delta(const ProviderDelta& delta, ProviderResult& result) {
   DeltaFields fields = read_delta_fields(delta.data);
   if (delta.kind == AGENTRT_DELTA_USAGE) {
-    if (fields.input_tokens) result.input_tokens = fields.input_tokens;
-    if (fields.output_tokens) result.output_tokens = fields.output_tokens;
+    // A count below zero is no count (audit 4a): the run keeps its estimate or the
+    // plugin's last sound one.
+    if (fields.input_tokens && *fields.input_tokens >= 0) result.input_tokens = fields.input_tokens;
+    if (fields.output_tokens && *fields.output_tokens >= 0)
+      result.output_tokens = fields.output_tokens;
   } else if (delta.kind == AGENTRT_DELTA_FINISH && fields.reason) {
     result.finish_reason = std::move(*fields.reason);
   }

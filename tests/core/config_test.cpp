@@ -128,6 +128,25 @@ TEST(ConfigTest, UnknownKeyInFileNamesKeyAndFile) {
   EXPECT_NE(message.find(*flags.config_file), std::string::npos) << message;
 }
 
+// nlohmann keeps the last of two equal keys; an operator who wrote one twice meant one
+// of them, and is told which key (audit 4a: the second silently won).
+TEST(ConfigTest, AKeyWrittenTwiceInAnObjectIsAnError) {
+  test_util::TempDir dir;
+  ConfigOverrides flags;
+  for (const auto& [document, key] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"listen": "127.0.0.1:1", "listen": "127.0.0.1:2"})", "listen"},
+           {R"({"server": {"threads": 8, "threads": 9}})", "server.threads"},
+           {R"({"plugins": {"openai": {"config": {"a": 1}}, "openai": {}}})", "plugins.openai"}}) {
+    flags.config_file = dir.write("twice.json", document);
+    std::string message = config_error([&] { load_config(flags, {}); }, key);
+    EXPECT_NE(message.find("appears twice"), std::string::npos) << message;
+  }
+  // The same key in two objects is no repeat.
+  EXPECT_EQ(load_file(dir, R"({"plugins": {"a": {"enabled": true}, "b": {"enabled": true}}})")
+                .plugins.size(),
+            3u);
+}
+
 TEST(ConfigTest, WrongTypesNameKeyAndExpectation) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"mode": 1})", "mode"},

@@ -86,5 +86,14 @@ TEST_F(MisbehavingProvider, WhatComesAfterTheStopIsDroppedAndTheRunIsInterrupted
   EXPECT_EQ(kept, "xxx");
 }
 
+TEST_F(MisbehavingProvider, ACountBelowZeroIsNoCount) {
+  ProviderResult result = call_provider(
+      *provider, request("negative"), CallPolicy{}, [](std::string_view) { return true; },
+      [] { return false; });
+  EXPECT_EQ(result.text, "fine");
+  EXPECT_FALSE(result.input_tokens);
+  EXPECT_FALSE(result.output_tokens);
+}
+
 }  // namespace
 }  // namespace agentrt::core

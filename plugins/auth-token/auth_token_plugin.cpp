@@ -112,7 +112,7 @@ class AuthTokenPlugin : public sdk::Auth {
     json next = nullptr;
     if (page.has_more) {
       const TokenRecord& last = page.records.back();
-      next = encode_cursor({last.created_at, last.id});
+      next = encode_cursor({last.issued, last.id});
     }
     return json{{"data", std::move(data)}, {"next_cursor", std::move(next)}}.dump();
   }

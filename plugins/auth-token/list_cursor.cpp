@@ -9,7 +9,7 @@ namespace agentrt::auth_token {
 namespace {
 
 // Digits only, no sign or leading zero, at most 18 digits so it cannot overflow.
-std::optional<int64_t> parse_seconds(std::string_view text) {
+std::optional<int64_t> parse_count(std::string_view text) {
   if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
   int64_t value = 0;
   for (char c : text) {
@@ -22,7 +22,7 @@ std::optional<int64_t> parse_seconds(std::string_view text) {
 }  // namespace
 
 std::string encode_cursor(const ListPosition& position) {
-  return base64url_encode(std::to_string(position.created_at) + ":" + position.id);
+  return base64url_encode(std::to_string(position.issued) + ":" + position.id);
 }
 
 std::optional<ListPosition> decode_cursor(std::string_view cursor) {
@@ -30,10 +30,10 @@ std::optional<ListPosition> decode_cursor(std::string_view cursor) {
   if (!plain) return std::nullopt;
   size_t colon = plain->find(':');
   if (colon == std::string::npos) return std::nullopt;
-  std::optional<int64_t> created_at = parse_seconds(std::string_view(*plain).substr(0, colon));
+  std::optional<int64_t> issued = parse_count(std::string_view(*plain).substr(0, colon));
   std::string id = plain->substr(colon + 1);
-  if (!created_at || !is_token_id(id)) return std::nullopt;
-  return ListPosition{*created_at, id};
+  if (!issued || !is_token_id(id)) return std::nullopt;
+  return ListPosition{*issued, id};
 }
 
 }  // namespace agentrt::auth_token

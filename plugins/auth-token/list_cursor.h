@@ -1,4 +1,4 @@
-// The list cursor: opaque to callers, base64url of "<created_at>:<id>" inside.
+// The list cursor: opaque to callers, base64url of "<issued>:<id>" inside.
 #pragma once
 
 #include "token_store.h"

@@ -30,6 +30,17 @@ CREATE TABLE tokens(
 ) WITHOUT ROWID;
 CREATE INDEX tokens_live_by_age ON tokens(created_at DESC, id DESC) WHERE revoked_at IS NULL;
 )sql",
+    // Newest first means in the order of issue: created_at has whole seconds, and ids
+    // are random, so tokens of one second listed in no order (audit 4).
+    R"sql(
+ALTER TABLE tokens ADD COLUMN issued INTEGER;
+UPDATE tokens SET issued = numbered.n
+  FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM tokens) AS numbered
+  WHERE numbered.id = tokens.id;
+CREATE UNIQUE INDEX tokens_by_issue ON tokens(issued);
+DROP INDEX tokens_live_by_age;
+CREATE INDEX tokens_live_newest_first ON tokens(issued DESC) WHERE revoked_at IS NULL;
+)sql",
 };
 constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
@@ -60,7 +71,8 @@ Database& migrated(Database& db) {
   return db;
 }
 
-constexpr const char* kColumns = "id, actor, cell, admin, created_at, expires_at, revoked_at";
+constexpr const char* kColumns =
+    "id, actor, cell, admin, created_at, expires_at, revoked_at, issued";
 
 TokenRecord read_record(Statement& s) {
   TokenRecord r;
@@ -71,6 +83,7 @@ TokenRecord read_record(Statement& s) {
   r.created_at = s.column_int(4);
   r.expires_at = column_optional_int(s, 5);
   r.revoked_at = column_optional_int(s, 6);
+  r.issued = s.column_int(7);
   return r;
 }
 
@@ -85,14 +98,15 @@ TokenStore::TokenStore(const std::string& data_dir, const std::string& vfs)
     : db_(create_private_file(data_dir), plugin_sqlite::OpenMode::kReadWrite, "auth-token",
           plugin_sqlite::ConnectionMutex::kFull, vfs),
       insert_(migrated(db_),
-              "INSERT INTO tokens(id, secret_hash, actor, cell, admin, created_at, expires_at) "
-              "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO NOTHING"),
+              "INSERT INTO tokens(id, secret_hash, actor, cell, admin, created_at, expires_at, "
+              "issued) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+              "(SELECT coalesce(max(issued), 0) + 1 FROM tokens)) ON CONFLICT(id) DO NOTHING"),
       find_(db_, std::string("SELECT ") + kColumns + ", secret_hash FROM tokens WHERE id = ?1"),
       list_(db_, std::string("SELECT ") + kColumns +
                      " FROM tokens WHERE revoked_at IS NULL"
                      " AND (?1 IS NULL OR admin = ?1)"
-                     " AND (?2 IS NULL OR created_at < ?2 OR (created_at = ?2 AND id < ?3))"
-                     " ORDER BY created_at DESC, id DESC LIMIT ?4"),
+                     " AND (?2 IS NULL OR issued < ?2)"
+                     " ORDER BY issued DESC LIMIT ?3"),
       revoke_(db_, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL") {}
 
 bool TokenStore::insert(const TokenRecord& r, const Sha256Digest& secret_hash) {
@@ -120,7 +134,7 @@ std::optional<StoredToken> TokenStore::find(const std::string& id) {
   if (!s->step()) return std::nullopt;
   StoredToken t;
   t.record = read_record(*s);
-  t.secret_hash = column_digest(*s, 7);
+  t.secret_hash = column_digest(*s, 8);
   // Unknown ids are never kept, so guessing cannot grow this; live tokens can, hence
   // the bound.
   if (cache_.size() >= kMaxCached) cache_.clear();
@@ -132,12 +146,9 @@ ListPage TokenStore::list(const ListQuery& q) {
   std::lock_guard<std::mutex> lock(mutex_);
   StatementUse s(list_);
   if (q.admin) s->bind(1, int64_t{*q.admin ? 1 : 0});
-  if (q.after) {
-    s->bind(2, q.after->created_at);
-    s->bind(3, std::string_view(q.after->id));
-  }
+  if (q.after) s->bind(2, q.after->issued);
   // One row beyond the page says whether another page exists.
-  s->bind(4, int64_t{q.limit} + 1);
+  s->bind(3, int64_t{q.limit} + 1);
   ListPage page;
   while (s->step()) page.records.push_back(read_record(*s));
   if (page.records.size() > static_cast<size_t>(q.limit)) {

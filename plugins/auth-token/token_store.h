@@ -23,6 +23,7 @@ struct TokenRecord {
   int64_t created_at = 0;
   std::optional<int64_t> expires_at;  // unset: never expires
   std::optional<int64_t> revoked_at;
+  int64_t issued = 0;  // 1, 2, ...: the order of issue, newest highest
 };
 
 struct StoredToken {
@@ -32,7 +33,7 @@ struct StoredToken {
 
 // Where the previous page ended, in the list order (created_at DESC, id DESC).
 struct ListPosition {
-  int64_t created_at = 0;
+  int64_t issued = 0;
   std::string id;
 };
 

@@ -67,7 +67,7 @@ TEST(ListCursor, RoundTripsAndRejectsGarbage) {
   ListPosition p{1795305599, "0123456789abcdef"};
   std::optional<ListPosition> back = decode_cursor(encode_cursor(p));
   ASSERT_TRUE(back);
-  EXPECT_EQ(back->created_at, p.created_at);
+  EXPECT_EQ(back->issued, p.issued);
   EXPECT_EQ(back->id, p.id);
   for (const char* garbage : {"", "%%%", "bm9jb2xvbg", "MTIzOnh5eg", "LTE6MDEyMzQ1Njc4OWFiY2RlZg"})
     EXPECT_FALSE(decode_cursor(garbage)) << garbage;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -103,8 +104,37 @@ TEST_F(AuthTokenStorage, AWiderModeOnAnExistingStoreIsNarrowed) {
 
 TEST_F(AuthTokenStorage, TheSchemaIsVersionedAndInWalMode) {
   Sqlite db(db_path());
-  EXPECT_EQ(db.text("PRAGMA user_version"), "1");
+  EXPECT_EQ(db.text("PRAGMA user_version"), "2");
   EXPECT_EQ(db.text("PRAGMA journal_mode"), "wal");
+}
+
+// A store of schema 1 numbers its tokens in the order it listed them, (created_at,
+// id), and goes on from there.
+TEST_F(AuthTokenStorage, AStoreOfSchemaOneKeepsItsListOrderAndGoesOn) {
+  close();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((db_path() + suffix).c_str());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+  const char* v1 = R"sql(
+CREATE TABLE tokens(
+  id TEXT PRIMARY KEY NOT NULL,
+  secret_hash BLOB NOT NULL CHECK(length(secret_hash) = 32),
+  actor TEXT NOT NULL, cell TEXT, admin INTEGER NOT NULL CHECK(admin IN (0, 1)),
+  created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER) WITHOUT ROWID;
+CREATE INDEX tokens_live_by_age ON tokens(created_at DESC, id DESC) WHERE revoked_at IS NULL;
+INSERT INTO tokens VALUES ('bbbbbbbbbbbbbbbb', zeroblob(32), 'b', NULL, 0, 100, NULL, NULL),
+                          ('aaaaaaaaaaaaaaaa', zeroblob(32), 'a', NULL, 0, 100, NULL, NULL),
+                          ('cccccccccccccccc', zeroblob(32), 'c', NULL, 0, 50, NULL, NULL);
+PRAGMA user_version = 1;)sql";
+  ASSERT_EQ(sqlite3_exec(db, v1, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  open();
+  std::string newest = issue_for("new")["id"];
+  const json page = list();
+  std::vector<std::string> listed;
+  for (const json& r : page["data"]) listed.push_back(r["id"]);
+  EXPECT_EQ(listed, (std::vector<std::string>{newest, "bbbbbbbbbbbbbbbb", "aaaaaaaaaaaaaaaa",
+                                              "cccccccccccccccc"}));
 }
 
 TEST_F(AuthTokenStorage, ANewerSchemaIsRefused) {

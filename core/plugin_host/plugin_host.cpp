@@ -100,6 +100,8 @@ PluginStatus PluginHost::load(const std::string& path) {
   agentrt_plugin_descriptor_t descriptor;
   copy_sized(descriptor, raw, raw->struct_size);
   status.abi = std::to_string(descriptor.abi_major) + "." + std::to_string(descriptor.abi_minor);
+  // A valid name is known before the rest is judged, so every later refusal names it.
+  if (valid_plugin_name(descriptor.name)) status.name = descriptor.name;
   if (auto reason = check_descriptor(descriptor)) return refuse(*reason);
   status.name = descriptor.name;
   status.kind = plugin_kind_name(descriptor.kind);

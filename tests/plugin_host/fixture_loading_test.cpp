@@ -29,6 +29,14 @@ TEST_P(Refused, WithItsReason) {
   EXPECT_TRUE(host.plugins().empty());
 }
 
+// A refusal decided after the descriptor was read names the plugin when its name was
+// sound, as every refusal should (audit 4a: the unknown kind showed none).
+TEST(FixtureLoading, ARefusalAfterTheDescriptorNamesThePlugin) {
+  PluginHost host;
+  EXPECT_EQ(host.load(fixture("unknown-kind")).name, "unknown-kind");
+  EXPECT_EQ(host.load(fixture("missing-function")).name, "missing-function");
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, Refused,
     ::testing::Values(

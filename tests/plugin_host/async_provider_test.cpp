@@ -26,10 +26,7 @@ struct Result {
 };
 
 std::string request(const std::string& what) {
-  return nlohmann::json{
-      {"model", "async"},
-      {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", what}}}}}}}}
-      .dump();
+  return test::one_message_request("async", what);
 }
 
 class AsyncProvider : public ::testing::Test {

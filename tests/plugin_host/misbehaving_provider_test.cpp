@@ -13,10 +13,7 @@ namespace agentrt::core {
 namespace {
 
 std::string request(const std::string& what) {
-  return nlohmann::json{
-      {"model", "misbehaving"},
-      {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", what}}}}}}}}
-      .dump();
+  return test::one_message_request("misbehaving", what);
 }
 
 class MisbehavingProvider : public ::testing::Test {

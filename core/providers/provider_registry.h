@@ -66,8 +66,8 @@ class ProviderRegistry {
   mutable std::shared_mutex mutex_;
   std::map<std::string, Entry> providers_;     // by provider name
   std::map<std::string, std::string> models_;  // model id -> provider name
-  std::set<std::string> shadowed_;
-  std::set<std::string> disabled_;             // stored, left out for the config's sake
+  std::set<std::string> shadowed_;             // stored, left out for the config's sake
+  std::set<std::string> disabled_;             // provider plugins the config disables
 };
 
 }  // namespace agentrt::core

@@ -236,11 +236,12 @@ typedef struct agentrt_provider_vtable_t {
   int32_t (*list_models)(void* instance, agentrt_output_t* out, agentrt_error_t* error);
 
   /* Since 1.2, optional (NULL, or AGENTRT_ERR_UNSUPPORTED: the host calls `complete`
-   * instead, for this and every later call of the instance). Starts the same completion as `complete` and returns without waiting
-   * for it. AGENTRT_OK means it started: the plugin then drives it from threads of
-   * its own, reports deltas through `sink` exactly as `complete` would, and ends it
-   * with one `sink->done`. Any other status means nothing started: `error` is filled
-   * and `done` is never called. The host passes only sinks whose `done` is set, and
+   * instead, for this and every later call of the instance). Starts the same
+   * completion as `complete` and returns without waiting for it. AGENTRT_OK means it
+   * started: the plugin then drives it from threads of its own, reports deltas
+   * through `sink` exactly as `complete` would, and ends it with one `sink->done`.
+   * Any other status means nothing started: `error` is filled and `done` is never
+   * called. The host passes only sinks whose `done` is set, and
    * never destroys the instance from inside one of the call's sink callbacks (they
    * run on the plugin's thread, which `destroy` may have to wait for).
    * Why: a blocked thread per call costs a sleep and a wake-up per streamed delta;
@@ -270,7 +271,7 @@ typedef struct agentrt_memory_vtable_t {
    * cell no write (save, remove, clear_layer, delete_by_session) meanwhile; set it
    * only if nothing but this host writes the store. Absent or 0: count every time. */
   agentrt_json_call_fn count;
-  agentrt_json_call_fn search;            /* {"cell","query",...} -> {"data":[...]} */
+  agentrt_json_call_fn search; /* {"cell","query",...} -> {"data":[...]} */
   /* {"cell","session_id"} -> {"deleted":n}: the session layer's entries of that
    * session, whoever wrote them; entries of other layers naming it stay. */
   agentrt_json_call_fn delete_by_session;

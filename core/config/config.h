@@ -65,6 +65,13 @@ struct Config {
   std::optional<bool> admin_token_file;
   ServerConfig server;
   LimitsConfig limits;
+
+  // Named in `plugins` with "enabled": false. A plugin the config does not name is not
+  // disabled: it is enabled or not by the engine's own rules (echo, auth, memory).
+  bool disabled(const std::string& plugin) const {
+    auto it = plugins.find(plugin);
+    return it != plugins.end() && !it->second.enabled;
+  }
 };
 
 // A config that cannot be used. `key` is the full dotted path ("server.threads"), or

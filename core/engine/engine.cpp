@@ -62,7 +62,7 @@ StartReport Engine::start(EngineRole role) {
   registry_ = std::make_unique<ProviderRegistry>(*store_, host_);
   std::set<std::string> disabled;
   for (const auto& [name, plugin] : config_.plugins)
-    if (!plugin.enabled) disabled.insert(name);
+    if (config_.disabled(name)) disabled.insert(name);
   registry_->set_disabled_types(disabled);
   for (const auto& [name, instance] : providers_) registry_->add_configured(name, instance);
   registry_->load_shared();
@@ -107,11 +107,11 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
   if (!plugin || plugin->kind() != kind)
     throw StartError(std::string(role) + " '" + name + "' is not a loaded " +
                      plugin_kind_name(kind) + " plugin");
-  nlohmann::json plugin_config = nlohmann::json::object();
-  auto configured = config_.plugins.find(name);
-  if (configured != config_.plugins.end() && !configured->second.enabled)
+  if (config_.disabled(name))
     throw StartError(std::string(role) + " '" + name + "' is disabled in the config (plugins." +
                      name + ".enabled), and agentd cannot run without one");
+  nlohmann::json plugin_config = nlohmann::json::object();
+  auto configured = config_.plugins.find(name);
   if (configured != config_.plugins.end()) plugin_config = configured->second.config;
   plugin_config["data_dir"] = std::filesystem::absolute(data_dir).string();
   try {
@@ -227,9 +227,7 @@ HealthReport Engine::health() const {
   report.uptime_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   for (const auto& plugin : host_.plugins()) {
-    if (create_errors_.count(plugin->name())) continue;
-    auto configured = config_.plugins.find(plugin->name());
-    if (configured != config_.plugins.end() && !configured->second.enabled) continue;
+    if (create_errors_.count(plugin->name()) || config_.disabled(plugin->name())) continue;
     report.plugins.push_back({plugin->name(), plugin_kind_name(plugin->kind()), plugin->version()});
   }
   return report;
@@ -245,11 +243,6 @@ std::vector<PluginStatus> Engine::plugin_statuses() const {
 }
 
 std::vector<std::string> Engine::service_problems() const {
-  Engine probe(config_, plugin_dirs_);
-  probe.host_.scan(plugin_dirs_);
-  std::string scratch = (std::filesystem::temp_directory_path() / "agentd-check-XXXXXX").string();
-  if (mkdtemp(scratch.data()) == nullptr)
-    return {"cannot make a scratch directory to try the services in: " + scratch};
   std::vector<std::string> problems;
   for (size_t i = 0; i < config_.plugin_dirs.size(); ++i) {
     std::error_code ec;
@@ -257,6 +250,13 @@ std::vector<std::string> Engine::service_problems() const {
       problems.push_back("plugin_dirs[" + std::to_string(i) + "]: '" + config_.plugin_dirs[i] +
                          "' is not a directory");
   }
+  std::string scratch = (std::filesystem::temp_directory_path() / "agentd-check-XXXXXX").string();
+  if (mkdtemp(scratch.data()) == nullptr) {
+    problems.push_back("cannot make a scratch directory to try the services in: " + scratch);
+    return problems;
+  }
+  Engine probe(config_, plugin_dirs_);
+  probe.host_.scan(plugin_dirs_);
   const struct {
     const std::string& name;
     uint32_t kind;

@@ -103,7 +103,6 @@ PluginStatus PluginHost::load(const std::string& path) {
   // A valid name is known before the rest is judged, so every later refusal names it.
   if (valid_plugin_name(descriptor.name)) status.name = descriptor.name;
   if (auto reason = check_descriptor(descriptor)) return refuse(*reason);
-  status.name = descriptor.name;
   status.kind = plugin_kind_name(descriptor.kind);
   status.version = descriptor.version;
   if (auto existing = find(status.name))

@@ -31,7 +31,8 @@ struct StoredToken {
   Sha256Digest secret_hash;
 };
 
-// Where the previous page ended, in the list order (created_at DESC, id DESC).
+// Where the previous page ended, in the list order (issued DESC); the id only makes
+// a cursor recognisable as one of this list's.
 struct ListPosition {
   int64_t issued = 0;
   std::string id;

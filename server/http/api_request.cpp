@@ -2,10 +2,10 @@
 
 #include "server/http/server_session.h"
 
-#include <Poco/Net/HTTPChunkedStream.h>
 #include <Poco/Net/HTTPFixedLengthStream.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace agentrt::server {
 
@@ -18,12 +18,10 @@ ApiRequest::ApiRequest(ServerSession& session, Poco::Net::HTTPServerResponse& re
 ApiRequest::~ApiRequest() = default;
 
 std::istream& ApiRequest::stream() {
+  if (head_.chunked) throw std::logic_error("a chunked body is read by read_request_body");
   if (!body_) {
-    if (head_.chunked)
-      body_ = std::make_unique<Poco::Net::HTTPChunkedInputStream>(session_);
-    else
-      body_ = std::make_unique<Poco::Net::HTTPFixedLengthInputStream>(
-          session_, static_cast<Poco::Int64>(head_.content_length.value_or(0)));
+    body_ = std::make_unique<Poco::Net::HTTPFixedLengthInputStream>(
+        session_, static_cast<Poco::Int64>(head_.content_length.value_or(0)));
   }
   return *body_;
 }
@@ -41,6 +39,10 @@ const Poco::Net::SocketAddress& ApiRequest::serverAddress() const {
 size_t ApiRequest::read_body(char* buffer, size_t length) {
   const int n = session_.read_some(buffer, static_cast<int>(std::min<size_t>(length, 1 << 30)));
   return n > 0 ? static_cast<size_t>(n) : 0;
+}
+
+int ApiRequest::next_body_byte() {
+  return session_.next_byte();
 }
 
 Poco::Net::StreamSocket& ApiRequest::socket() {

@@ -1,8 +1,7 @@
 // A request as the connection loop hands it to the pipeline: the head read by
-// request_head.h, the body read through Poco's fixed-length or chunked streams only
-// when asked for. Replaces Poco's HTTPServerRequestImpl, which also looked up both
-// socket addresses (two system calls) for every request; here they are looked up
-// when asked for.
+// request_head.h, the body read by body_reader.h only when asked for. Replaces Poco's
+// HTTPServerRequestImpl, which also looked up both socket addresses (two system calls)
+// for every request; here they are looked up when asked for.
 #pragma once
 
 #include "server/http/request_head.h"
@@ -34,7 +33,9 @@ class ApiRequest final : public Poco::Net::HTTPServerRequest {
   // asked for (request_head.h).
   const RequestHead& head() const { return head_; }
 
-  // The body: chunked, Content-Length bytes, or (neither header, RFC 9112 6.3) none.
+  // Poco's view of the body: Content-Length bytes, or (neither header, RFC 9112 6.3)
+  // none. A chunked body is never read through it (Poco's decoder is lax: see
+  // chunked_body.h): asked for one, it throws.
   std::istream& stream() override;
   const Poco::Net::SocketAddress& clientAddress() const override;
   const Poco::Net::SocketAddress& serverAddress() const override;
@@ -46,6 +47,9 @@ class ApiRequest final : public Poco::Net::HTTPServerRequest {
   // per request costs more than reading a small body. 0 at the connection's end; throws
   // what the session's reads throw. Never mixed with stream() for one request.
   size_t read_body(char* buffer, size_t length);
+  // The body's next byte, EOF at the connection's end: a chunked body's framing is read
+  // through it (chunked_body.h), so nothing past the body is taken.
+  int next_body_byte();
 
   Poco::Net::StreamSocket& socket();
 

@@ -1,12 +1,12 @@
 #include "server/http/body_reader.h"
 
 #include "server/http/api_request.h"
+#include "server/http/chunked_body.h"
 
 #include <Poco/Exception.h>
 #include <Poco/Net/StreamSocket.h>
 
 #include <chrono>
-#include <istream>
 
 namespace agentrt::server {
 
@@ -19,21 +19,38 @@ ApiError too_large(uint64_t limit) {
                   "request body exceeds the limit of " + std::to_string(limit) + " bytes");
 }
 
-// Reads until end of stream or until more than `limit` bytes arrived.
-void read_up_to(std::istream& in, uint64_t limit, RequestBody& body) {
-  // Poco reports a malformed chunk or a receive timeout by throwing inside the stream
-  // buffer; with badbit in the mask the istream passes that on instead of hiding it.
-  in.exceptions(std::ios::badbit);
-  char buffer[kReadChunk];
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    body.data.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (body.data.size() > limit) {
-      body.error = too_large(limit);
-      body.unread_bytes = true;
-      return;
-    }
+// The connection as a chunked body's source: framing bytes one at a time, data in
+// runs, never a byte past the body.
+class RequestSource final : public ChunkedSource {
+ public:
+  explicit RequestSource(ApiRequest& request) : request_(request) {}
+  int next_byte() override { return request_.next_body_byte(); }
+  std::size_t read_some(char* buffer, std::size_t length) override {
+    return request_.read_body(buffer, length);
   }
+
+ private:
+  ApiRequest& request_;
+};
+
+void read_chunked(ApiRequest& request, uint64_t limit, RequestBody& body) {
+  RequestSource source(request);
+  const ChunkedResult result = read_chunked_body(source, limit, body.data);
+  switch (result.status) {
+    case ChunkedStatus::complete:
+      return;
+    case ChunkedStatus::too_large:
+      body.error = too_large(limit);
+      break;
+    case ChunkedStatus::malformed:
+      body.error = ApiError(ErrorCode::invalid_request,
+                            std::string("malformed chunked request body: ") + result.problem);
+      break;
+    case ChunkedStatus::truncated:
+      body.error = ApiError(ErrorCode::invalid_request, "request body ended before its last chunk");
+      break;
+  }
+  body.unread_bytes = true;
 }
 
 // A Content-Length body, read straight from the connection; fewer bytes when the
@@ -71,7 +88,7 @@ RequestBody read_request_body(ApiRequest& request, uint64_t limit) {
   }
   try {
     if (head.chunked)
-      read_up_to(request.stream(), limit, body);
+      read_chunked(request, limit, body);
     else
       read_exactly(request, static_cast<std::size_t>(length), body);
   } catch (const std::exception& e) {

@@ -270,6 +270,30 @@ TEST_F(PipelineHttp, HugeChunkedBodyStillGetsIts413) {
   expect_error(response, 413, "payload_too_large");
 }
 
+// A chunked body holding a request's bytes is one request (audit 5b, F1): Poco's
+// decoder stopped at the ninth digit of a size, kept the connection, and served the
+// chunk's data as a request of its own.
+TEST_F(PipelineHttp, AChunkedBodyNeverBecomesASecondRequest) {
+  const std::string inner = "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n";
+  char size[16];
+  std::snprintf(size, sizeof size, "%09zX", inner.size());
+  HttpConnection connection = connect();
+  connection.send_raw("POST /size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                      std::string(size) + "\r\n" + inner + "\r\n0\r\n\r\n");
+  EXPECT_EQ(connection.read_response().json()["size"], inner.size());
+  EXPECT_EQ(connection.request("GET", "/ok").json()["ok"], true);  // the next is ours
+
+  // A size line that cannot be read ends the connection, not the body.
+  HttpConnection junk = connect();
+  junk.send_raw("POST /size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nz" + inner +
+                "\r\n0\r\n\r\n");
+  const HttpResponse refused = junk.read_response();
+  expect_error(refused, 400, "invalid_request");
+  EXPECT_NE(refused.body.find("malformed chunked request body"), std::string::npos);
+  EXPECT_TRUE(refused.closes_connection());
+  EXPECT_TRUE(junk.closed_by_server());
+}
+
 TEST_F(PipelineHttp, ExpectContinueIsWithheldForAnOversizedBody) {
   HttpConnection connection = connect();
   connection.send_raw("POST /size HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +

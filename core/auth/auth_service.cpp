@@ -39,6 +39,7 @@ Principal AuthService::verify(const std::string& token) const {
 nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   require_object(body);
   reject_unknown_fields(body, {"ttl", "actor", "cell", "admin"});
+  reject_null_fields(body, {"admin"});  // `cell` is the one that may be null
   std::string ttl_text = required_string(body, "ttl");
   std::string error;
   auto ttl = parse_duration(ttl_text, error);

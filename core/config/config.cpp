@@ -2,6 +2,7 @@
 // flags. Environment and flag values go through the same checks as file values, so a
 // bad AGENTRT_MODE fails at start instead of being ignored.
 #include "core/config/config.h"
+#include "core/domain/json_duplicates.h"
 #include "core/domain/json_text.h"
 #include "core/log/logger.h"
 
@@ -65,48 +66,16 @@ std::string read_config_file(const std::string& path) {
   return text;
 }
 
-// Tracks the keys of each open object while parsing: nlohmann keeps the last of two
-// equal keys, and an operator who wrote one twice meant one of them, not that one.
-class DuplicateKeys {
- public:
-  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) {
-      levels_.push_back({});
-    } else if (event == Event::object_end && !levels_.empty()) {
-      levels_.pop_back();
-    } else if (event == Event::key && !levels_.empty()) {
-      Level& level = levels_.back();
-      level.current = parsed.get<std::string>();
-      if (!level.seen.insert(level.current).second && first_.empty()) first_ = path();
-    }
-    return true;
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  struct Level {
-    std::set<std::string> seen;
-    std::string current;
-  };
-  std::string path() const {
-    std::string dotted;
-    for (const Level& level : levels_) dotted += (dotted.empty() ? "" : ".") + level.current;
-    return dotted;
-  }
-  std::vector<Level> levels_;
-  std::string first_;
-};
-
 Config apply_file(Config config, const std::string& path) {
   const std::string text = read_config_file(path);
   nlohmann::json document;
   DuplicateKeys duplicates;
   try {
     document = nlohmann::json::parse(text, std::ref(duplicates));
-  } catch (const nlohmann::json::parse_error& e) {
-    // what() is "[json.exception.parse_error.101] parse error at line L, column C: ...";
-    // the bracketed id means nothing to an operator.
+  } catch (const nlohmann::json::exception& e) {
+    // what() is "[json.exception.parse_error.101] parse error at line L, column C: ...",
+    // or out_of_range.406 for a number past a double; the bracketed id means nothing to
+    // an operator.
     std::string detail = e.what();
     size_t end = detail.find("] ");
     if (detail.rfind("[json.exception", 0) == 0 && end != std::string::npos) {

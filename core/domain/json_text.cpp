@@ -199,6 +199,19 @@ size_t utf8_sequence_length(std::string_view text, size_t i) {
   return utf8_sequence(text, i, taken);
 }
 
+bool is_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t length = utf8_sequence_length(text, i);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
 bool stands_for_itself(std::string_view text) {
   for (char c : text)
     if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return false;

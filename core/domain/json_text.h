@@ -47,6 +47,8 @@ bool stands_for_itself(std::string_view text);
 // more), or 0 when it is ill-formed: overlong forms, surrogates and anything past
 // U+10FFFF are, as for nlohmann's parser.
 size_t utf8_sequence_length(std::string_view text, size_t i);
+// Whether all of `text` is well-formed UTF-8 in that sense: what nlohmann can write.
+bool is_utf8(std::string_view text);
 
 // For readers of the strings this program writes (append_json_string's form): the size
 // of the text that `escaped`, what stands between the quotes, decodes to, and how many of

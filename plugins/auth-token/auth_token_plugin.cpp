@@ -91,8 +91,11 @@ class AuthTokenPlugin : public sdk::Auth {
     r.actor = request.actor;
     r.cell = request.cell;
     r.admin = request.admin;
-    r.created_at = now_unix_seconds();
-    if (request.ttl_s) r.expires_at = r.created_at + *request.ttl_s;
+    const auto now = std::chrono::system_clock::now();
+    r.created_at = unix_seconds_floor(now);
+    // The first whole second at which the ttl has passed: the token lives at least its
+    // ttl, where `created_at + ttl` took up to a second of it away.
+    if (request.ttl_s) r.expires_at = unix_seconds_ceil(now) + *request.ttl_s;
     for (int attempt = 0; attempt < kIssueAttempts; ++attempt) {
       NewToken token = generate_token();
       r.id = token.parts.id;

@@ -35,7 +35,7 @@ std::optional<int64_t> parse_ttl(const json& request) {
   std::optional<int64_t> seconds = as_int(ttl);
   if (!seconds || *seconds <= 0) invalid_request("ttl_s must be a positive integer or null");
   if (*seconds > kMaxTtlSeconds)
-    invalid_request("ttl_s must be at most " + std::to_string(kMaxTtlSeconds) + " (10 years)");
+    invalid_request("ttl_s must be at most " + std::to_string(kMaxTtlSeconds) + " (3660 days)");
   return seconds;
 }
 

@@ -10,7 +10,7 @@
 
 namespace agentrt::auth_token {
 
-inline constexpr int64_t kMaxTtlSeconds = int64_t{10} * 365 * 24 * 60 * 60;
+inline constexpr int64_t kMaxTtlSeconds = int64_t{10} * 366 * 24 * 60 * 60;
 inline constexpr int kMaxListLimit = 500;
 
 struct IssueRequest {

@@ -7,9 +7,16 @@
 
 namespace agentrt::auth_token {
 
+int64_t unix_seconds_floor(std::chrono::system_clock::time_point t) {
+  return std::chrono::floor<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+int64_t unix_seconds_ceil(std::chrono::system_clock::time_point t) {
+  return std::chrono::ceil<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
 int64_t now_unix_seconds() {
-  using namespace std::chrono;
-  return floor<seconds>(system_clock::now().time_since_epoch()).count();
+  return unix_seconds_floor(std::chrono::system_clock::now());
 }
 
 std::string iso8601_utc(int64_t unix_seconds) {

@@ -19,6 +19,24 @@ std::string bearer_token(std::string_view authorization) {
   return std::string(authorization.substr(start, end + 1 - start));
 }
 
+namespace {
+
+// RFC 6750 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
+// Anything else cannot be a token of any scheme, and its bytes need not be UTF-8, which
+// the auth plugin's JSON could not carry.
+bool is_b64token(std::string_view token) {
+  const size_t end = token.find_last_not_of('=');
+  if (end == std::string_view::npos) return false;
+  for (char c : token.substr(0, end + 1)) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Middleware make_auth_middleware(core::Engine& engine) {
   return [&engine](RequestContext& ctx) {
     const RouteSpec& spec = ctx.route->spec;
@@ -27,6 +45,8 @@ Middleware make_auth_middleware(core::Engine& engine) {
     if (token.empty())
       throw ApiError(ErrorCode::unauthorized,
                      "an Authorization: Bearer <token> header is required");
+    if (!is_b64token(token))
+      throw ApiError(ErrorCode::unauthorized, "the bearer token is malformed");
     ctx.principal = engine.auth().verify(token);
     if (spec.access == RouteAccess::admin) {
       if (spec.scope == RouteScope::root)

@@ -34,13 +34,17 @@ ChunkWriter::~ChunkWriter() {
 bool ChunkWriter::write(std::string_view data) {
   if (gone_) return false;
   if (data.empty()) return true;  // an empty chunk would end the response
-  char size_line[24];
-  int n = std::snprintf(size_line, sizeof size_line, "%zX\r\n", data.size());
   if (sent_ == pending_.size()) {
     pending_.clear();
     sent_ = 0;
   }
-  pending_.append(size_line, static_cast<size_t>(n)).append(data).append("\r\n");
+  if (framed_) {
+    char size_line[24];
+    int n = std::snprintf(size_line, sizeof size_line, "%zX\r\n", data.size());
+    pending_.append(size_line, static_cast<size_t>(n)).append(data).append("\r\n");
+  } else {
+    pending_.append(data);
+  }
   drain(std::this_thread::get_id() == owner_);
   return !gone_;
 }

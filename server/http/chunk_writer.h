@@ -31,6 +31,9 @@ class ChunkWriter {
   // Frames `data` as one chunk and sends it, or queues what the socket does not take.
   // False once the client counts as gone.
   bool write(std::string_view data);
+  // From now on `data` is sent as it is: the body of a response to HTTP/1.0, which has
+  // no chunked coding and ends with the connection.
+  void send_unframed() { framed_ = false; }
   // Sends what is queued as far as the socket takes it; false once gone.
   bool flush();
   bool gone() const { return gone_; }
@@ -44,6 +47,7 @@ class ChunkWriter {
   bool wait_writable(std::chrono::steady_clock::time_point deadline);
 
   int fd_;
+  bool framed_ = true;
   std::thread::id owner_;
   std::chrono::milliseconds send_timeout_;
   std::string pending_;

@@ -1,8 +1,10 @@
 #include "server/http/json_body.h"
 
+#include "core/domain/json_duplicates.h"
 #include "server/http/api_error.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace agentrt::server {
 namespace {
@@ -58,12 +60,23 @@ nlohmann::json parse_json_body(const std::string& body) {
   if (nests_deeper_than(body, kMaxJsonDepth))
     throw ApiError(ErrorCode::invalid_request, "request body nests arrays and objects more than " +
                                                    std::to_string(kMaxJsonDepth) + " levels deep");
+  core::DuplicateKeys duplicates;
+  nlohmann::json document;
   try {
-    return nlohmann::json::parse(body);
+    document = nlohmann::json::parse(body, std::ref(duplicates));
   } catch (const nlohmann::json::parse_error& e) {
     throw ApiError(ErrorCode::invalid_request,
                    "request body is not valid JSON: error at " + describe_position(body, e.byte));
+  } catch (const nlohmann::json::out_of_range&) {
+    // Valid JSON (RFC 8259 sets no range), but past a double, where nlohmann gives up:
+    // `1e400`. Its message quotes the number without a position.
+    throw ApiError(ErrorCode::invalid_request,
+                   "request body holds a number too large to represent (past about 1.8e308)");
   }
+  if (!duplicates.first().empty())
+    throw ApiError(ErrorCode::invalid_request,
+                   "field '" + duplicates.first() + "' appears twice in its object");
+  return document;
 }
 
 }  // namespace agentrt::server

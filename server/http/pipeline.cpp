@@ -1,5 +1,6 @@
 #include "server/http/pipeline.h"
 
+#include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
 #include "server/http/api_error.h"
@@ -164,6 +165,10 @@ class RequestPipeline::Run {
     }
     auto query = parse_query(target->query);
     if (!query) throw ApiError(ErrorCode::invalid_request, "malformed percent-escape in query");
+    for (const auto& [name, value] : *query) {
+      if (!core::is_utf8(name) || !core::is_utf8(value))
+        throw ApiError(ErrorCode::invalid_request, "the query is not UTF-8 once percent-decoded");
+    }
     ctx_.query = std::move(*query);
     ctx_.route = match.route;
     ctx_.params = std::move(match.params);

@@ -129,15 +129,19 @@ int read_field(Source& in, int c, Poco::Net::HTTPRequest& request) {
   return c;
 }
 
-// Content-Length = 1*DIGIT (RFC 9110 8.6), below 2^63.
+// Content-Length = 1*DIGIT (RFC 9110 8.6). A value past 18 digits (leading zeros not
+// counted) is past any body limit: it reads as the largest length, for a 413 like any
+// other too large, not as malformed.
 uint64_t content_length_value(const std::string& value) {
-  if (value.empty() || value.size() > 18) malformed("malformed Content-Length");
+  if (value.empty()) malformed("malformed Content-Length");
   uint64_t length = 0;
+  int digits = 0;
   for (char c : value) {
     if (c < '0' || c > '9') malformed("malformed Content-Length");
-    length = length * 10 + static_cast<uint64_t>(c - '0');
+    if (digits > 0 || c != '0') ++digits;
+    if (digits <= 18) length = length * 10 + static_cast<uint64_t>(c - '0');
   }
-  return length;
+  return digits > 18 ? UINT64_MAX : length;
 }
 
 // `*first` becomes `value` unless an earlier field of the name set it (Poco's get()

@@ -82,7 +82,11 @@ std::ostream& Response::begin_stream(int status, const char* content_type) {
   sent_ = true;
   if (draining_ != nullptr && *draining_) raw_.setKeepAlive(false);
   raw_.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-  raw_.setChunkedTransferEncoding(true);
+  // HTTP/1.0 has no chunked coding (RFC 9112 6.1: a server must not send it to a 1.0
+  // request): the body is the bytes themselves, and the connection's close ends it.
+  stream_chunked_ = raw_.getVersion() != Poco::Net::HTTPMessage::HTTP_1_0;
+  if (!stream_chunked_) raw_.setKeepAlive(false);
+  raw_.setChunkedTransferEncoding(stream_chunked_);
   raw_.setContentType(content_type);
   raw_.set("Cache-Control", "no-cache");
   raw_.set("X-Accel-Buffering", "no");  // proxies such as nginx must not hold events back

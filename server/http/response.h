@@ -1,12 +1,9 @@
 // The handler's side of one HTTP response. Normal responses are a complete body sent
 // with Content-Length in one write. Sending never throws on a vanished client: the
 // response remembers it (client_gone()) and the connection is closed afterwards.
-//
-// Streaming (SSE) will add a begin_stream(content_type) here that switches the raw
-// response to chunked transfer and hands back a writer whose write() flushes one chunk
-// and reports the stream's good() after each flush, so a run stops when its client
-// disconnects. Everything below is shaped so that fits: headers stay settable until
-// the first byte is sent, and sent() tells the pipeline it can no longer send an error.
+// A stream (begin_stream) sends its head at once; its events are then written to the
+// socket by sse_stream.h. Headers stay settable until the first byte is sent, and
+// sent() tells the pipeline it can no longer send an error.
 #pragma once
 
 #include "server/http/api_error.h"
@@ -47,9 +44,12 @@ class Response {
   void send_no_content();  // 204
   // The documented error body; adds the error's headers.
   void send_error(const ApiError& error);
-  // Sends the status and headers of a chunked response and returns the body stream;
-  // every flush() on it sends one chunk. After this the response counts as sent.
+  // Sends the status and headers of a streamed response and returns the body stream;
+  // every flush() on it sends one chunk. After this the response counts as sent. The
+  // body is chunked, but to an HTTP/1.0 request: then it is unframed, and the
+  // connection's close ends it (stream_chunked()).
   std::ostream& begin_stream(int status, const char* content_type);
+  bool stream_chunked() const { return stream_chunked_; }
 
   bool sent() const { return sent_; }
   bool client_gone() const { return client_gone_; }
@@ -57,7 +57,7 @@ class Response {
   int status() const;
   const std::string& request_id() const { return request_id_; }
 
-  // The underlying response, for the streaming writer to come.
+  // The underlying response.
   Poco::Net::HTTPServerResponse& raw() { return raw_; }
 
  private:
@@ -71,6 +71,7 @@ class Response {
   bool client_gone_ = false;
   int fd_ = -1;
   bool head_ = false;
+  bool stream_chunked_ = true;
 };
 
 }  // namespace agentrt::server

@@ -1,5 +1,6 @@
 #include "server/http/router.h"
 
+#include "core/domain/json_text.h"
 #include "server/http/api_error.h"
 #include "server/http/uri.h"
 
@@ -153,6 +154,9 @@ RouteMatch Router::match(std::string_view method, std::string_view raw_path) con
     if (std::any_of(segment->begin(), segment->end(),
                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }))
       throw ApiError(ErrorCode::invalid_request, "the path holds a control character");
+    // Ids go to plugins as JSON, which has no way to carry other bytes.
+    if (!core::is_utf8(*segment))
+      throw ApiError(ErrorCode::invalid_request, "the path is not UTF-8 once percent-decoded");
     decoded.push_back(std::move(*segment));
   }
   const Pattern* best = nullptr;

@@ -31,6 +31,7 @@ SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval
 bool SseStream::send_head() {
   head_sent_ = true;
   response_.begin_stream(200, "text/event-stream");
+  if (!response_.stream_chunked()) writer_.send_unframed();
   gone_ = response_.client_gone();
   return !gone_;
 }

@@ -132,9 +132,9 @@ RunContext assemble_context(ContextParts parts, int64_t context_window,
   for (const auto& m : parts.fresh) used += estimate_tokens(m);
   if (!parts.system_prompt.empty()) used += kFraming + estimate_text_tokens(parts.system_prompt);
   if (used > budget)
-    throw invalid("field 'messages' needs about " + std::to_string(used) +
-                  " tokens with the system prompt, more than the model's context window of " +
-                  std::to_string(context_window) +
+    throw invalid("field 'messages' needs about " + std::to_string(used) + " tokens" +
+                  (parts.system_prompt.empty() ? "" : " with the system prompt") +
+                  ", more than the model's context window of " + std::to_string(context_window) +
                   (reserved ? " less max_tokens " + std::to_string(*reserved) : std::string()));
 
   std::string system = parts.system_prompt;

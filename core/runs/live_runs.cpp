@@ -23,9 +23,9 @@ const std::string& LiveRun::append_delta(std::string_view content) {
   return events_.back();
 }
 
-std::string LiveRun::events_json() const {
+std::string LiveRun::events_json(std::string_view next) const {
   std::lock_guard lock(mutex_);
-  size_t size = 2 + events_.size();
+  size_t size = 3 + events_.size() + next.size();
   for (const std::string& event : events_) size += event.size();
   std::string out;
   out.reserve(size);
@@ -33,6 +33,10 @@ std::string LiveRun::events_json() const {
   for (const std::string& event : events_) {
     if (out.size() > 1) out += ',';
     out += event;
+  }
+  if (!next.empty()) {
+    if (out.size() > 1) out += ',';
+    out += next;
   }
   out += ']';
   return out;

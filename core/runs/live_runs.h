@@ -44,8 +44,14 @@ class LiveRun {
     changed_.notify_all();
     return events_.back();
   }
-  // The events so far as one JSON array, as the store keeps them.
-  std::string events_json() const;
+  // The events so far as one JSON array, as the store keeps them; with `next` (an
+  // event's text) after them when given.
+  std::string events_json(std::string_view next = {}) const;
+  // The seq the next event will have.
+  int64_t next_seq() const {
+    std::lock_guard lock(mutex_);
+    return static_cast<int64_t>(events_.size() + 1);
+  }
 
   // Asks the run to stop; the first reason given wins ("interrupted"). Also wakes a
   // provider call waiting on its upstream, through waker().

@@ -53,14 +53,16 @@ RunSummary summarise(ProviderResult result, const RunContext& context) {
 
 // What a run stores when it ends: its events, the request's messages (moved: the run
 // has no use for them any more) and the answer.
-RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& summary) {
+// `done`, the last event, is stored with the others before anyone is sent it.
+RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& summary,
+                      const std::string& done) {
   RunOutcome outcome{live.id,
                      live.cell,
                      live.session_id,
                      summary.reason,
                      summary.input_tokens,
                      summary.output_tokens,
-                     live.events_json(),
+                     live.events_json(done),
                      std::move(run.request.messages)};
   outcome.continues = run.continues;
   outcome.discarded = &live.discarded();
@@ -88,8 +90,14 @@ ErrorKind kind_for(const std::string& code) {
 struct LiveGuard {
   LiveRuns& registry;
   LiveRun& run;
-  ~LiveGuard() {
+  bool removed = false;
+  // Frees the run's session for the next run, before its `done` goes out.
+  void remove() {
     registry.remove(run);
+    removed = true;
+  }
+  ~LiveGuard() {
+    if (!removed) registry.remove(run);
     run.finish();
   }
 };
@@ -159,7 +167,7 @@ RunService::SessionOwner RunService::session_owner(const std::string& cell,
 int64_t RunService::end_abandoned_runs() {
   return sessions_.end_abandoned_runs([](const SessionStore::AbandonedRun& run) {
     return "[" + run_start_text(run.id, run.session_id, run.model, run.started_at, 1) + "," +
-           done_text("interrupted", run.id, 0, 0, 2) + "]";
+           done_text("interrupted", run.id, 0, 0, kRecoveredDoneSeq) + "]";
   });
 }
 
@@ -169,12 +177,20 @@ RunService::~RunService() {
 }
 
 std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::string& session,
-                                           const std::string& actor, bool interrupt_if_busy,
-                                           bool& waited) {
+                                           const std::string& actor, bool sees_any_actor,
+                                           bool interrupt_if_busy, bool& waited) {
   const std::string run_id = new_id("run");
   waited = false;
   if (auto run = live_.start(run_id, cell, session, actor)) return run;
+  // A new session is stored only when its first run is under way (/run) or over
+  // (/chat): until then its live run is what says whose it is. Neither its run's id nor
+  // a stop is any other actor's.
+  auto others = [&](const std::shared_ptr<LiveRun>& running) {
+    if (running && !running->is_hold() && running->actor != actor && !sees_any_actor)
+      throw not_found("session '" + session + "' not found");
+  };
   auto running = live_.on_session(cell, session);
+  others(running);
   if (running && running->is_hold() && !interrupt_if_busy)
     throw DomainError(ErrorKind::conflict, "session_busy",
                       "session '" + session + "' is being deleted; send it again once it is");
@@ -197,6 +213,7 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
     if (auto run = live_.start(run_id, cell, session, actor)) return run;
     if (std::chrono::steady_clock::now() >= give_up) break;
     running = live_.on_session(cell, session);
+    others(running);
   }
   throw DomainError(ErrorKind::conflict, "session_busy", "session '" + session + "' is still busy");
 }
@@ -240,7 +257,8 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
   // turn (or a deletion removed the session) meanwhile.
   set_context(run, cell, actor, session_id, agent.get(), owner);
   bool waited = false;
-  run.live = claim(cell, session_id, actor, run.request.interrupt_if_busy, waited);
+  run.live = claim(cell, session_id, actor, who.admin && !run.request.actor,
+                   run.request.interrupt_if_busy, waited);
   try {
     if (cell_exists_ && !cell_exists_(cell)) throw not_found("cell '" + cell + "' not found");
     if (waited) {
@@ -366,11 +384,15 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
     deliver(live.append_text([&](int64_t seq) {
       return error_event_text(summary.error_code, summary.error_message, seq);
     }));
-  deliver(live.append_text([&](int64_t seq) {
-    return done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens, seq);
-  }));
-
-  sessions_.finish_run(outcome_of(live, run, summary), start_with_call ? nullptr : &run.start);
+  // `done` says the run ended: a client that acts on it (its next turn on the session, a
+  // read of the messages) must find the run stored and the session free. So it is
+  // stored first, then the session let go, and only then sent to anyone.
+  std::string done = done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens,
+                               live.next_seq());
+  sessions_.finish_run(outcome_of(live, run, summary, done),
+                       start_with_call ? nullptr : &run.start);
+  guard.remove();
+  deliver(live.append_text([&](int64_t) { return std::move(done); }));
   if (Logger::enabled(LogLevel::info)) log_finished(live.id, summary, attempts);
   return summary;
 }

@@ -116,7 +116,10 @@ class RunService {
   ~RunService();
 
   // Ends the runs an earlier agentd left running as interrupted (SessionStore::
-  // end_abandoned_runs); returns how many.
+  // end_abandoned_runs); returns how many. Their deltas were never stored, so the `done`
+  // such a run ends with has kRecoveredDoneSeq: past any seq its live stream reached,
+  // a client resuming from the last seq it saw (?after=) still gets it.
+  static constexpr int64_t kRecoveredDoneSeq = 999'999'999'999;  // the largest `after`
   int64_t end_abandoned_runs();
 
   // Validates and claims the session: 400, 404, 409 session_busy, 503 — before any
@@ -176,9 +179,12 @@ class RunService {
   SessionRecord visible_session(const std::string& cell, const Principal& who,
                                 const std::string& session) const;
   // `waited`: the session was busy and its run (or deletion) was waited for, so the
-  // session is not what it was when the run was checked.
+  // session is not what it was when the run was checked. `sees_any_actor`: an admin
+  // naming no actor, for whom another actor's session exists; for anyone else a session
+  // whose live run is another actor's is not found, as a stored one would not be.
   std::shared_ptr<LiveRun> claim(const std::string& cell, const std::string& session,
-                                 const std::string& actor, bool interrupt_if_busy, bool& waited);
+                                 const std::string& actor, bool sees_any_actor,
+                                 bool interrupt_if_busy, bool& waited);
 
   RunContext context_for(const std::string& cell, const std::string& actor,
                          const std::string& session_id, const Agent* agent, const PreparedRun& run,

@@ -66,6 +66,15 @@ TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   EXPECT_EQ(call(agentd, "POST", "/sessions/fresh/interrupt", bob).status, 404);
+  // Nor is it his to run on (audit 5a, F1): no 409 naming ada's run, and no stop of it
+  // by "if_busy" (ada's interrupt below finds her run still going).
+  for (const json& if_busy : {json(), json("interrupt")}) {
+    json body = run_body("mine now", {{"session_id", "fresh"}});
+    if (!if_busy.is_null()) body["if_busy"] = if_busy;
+    auto taken = call(agentd, "POST", "/chat", bob, body);
+    EXPECT_EQ(taken.status, 404) << taken.body;
+    EXPECT_EQ(taken.body.find("run_"), std::string::npos) << taken.body;
+  }
   auto interrupted = call(agentd, "POST", "/sessions/fresh/interrupt", ada);
   ASSERT_EQ(interrupted.status, 200) << interrupted.body;
   EXPECT_EQ(interrupted.json()["interrupted"], true);
@@ -332,6 +341,14 @@ TEST(ConversationControl, RunsAKilledAgentdLeftRunningEndInterruptedAtTheNextSta
   EXPECT_EQ(events[1]["type"], "done");
   EXPECT_EQ(events[1]["reason"], "interrupted");
   EXPECT_EQ(events[1]["run_id"], run_id);
+  // The live client saw seq 1 and 2 (the delta): resuming after them gets the end,
+  // where a done of seq 2 (audit 5a, F5) was never sent again.
+  EXPECT_EQ(events[1]["seq"], 999'999'999'999);
+  SseClient resumed(again.port(), "GET", "/runs/" + run_id + "/events?after=2",
+                    {{"Authorization", "Bearer " + admin}});
+  auto rest = resumed.rest(std::chrono::seconds(5));
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0]["type"], "done");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // nlohmann's dump of the same event gives (sorted keys, its escaping), because SSE
 // clients, followers and the store all see it; and /chat, which answers from the run's
 // summary rather than from its events, must still agree with them.
+#include "core/domain/errors.h"
 #include "core/domain/json_text.h"
 #include "core/runs/event_text.h"
 #include "core/runs/live_runs.h"
@@ -256,6 +257,37 @@ TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {
   }
   EXPECT_EQ(text, awkward);
   EXPECT_EQ(summary.text, awkward);
+}
+
+// `done` says the run ended (audit 5a, F2): it was sent before the run was stored and
+// its session let go, so a client sending its next turn on reading it was refused as
+// busy now and then, and a read of the session could miss the turn.
+TEST_F(Runs, WhoeverActsOnDoneFindsTheRunStoredAndTheSessionFree) {
+  json first = body("first turn");
+  first["session_id"] = "next-turn";
+  PreparedRun run = runs->prepare("cell", admin, first);
+  struct ActOnDone : RunSink {
+    std::function<void()> act;
+    bool send(const std::string& event) override {
+      if (json::parse(event)["type"] == "done") act();
+      return true;
+    }
+  } sink;
+  std::string status, next_turn;
+  sink.act = [&, run_id = run.live->id] {
+    status = sessions.find_run("cell", run_id)->status;
+    json second = body("second turn");
+    second["session_id"] = "next-turn";
+    try {
+      next_turn = json::parse(runs->chat("cell", admin, second))["reason"];
+    } catch (const DomainError& e) {
+      next_turn = e.what();
+    }
+  };
+  runs->execute(run, sink);
+  EXPECT_EQ(status, "done");
+  EXPECT_EQ(next_turn, "end_turn");
+  EXPECT_EQ(sessions.messages("cell", "next-turn", PageRequest{})["data"].size(), 4u);
 }
 
 TEST_F(Runs, ChatAnswersWhatTheStoredEventsSay) {

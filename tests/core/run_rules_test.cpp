@@ -96,6 +96,12 @@ TEST(ContextWindow, DropsOldestFirstAndNeverTheNewMessages) {
   EXPECT_EQ(trimmed[0].role, "user");
   EXPECT_EQ(fit_context(history, fresh, 6 + 14 * 2, 14).size(), 1u) << "max_tokens is reserved";
   EXPECT_THROW(fit_context(history, fresh, 5, std::nullopt), DomainError);
+  try {
+    fit_context(history, fresh, 5, std::nullopt);
+  } catch (const DomainError& e) {
+    // No system prompt here, so the message names none.
+    EXPECT_EQ(std::string(e.what()).find("system prompt"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RunRequest, ParsesAndRefusesByField) {

@@ -69,13 +69,17 @@ int64_t estimate_stored_tokens(std::string_view content_json) {
 class ContentTokens : public JsonSaxReader {
  public:
   int64_t tokens = 0;
+  bool image = false;
 
   bool key(string_t& name) override {
     key_ = depth_ == 2 ? name : std::string();
     return true;
   }
   bool string(string_t& value) override {
-    if (depth_ == 2 && key_ == "type") is_text_ = value == "text";
+    if (depth_ == 2 && key_ == "type") {
+      is_text_ = value == "text";
+      image = image || value == "image_url";
+    }
     if (depth_ == 2 && key_ == "text") text_bytes_ = weighted_bytes(value);
     return true;
   }
@@ -103,11 +107,31 @@ class ContentTokens : public JsonSaxReader {
   size_t text_bytes_ = 0;
 };
 
-int64_t estimate_content_tokens(std::string_view content_json) {
+namespace {
+
+ContentTokens read_content(std::string_view content_json) {
   ContentTokens parts;
   if (!nlohmann::json::sax_parse(content_json, &parts))
     throw std::runtime_error("a stored message's content is not JSON");
-  return parts.tokens;
+  return parts;
+}
+
+}  // namespace
+
+int64_t estimate_content_tokens(std::string_view content_json) {
+  return read_content(content_json).tokens;
+}
+
+void estimate_stored(StoredMessage& message) {
+  const std::string_view text = message.content_text;
+  if (std::optional<int64_t> tokens = one_text_tokens(text)) {
+    message.tokens = kFraming + *tokens;
+    message.has_image = false;
+    return;
+  }
+  const ContentTokens parts = read_content(text);
+  message.tokens = kFraming + parts.tokens;
+  message.has_image = parts.image;
 }
 
 int64_t estimate_parsed_tokens(const StoredMessage& message) {
@@ -177,7 +201,7 @@ std::vector<StoredMessage> recent_history(const SessionStore& sessions, const st
   std::vector<StoredMessage> recent;
   int64_t tokens = 0;
   sessions.history_newest_first(cell, session, [&](StoredMessage&& message) {
-    message.tokens = estimate_stored_tokens(message.content_text);
+    estimate_stored(message);
     tokens += message.tokens;
     recent.push_back(std::move(message));
     return tokens <= context_window;

@@ -65,6 +65,8 @@ int64_t estimate_content_tokens(std::string_view content_json);
 int64_t estimate_text_tokens(const std::string& text);
 // A stored message's estimate (StoredMessage::tokens) from its content's JSON text.
 int64_t estimate_stored_tokens(std::string_view content_json);
+// The same into `message.tokens`, with `message.has_image`, from its content_text.
+void estimate_stored(StoredMessage& message);
 
 // `parts` by value: the history kept goes into the context as the span it is, not
 // copied (a run on a long session has hundreds of messages in it).

@@ -137,7 +137,7 @@ bool HistoryCache::append(Entry& entry, std::vector<StoredMessage>& added, size_
     std::vector<StoredMessage>& messages = writable(entry);
     for (size_t i = from; i < added.size(); ++i) {
       StoredMessage& m = added[i];
-      if (m.tokens < 0) m.tokens = estimate_stored_tokens(m.content_text);
+      if (m.tokens < 0) estimate_stored(m);
       entry.tokens += m.tokens;
       entry.bytes += bytes_of(m);
       messages.push_back(std::move(m));
@@ -161,7 +161,7 @@ void HistoryCache::stored(const RunOutcome& outcome, std::vector<StoredMessage>&
   // Not current: its next use reads what is new. A read after the commit has these.
   if (!entry.current || messages.front().seq <= newest(entry).seq) return;
   for (StoredMessage& m : messages) {
-    m.tokens = estimate_stored_tokens(m.content_text);
+    estimate_stored(m);
     entry.stored_bytes += bytes_of(m);
     stats_.bytes += bytes_of(m);
     entry.stored.push_back(std::move(m));

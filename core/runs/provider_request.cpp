@@ -24,6 +24,15 @@ void append_role_and_next(std::string& out, std::string_view role, bool next) {
   }
 }
 
+// A stored content with each image part as a text part saying it was left out.
+void append_without_images(std::string& out, std::string_view content_json) {
+  nlohmann::json content = nlohmann::json::parse(content_json);
+  for (nlohmann::json& part : content) {
+    if (part.value("type", "") == "image_url") part = {{"text", kImageLeftOut}, {"type", "text"}};
+  }
+  append_json_value(out, content);
+}
+
 }  // namespace
 
 // The context is written where it is instead of copied into a JSON document first, and
@@ -31,7 +40,8 @@ void append_role_and_next(std::string& out, std::string_view role, bool next) {
 // took 180-200 us a /chat, against 105-120 (bench/README.md, session 19), and each
 // append saved is a call into libstdc++ (session 22).
 std::string provider_request(const RunContext& context, const std::string& model,
-                             std::optional<int64_t> max_tokens, std::optional<double> temperature) {
+                             std::optional<int64_t> max_tokens, std::optional<double> temperature,
+                             bool takes_images) {
   std::string text;
   // The stored texts are most of it; growing into a long session's 300 KB went
   // through a dozen reallocations and copies.
@@ -47,6 +57,8 @@ std::string provider_request(const RunContext& context, const std::string& model
   context.each([&](const StoredMessage& m) {
     if (m.content_text.empty())
       append_json_value(messages, m.content);
+    else if (m.has_image && !takes_images)
+      append_without_images(messages, m.content_text.str());
     else
       messages += m.content_text.str();
     append_role_and_next(messages, m.role, --left > 0);

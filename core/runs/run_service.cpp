@@ -356,7 +356,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
   ProviderResult result = call_provider(
       *run.model.instance,
       provider_request(run.context, run.model.model.id, run.request.max_tokens,
-                       run.request.temperature),
+                       run.request.temperature, run.model.model.supports_vision),
       settings_.call,
       [&](std::string_view text) {
         deliver(live.append_delta(text));

@@ -32,6 +32,9 @@ struct StoredMessage {
   SharedText content_text = {};
   int64_t tokens = -1;
   int64_t seq = 0;  // its place in the store, when read from it
+  // Set with `tokens` from content_text (estimate_stored): whether it holds an image
+  // part, which a model without vision is not sent.
+  bool has_image = false;
 };
 
 struct RunRecord {

@@ -64,5 +64,27 @@ TEST(ProviderRequest, IsWhatDumpWritesForStoredAndNewMessagesOfEveryRole) {
             R"({"messages":[],"model":"m"})");
 }
 
+// A session's earlier image went upstream to a model without vision, which a new
+// message with one is refused for (audit 5a, F4): such models answer 400 to image parts,
+// and every later run of the session failed.
+TEST(ProviderRequest, AModelWithoutVisionIsToldOfAnEarlierImageInsteadOfSentIt) {
+  const json image = {{"image_url", {{"url", "data:image/png;base64,AAAA"}}},
+                      {"type", "image_url"}};
+  StoredMessage with_image = stored("user", json::array({text_content("look")[0], image}));
+  StoredMessage plain = stored("user", text_content("\"type\":\"image_url\""));
+  estimate_stored(with_image);
+  estimate_stored(plain);
+  EXPECT_TRUE(with_image.has_image);
+  EXPECT_FALSE(plain.has_image) << "an image's words in a text are no image";
+  RunContext context;
+  context.history = std::vector<StoredMessage>{with_image, plain};
+  const json sent = json::parse(provider_request(context, "m", std::nullopt, std::nullopt, false));
+  EXPECT_EQ(sent["messages"][0]["content"],
+            json::array({text_content("look")[0], text_content(kImageLeftOut)[0]}));
+  EXPECT_EQ(sent["messages"][1]["content"], json::parse(plain.content_text.str()));
+  const json with_vision = json::parse(provider_request(context, "m", std::nullopt, std::nullopt));
+  EXPECT_EQ(with_vision["messages"][0]["content"][1], image);
+}
+
 }  // namespace
 }  // namespace agentrt::core

@@ -3,6 +3,7 @@
 #include "core/domain/duration.h"
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
+#include "core/domain/json_text.h"
 #include "core/domain/plugin_call.h"
 
 namespace agentrt::core {
@@ -45,7 +46,7 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   auto ttl = parse_duration(ttl_text, error);
   if (!ttl) throw invalid("field 'ttl' " + error);
   std::string actor = required_string(body, "actor");
-  if (actor.empty() || actor.size() > 256)
+  if (actor.empty() || utf8_length(actor) > 256)
     throw invalid("field 'actor' must be 1 to 256 characters");
   auto cell = optional_string(body, "cell");
   // Held until the token is stored, so that the cell's deletion, which revokes its

@@ -28,13 +28,18 @@ bool valid_timezone(const std::string& name) {
   return file.read(magic, sizeof magic) && std::string(magic, 4) == "TZif";
 }
 
+// RFC 5646's well-formed tag: a langtag, or a private-use tag alone. The grandfathered
+// tags (i-klingon and the like) are not taken: each has a modern form.
 bool valid_locale(const std::string& tag) {
   static const std::regex pattern(
-      "[A-Za-z]{2,3}"                                 // language
-      "(-[A-Za-z]{4})?"                               // script
-      "(-([A-Za-z]{2}|[0-9]{3}))?"                    // region
-      "(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*");  // variants
-  return tag.size() <= 35 && std::regex_match(tag, pattern);
+      "(([A-Za-z]{2,3}(-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})"  // language [extlang]
+      "(-[A-Za-z]{4})?"                                    // script
+      "(-([A-Za-z]{2}|[0-9]{3}))?"                         // region
+      "(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*"         // variants
+      "(-[0-9A-WYZa-wyz](-[A-Za-z0-9]{2,8})+)*"            // extensions (-u-ca-...)
+      "(-[xX](-[A-Za-z0-9]{1,8})+)?"                       // private use
+      "|[xX](-[A-Za-z0-9]{1,8})+)");                       // private use alone
+  return tag.size() <= 64 && std::regex_match(tag, pattern);
 }
 
 }  // namespace agentrt::core

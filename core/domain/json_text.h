@@ -49,6 +49,13 @@ bool stands_for_itself(std::string_view text);
 size_t utf8_sequence_length(std::string_view text, size_t i);
 // Whether all of `text` is well-formed UTF-8 in that sense: what nlohmann can write.
 bool is_utf8(std::string_view text);
+// The characters (code points) of UTF-8 `text`: what a limit "in characters" counts, as
+// JSON Schema's maxLength does.
+inline size_t utf8_length(std::string_view text) {
+  size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
 
 // For readers of the strings this program writes (append_json_string's form): the size
 // of the text that `escaped`, what stands between the quotes, decodes to, and how many of

@@ -3,6 +3,7 @@
 #include "core/cells/cell_rules.h"
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
+#include "core/domain/json_text.h"
 
 namespace agentrt::core {
 namespace {
@@ -26,7 +27,7 @@ ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix) {
   reject_unknown_fields(body, {"id", "context_window", "supports_vision"}, prefix);
   ModelInfo model;
   model.id = required_string(body, "id", prefix);
-  if (model.id.empty() || model.id.size() > 256)
+  if (model.id.empty() || utf8_length(model.id) > 256)
     throw invalid("field '" + prefix + "id' must be 1 to 256 characters");
   auto window = optional_int(body, "context_window", prefix);
   if (!window) throw invalid("field '" + prefix + "context_window' is required");

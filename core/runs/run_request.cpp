@@ -126,7 +126,7 @@ RunRequest parse_run_request(const nlohmann::json& body) {
   request.interrupt_if_busy = if_busy && *if_busy == "interrupt";
   request.max_tokens = optional_int(body, "max_tokens");
   if (request.max_tokens && (*request.max_tokens < 1 || *request.max_tokens > 10000000))
-    throw invalid("field 'max_tokens' must be from 1 to 10000000");
+    throw invalid("field 'max_tokens' must be an integer from 1 to 10000000");
   auto temperature = body.find("temperature");
   if (temperature != body.end() && !temperature->is_null()) {
     if (!temperature->is_number() || *temperature < 0 || *temperature > 2)

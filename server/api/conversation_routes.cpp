@@ -21,7 +21,9 @@ int64_t after_param(const RequestContext& ctx) {
   if (!after) return 0;
   bool digits = !after->empty() && after->size() <= 12 &&
                 after->find_first_not_of("0123456789") == std::string::npos;
-  if (!digits) throw core::invalid("query parameter 'after' must be a non-negative integer");
+  if (!digits)
+    throw core::invalid(
+        "query parameter 'after' must be a non-negative integer of at most 12 digits");
   return std::stoll(*after);
 }
 

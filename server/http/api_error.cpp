@@ -91,8 +91,10 @@ ApiError from_domain_error(const core::DomainError& error) {
       code = ErrorCode::conflict;
       break;
     case core::ErrorKind::unavailable:
-      // A dependency of the engine (a plugin, storage) cannot serve right now.
-      return ApiError(ErrorCode::provider_unavailable, "unavailable", error.what());
+      // A dependency of the engine (a plugin, storage) cannot serve right now: a store
+      // busy past its wait, most often, which the same request may find free again.
+      return ApiError(ErrorCode::provider_unavailable, "unavailable", error.what())
+          .with_header("Retry-After", "1");
     case core::ErrorKind::provider_error:
       code = ErrorCode::provider_error;
       break;

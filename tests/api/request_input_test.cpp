@@ -47,6 +47,19 @@ TEST_F(RequestInput, ANumberPastADoubleIs400OnEveryJsonRoute) {
     EXPECT_NE(line.value("level", ""), "error") << line.dump();
 }
 
+// A whole number too large for a field is an integer still, and the message says so
+// (audit 5b, F13): it once said "must be an integer".
+TEST_F(RequestInput, AnIntegerPastItsRangeIsCalledOne) {
+  auto chat = [this](const std::string& max_tokens) {
+    return post("/chat", R"({"model":"echo","messages":[{"role":"user","content":)"
+                         R"([{"type":"text","text":"x"}]}],"max_tokens":)" +
+                             max_tokens + "}");
+  };
+  for (const std::string n : {"99999999999999999999999", "18446744073709551615"})
+    expect_invalid(chat(n), "field 'max_tokens' is an integer out of range", n);
+  expect_invalid(chat("0"), "must be an integer from 1 to 10000000", "0");
+}
+
 // Bytes that are not UTF-8 reached the plugins' JSON, whose writer threw: 500.
 TEST_F(RequestInput, BytesThatAreNotUtf8AreRefusedNotFailedOn) {
   for (const std::string& token :
@@ -103,6 +116,32 @@ TEST_F(RequestInput, EveryTtlUpTo3660DaysIsIssued) {
     EXPECT_EQ(issued.status, 201) << ttl << ": " << issued.body;
   }
   expect_invalid(post("/admin/tokens", R"({"actor":"a","ttl":"3661d"})"), "field 'ttl'", "3661d");
+}
+
+// The limits say characters (and JSON Schema's maxLength counts them): in bytes, a
+// name in Chinese was refused at a third of its length (audit 5b, F7).
+TEST_F(RequestInput, LengthLimitsCountCharactersNotBytes) {
+  auto times = [](const std::string& character, int n) {
+    std::string text;
+    for (int i = 0; i < n; ++i) text += character;
+    return text;
+  };
+  const std::string e_acute = "\xc3\xa9", sun = "\xe6\x97\xa5";
+  EXPECT_EQ(
+      post("/admin/tokens", json{{"ttl", "1h"}, {"actor", times(e_acute, 256)}}.dump()).status,
+      201);
+  expect_invalid(post("/admin/tokens", json{{"ttl", "1h"}, {"actor", times(e_acute, 257)}}.dump()),
+                 "1 to 256 characters", "actor");
+  EXPECT_EQ(post("/agents", json{{"name", times(sun, 128)}, {"namespace", times(sun, 128)}}.dump())
+                .status,
+            201);
+  expect_invalid(post("/agents", json{{"name", times(sun, 129)}}.dump()), "1 to 128 characters",
+                 "agent name");
+  EXPECT_EQ(
+      post("/memory",
+           json{{"layer", "working"}, {"content", "x"}, {"namespace", times(sun, 128)}}.dump())
+          .status,
+      201);
 }
 
 // A token's value begins with its id, so sending it where the id belongs is an easy

@@ -73,9 +73,15 @@ TEST(CellRules, TimezonesComeFromTheZoneDatabase) {
 }
 
 TEST(CellRules, Locales) {
-  for (const char* ok : {"en-US", "en", "de-CH-1996", "zh-Hans-CN", "es-419", "sr-Latn"})
+  for (const char* ok : {"en-US", "en", "de-CH-1996", "zh-Hans-CN", "es-419", "sr-Latn",
+                         // RFC 5646 also has extensions, private use and extlangs (audit
+                         // 5b, F8): CLDR's calendars and collations are extensions.
+                         "ja-JP-u-ca-japanese", "de-DE-u-co-phonebk", "en-x-private", "x-private",
+                         "zh-yue-HK", "en-a-bbb-x-a-ccc", "de-DE-1901-u-co-phonebk-x-mine"})
     EXPECT_TRUE(valid_locale(ok)) << ok;
-  for (const char* bad : {"!!", "", "e", "en_US", "en-", "english-US-x", "en-USA-"})
+  for (const char* bad :
+       {"!!", "", "e", "en_US", "en-", "english-US-x", "en-USA-", "en-u", "en-u-x", "en-x", "x",
+        "en-a-b", "en-x-toolongpart", "i-klingon", "en-US-u-ca-x-"})
     EXPECT_FALSE(valid_locale(bad)) << bad;
 }
 

@@ -1,5 +1,7 @@
 #include "server/http/api_error.h"
 
+#include "core/domain/errors.h"
+
 #include <gtest/gtest.h>
 
 namespace agentrt::server {
@@ -51,6 +53,16 @@ TEST(ApiError, SpecificCodeKeepsTheStatusOfItsKind) {
   EXPECT_EQ(busy.http_status(), 409);
   EXPECT_EQ(busy.headers(), (std::vector<ApiError::Header>{{"Retry-After", "1"}}));
   EXPECT_EQ(error_body(busy, "r")["error"]["code"], "session_busy");
+}
+
+// A store busy past its wait (audit 5b, F6): the same request may well succeed later,
+// and the client is told when to try, as for a shutdown.
+TEST(ApiError, AnEngineDependencyThatCannotServeSaysWhenToTryAgain) {
+  const ApiError error =
+      from_domain_error(core::DomainError(core::ErrorKind::unavailable, "the store is busy"));
+  EXPECT_EQ(error.code(), "unavailable");
+  EXPECT_EQ(error.http_status(), 503);
+  EXPECT_EQ(error.headers(), (std::vector<ApiError::Header>{{"Retry-After", "1"}}));
 }
 
 }  // namespace

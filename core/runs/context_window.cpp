@@ -149,9 +149,13 @@ const StoredMessage& RunContext::operator[](size_t i) const {
   return i < history.size() ? history[i] : fresh[i - history.size()];
 }
 
+int64_t answer_reserve(int64_t context_window, std::optional<int64_t> max_tokens) {
+  return max_tokens ? *max_tokens : std::min<int64_t>(4096, context_window / 4);
+}
+
 RunContext assemble_context(ContextParts parts, int64_t context_window,
-                            std::optional<int64_t> reserved) {
-  const int64_t budget = context_window - reserved.value_or(0);
+                            std::optional<int64_t> max_tokens) {
+  const int64_t budget = context_window - max_tokens.value_or(0);
   int64_t used = 0;
   for (const auto& m : parts.fresh) used += estimate_tokens(m);
   if (!parts.system_prompt.empty()) used += kFraming + estimate_text_tokens(parts.system_prompt);
@@ -159,7 +163,10 @@ RunContext assemble_context(ContextParts parts, int64_t context_window,
     throw invalid("field 'messages' needs about " + std::to_string(used) + " tokens" +
                   (parts.system_prompt.empty() ? "" : " with the system prompt") +
                   ", more than the model's context window of " + std::to_string(context_window) +
-                  (reserved ? " less max_tokens " + std::to_string(*reserved) : std::string()));
+                  (max_tokens ? " less max_tokens " + std::to_string(*max_tokens) : std::string()));
+  // What memory and history may fill: less than the budget when the request named no
+  // max_tokens, so that the answer has room.
+  const int64_t room = context_window - answer_reserve(context_window, max_tokens);
 
   std::string system = parts.system_prompt;
   bool heading = false;
@@ -168,7 +175,7 @@ RunContext assemble_context(ContextParts parts, int64_t context_window,
     int64_t cost = estimate_text_tokens(line) +
                    (heading ? 0 : estimate_text_tokens(kMemoryHeading)) +
                    (system.empty() ? kFraming : 0);
-    if (used + cost > budget) continue;  // a shorter, lower-priority item may still fit
+    if (used + cost > room) continue;  // a shorter, lower-priority item may still fit
     if (!heading) system += kMemoryHeading;
     heading = true;
     system += line;
@@ -179,7 +186,7 @@ RunContext assemble_context(ContextParts parts, int64_t context_window,
   const StoredMessage* kept = parts.history.end();
   for (; kept != parts.history.begin(); --kept) {
     const int64_t tokens = estimate_tokens(kept[-1]);
-    if (used + tokens > budget) break;
+    if (used + tokens > room) break;
     used += tokens;
   }
   size_t first = static_cast<size_t>(kept - parts.history.begin());
@@ -212,8 +219,8 @@ std::vector<StoredMessage> recent_history(const SessionStore& sessions, const st
 
 RunContext fit_context(const std::vector<StoredMessage>& history,
                        const std::vector<StoredMessage>& fresh, int64_t context_window,
-                       std::optional<int64_t> reserved) {
-  return assemble_context({"", {}, history, fresh}, context_window, reserved);
+                       std::optional<int64_t> max_tokens) {
+  return assemble_context({"", {}, history, fresh}, context_window, max_tokens);
 }
 
 }  // namespace agentrt::core

@@ -68,10 +68,19 @@ int64_t estimate_stored_tokens(std::string_view content_json);
 // The same into `message.tokens`, with `message.has_image`, from its content_text.
 void estimate_stored(StoredMessage& message);
 
+// The room kept in the window for the answer: `max_tokens` when the request names it,
+// else a quarter of the window, at most 4096. Vendors count the answer against the same
+// window as the input (Anthropic asks every request for max_tokens, and the bundled
+// plugin sends 4096 when the request has none), so a context filled to the window left
+// the answer no room, and a long session failed at the vendor with every run.
+int64_t answer_reserve(int64_t context_window, std::optional<int64_t> max_tokens);
+
 // `parts` by value: the history kept goes into the context as the span it is, not
-// copied (a run on a long session has hundreds of messages in it).
+// copied (a run on a long session has hundreds of messages in it). `max_tokens`, the
+// request's: the new messages and the prompt must fit the window less it (400 else);
+// memory and history fill the window less answer_reserve.
 RunContext assemble_context(ContextParts parts, int64_t context_window,
-                            std::optional<int64_t> reserved);
+                            std::optional<int64_t> max_tokens);
 
 // The newest part of a session's history that a context of `context_window` tokens can
 // hold any of, oldest first, as stored (StoredMessage::content_text, with its tokens).
@@ -84,6 +93,6 @@ std::vector<StoredMessage> recent_history(const SessionStore& sessions, const st
 // History and new messages only.
 RunContext fit_context(const std::vector<StoredMessage>& history,
                        const std::vector<StoredMessage>& fresh, int64_t context_window,
-                       std::optional<int64_t> reserved);
+                       std::optional<int64_t> max_tokens);
 
 }  // namespace agentrt::core

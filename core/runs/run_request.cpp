@@ -92,6 +92,9 @@ StoredMessage parse_message(const nlohmann::json& message, size_t index) {
 
 bool valid_session_id(const std::string& id) {
   if (id.empty() || id.size() > 128) return false;
+  // Clients resolve them away as dot-segments of a path (RFC 3986 5.2.4): such a session's
+  // routes could be reached only by escaping the dots.
+  if (id == "." || id == "..") return false;
   for (char c : id) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '.' || c == '_' || c == ':' || c == '-';
@@ -119,7 +122,8 @@ RunRequest parse_run_request(const nlohmann::json& body) {
   request.session_id = optional_string(body, "session_id");
   if (request.session_id && !valid_session_id(*request.session_id))
     throw invalid(
-        "field 'session_id' must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_', ':', '-'");
+        "field 'session_id' must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_', ':', '-', "
+        "and not '.' or '..'");
   auto if_busy = optional_string(body, "if_busy");
   if (if_busy && *if_busy != "interrupt" && *if_busy != "reject")
     throw invalid("field 'if_busy' must be interrupt or reject");

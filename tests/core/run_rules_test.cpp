@@ -82,16 +82,36 @@ TEST(ContextWindow, AStoredTextIsEstimatedAsNlohmannReadsIt) {
     EXPECT_THROW(estimate_stored_tokens(stored), std::runtime_error) << stored;
 }
 
+// With no max_tokens the answer still has room: a context filled to the window left it
+// none, and vendors count it against the same window (audit 5a, F6: the anthropic
+// plugin asks for 4096 on top).
+TEST(ContextWindow, TheAnswerHasRoomWhenTheRequestNamesNoMaxTokens) {
+  EXPECT_EQ(answer_reserve(200000, std::nullopt), 4096);
+  EXPECT_EQ(answer_reserve(1000, std::nullopt), 250);
+  EXPECT_EQ(answer_reserve(1000, 10), 10);
+  std::vector<StoredMessage> history = {text("user", 40), text("assistant", 40), text("user", 40),
+                                        text("assistant", 40)};  // 14 tokens each
+  std::vector<StoredMessage> fresh = {text("user", 8)};          // 6 tokens
+  // A window of 80 keeps 20 for the answer: three of the history fit in 60, and the
+  // oldest of them, an assistant turn, goes too.
+  EXPECT_EQ(fit_context(history, fresh, 80, std::nullopt).size(), 3u);
+  EXPECT_EQ(fit_context(history, fresh, 80, 0).size(), 5u);
+  // The reserve only limits what may be left out: new messages that fit the window are
+  // not refused for it (79 tokens, in a window of 100 keeping 25).
+  EXPECT_EQ(fit_context({}, {text("user", 300)}, 100, std::nullopt).size(), 1u);
+}
+
 TEST(ContextWindow, DropsOldestFirstAndNeverTheNewMessages) {
   std::vector<StoredMessage> history = {text("user", 40), text("assistant", 40), text("user", 40),
                                         text("assistant", 40)};  // 14 tokens each
   std::vector<StoredMessage> fresh = {text("user", 8)};          // 6 tokens
   EXPECT_EQ(fit_context(history, fresh, 1000, std::nullopt).size(), 5u);
-  auto trimmed = fit_context(history, fresh, 6 + 14 * 2, std::nullopt);
+  // max_tokens 0: no room kept for the answer, so the window is all the context's.
+  auto trimmed = fit_context(history, fresh, 6 + 14 * 2, 0);
   ASSERT_EQ(trimmed.size(), 3u);
   EXPECT_EQ(trimmed[0].role, "user");  // the two newest history messages
   // Room for three: the oldest kept one would be an assistant turn, so it goes too.
-  trimmed = fit_context(history, fresh, 6 + 14 * 3, std::nullopt);
+  trimmed = fit_context(history, fresh, 6 + 14 * 3, 0);
   ASSERT_EQ(trimmed.size(), 3u);
   EXPECT_EQ(trimmed[0].role, "user");
   EXPECT_EQ(fit_context(history, fresh, 6 + 14 * 2, 14).size(), 1u) << "max_tokens is reserved";
@@ -209,6 +229,11 @@ TEST(SessionIds, Shape) {
   EXPECT_FALSE(valid_session_id("a b"));
   EXPECT_FALSE(valid_session_id("a/b"));
   EXPECT_FALSE(valid_session_id(std::string(129, 'a')));
+  // Dot-segments: a client sends GET /sessions/../messages as /messages (audit 5a, F10).
+  EXPECT_FALSE(valid_session_id("."));
+  EXPECT_FALSE(valid_session_id(".."));
+  EXPECT_TRUE(valid_session_id("..."));
+  EXPECT_TRUE(valid_session_id(".a"));
 }
 
 TEST(LiveRuns, OneRunPerSessionAndFollowersSeeEverything) {

@@ -102,6 +102,12 @@ void RunService::discard_cell(const std::string& cell) {
 
 void RunService::check_run(const std::string& cell, const Principal& who,
                            const std::string& run_id) const {
+  // A /chat run is stored only at its end, and its id is known before (session_busy,
+  // an interrupt's answer): while it runs, the live run says whose it is.
+  if (auto live = live_.find(run_id); live && live->cell == cell) {
+    if (who.admin || live->actor == who.actor) return;
+    throw not_found("run '" + run_id + "' not found");
+  }
   auto run = sessions_.find_run(cell, run_id);
   if (!run || (!who.admin && run->actor != who.actor))
     throw not_found("run '" + run_id + "' not found");

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <regex>
 #include <thread>
 
 namespace agentrt::test {
@@ -89,6 +90,39 @@ TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
       call(agentd, "GET", "/runs/" + answer.json()["run_id"].get<std::string>() + "/events", ada);
   EXPECT_EQ(events.status, 200);
   EXPECT_NE(events.body.find("\"reason\":\"interrupted\""), std::string::npos) << events.body;
+}
+
+// A /chat run is stored at its end, but its id is known before it (session_busy tells
+// its owner): it can be followed live like any run (audit 5a, F8), by its owner only.
+TEST(ConversationControl, ALiveChatRunCanBeFollowedByItsOwner) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir));
+  std::string admin = first_admin_token(agentd);
+  std::string ada = issue_token(agentd, admin, {{"actor", "ada"}, {"ttl", "1h"}})["token"];
+  std::string bob = issue_token(agentd, admin, {{"actor", "bob"}, {"ttl", "1h"}})["token"];
+  auto chat = std::async(std::launch::async, [&] {
+    return call(agentd, "POST", "/chat", ada, run_body(kLong, {{"session_id", "watched"}}));
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto busy = call(agentd, "POST", "/chat", ada, run_body("x", {{"session_id", "watched"}}));
+  ASSERT_EQ(busy.status, 409) << busy.body;
+  std::smatch id;
+  const std::string message = busy.json()["error"]["message"];
+  ASSERT_TRUE(std::regex_search(message, id, std::regex("run_[0-9a-f]+"))) << message;
+  EXPECT_EQ(call(agentd, "GET", "/runs/" + id.str() + "/events", bob).status, 404);
+  SseClient follower(agentd.port(), "GET", "/runs/" + id.str() + "/events",
+                     {{"Authorization", "Bearer " + ada}});
+  ASSERT_EQ(follower.status(), 200);
+  auto events = follower.rest();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front()["type"], "run_start");
+  EXPECT_EQ(events.back()["type"], "done");
+  auto answer = chat.get().json();
+  EXPECT_EQ(answer["run_id"], id.str());
+  std::string text;
+  for (const json& event : events)
+    if (event["type"] == "stream_delta") text += event["content"].get<std::string>();
+  EXPECT_EQ(text, answer["response"]);
 }
 
 // agentd whose echo streams a fragment every 150 ms, and its admin token.

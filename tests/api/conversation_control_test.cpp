@@ -56,16 +56,26 @@ TEST(ConversationControl, InterruptEndsTheStreamAndKeepsThePartialAnswer) {
 
 // A /chat run on a new session stores the session only when it ends; while it runs,
 // the session is its owner's to interrupt and nobody else's to see.
-TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
+// ada's slow /chat on a new session `session`, under way; bob, another actor.
+struct AdaChatting {
+  explicit AdaChatting(const std::string& session) {
+    chat = std::async(std::launch::async, [this, session] {
+      return call(agentd, "POST", "/chat", ada, run_body(kLong, {{"session_id", session}}));
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  }
   TempDir dir;
-  AgentdProcess agentd(slow_echo(150, dir));
+  AgentdProcess agentd{slow_echo(150, dir)};
   std::string admin = first_admin_token(agentd);
   std::string ada = issue_token(agentd, admin, {{"actor", "ada"}, {"ttl", "1h"}})["token"];
   std::string bob = issue_token(agentd, admin, {{"actor", "bob"}, {"ttl", "1h"}})["token"];
-  auto chat = std::async(std::launch::async, [&] {
-    return call(agentd, "POST", "/chat", ada, run_body(kLong, {{"session_id", "fresh"}}));
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  std::future<HttpResponse> chat;
+};
+
+TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
+  AdaChatting s("fresh");
+  const AgentdProcess& agentd = s.agentd;
+  const std::string &ada = s.ada, &bob = s.bob;
   EXPECT_EQ(call(agentd, "POST", "/sessions/fresh/interrupt", bob).status, 404);
   // Nor is it his to run on (audit 5a, F1): no 409 naming ada's run, and no stop of it
   // by "if_busy" (ada's interrupt below finds her run still going).
@@ -79,7 +89,7 @@ TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
   auto interrupted = call(agentd, "POST", "/sessions/fresh/interrupt", ada);
   ASSERT_EQ(interrupted.status, 200) << interrupted.body;
   EXPECT_EQ(interrupted.json()["interrupted"], true);
-  auto answer = chat.get();
+  auto answer = s.chat.get();
   ASSERT_EQ(answer.status, 200) << answer.body;
   EXPECT_EQ(answer.json()["reason"], "interrupted");
   EXPECT_EQ(answer.json()["run_id"], interrupted.json()["run_id"]);
@@ -95,15 +105,9 @@ TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
 // A /chat run is stored at its end, but its id is known before it (session_busy tells
 // its owner): it can be followed live like any run (audit 5a, F8), by its owner only.
 TEST(ConversationControl, ALiveChatRunCanBeFollowedByItsOwner) {
-  TempDir dir;
-  AgentdProcess agentd(slow_echo(150, dir));
-  std::string admin = first_admin_token(agentd);
-  std::string ada = issue_token(agentd, admin, {{"actor", "ada"}, {"ttl", "1h"}})["token"];
-  std::string bob = issue_token(agentd, admin, {{"actor", "bob"}, {"ttl", "1h"}})["token"];
-  auto chat = std::async(std::launch::async, [&] {
-    return call(agentd, "POST", "/chat", ada, run_body(kLong, {{"session_id", "watched"}}));
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  AdaChatting s("watched");
+  const AgentdProcess& agentd = s.agentd;
+  const std::string &ada = s.ada, &bob = s.bob;
   auto busy = call(agentd, "POST", "/chat", ada, run_body("x", {{"session_id", "watched"}}));
   ASSERT_EQ(busy.status, 409) << busy.body;
   std::smatch id;
@@ -117,7 +121,7 @@ TEST(ConversationControl, ALiveChatRunCanBeFollowedByItsOwner) {
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.front()["type"], "run_start");
   EXPECT_EQ(events.back()["type"], "done");
-  auto answer = chat.get().json();
+  auto answer = s.chat.get().json();
   EXPECT_EQ(answer["run_id"], id.str());
   std::string text;
   for (const json& event : events)

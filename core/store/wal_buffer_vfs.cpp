@@ -59,13 +59,17 @@ int write_through(ShimFile* f, const void* data, int amount, sqlite3_int64 offse
   return f->real->pMethods->xWrite(f->real, data, amount, offset);
 }
 
-// On failure the bytes stay buffered and the error goes to the caller, so SQLite never
-// carries on as if frames it wrote were in the file; the next trigger tries again.
+// On failure the error goes to the caller, so SQLite never carries on as if frames it
+// wrote were in the file: it fails the transaction they belong to. The bytes are dropped
+// with it. Kept for the next call on the WAL to try again, they were written once the
+// disk had room again, before the transaction let go of the WAL: a complete commit with
+// good checksums past the WAL's end, which the recovery after a crash applied, so that
+// a transaction its client was told had failed came back (audit 5c, F2).
 int flush(ShimFile* f) {
   f->commit_pending = false;
   if (f->size == 0) return SQLITE_OK;
   const int rc = write_through(f, f->data, static_cast<int>(f->size), f->start);
-  if (rc == SQLITE_OK) f->size = 0;
+  f->size = 0;
   return rc;
 }
 
@@ -148,8 +152,8 @@ int db_shm_lock(sqlite3_file* file, int offset, int n, int flags) {
       (flags & SQLITE_SHM_UNLOCK) != 0 && offset <= kWalWriteLock && kWalWriteLock < offset + n;
   // Every commit was flushed when it was published, so what is left belongs to a
   // transaction that did not commit. Another writer may reuse those offsets once the
-  // lock is free: written now, or dropped if that fails, never written later.
-  if (releases_write_lock && f->peer != nullptr && flush(f->peer) != SQLITE_OK) f->peer->size = 0;
+  // lock is free: written now, or dropped if that fails (flush drops), never later.
+  if (releases_write_lock && f->peer != nullptr) flush(f->peer);
   return f->real->pMethods->xShmLock(f->real, offset, n, flags);
 }
 

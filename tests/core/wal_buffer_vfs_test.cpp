@@ -288,5 +288,50 @@ TEST(WalBufferVfs, AFailedWriteFailsTheCommit) {
   expect_rows(db, 21);
 }
 
+// The frames of a commit whose write failed are dropped, never written later (audit 5c,
+// F2): they stayed buffered and every later call on the WAL tried them again. Once the
+// disk had room again (here: the file size limit lifted before the rollback), a
+// complete commit with good checksums sat past the WAL's end, and the recovery after a
+// crash applied it: a transaction its client had been told failed.
+rlimit no_file_limit{};
+// The write that failed is the one that made room: as if another process freed space
+// just then, so that any later try of the same bytes succeeds.
+extern "C" void lift_file_limit(int) {
+  ::setrlimit(RLIMIT_FSIZE, &no_file_limit);
+}
+
+TEST(WalBufferVfs, AFailedCommitStaysFailedThroughACrash) {
+  test_util::TempDir tmp;
+  const std::string path = tmp.file("a.db");
+  const int status = run_child([&] {
+    Connection writer(path);
+    writer.exec("CREATE TABLE t(k INTEGER PRIMARY KEY, b TEXT NOT NULL)");
+    for (int64_t k = 1; k <= 20; ++k) insert(writer, k);
+    ::getrlimit(RLIMIT_FSIZE, &no_file_limit);
+    rlimit limit = no_file_limit;
+    limit.rlim_cur = static_cast<rlim_t>(file_size(path + "-wal"));
+    std::signal(SIGXFSZ, lift_file_limit);
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 3;
+    bool failed = false;
+    try {
+      writer.exec("BEGIN");
+      for (int64_t k = 21; k <= 25; ++k) insert(writer, k);
+      writer.exec("COMMIT");
+    } catch (const StoreError&) {
+      failed = true;
+    }
+    if (!sqlite3_get_autocommit(writer.handle())) writer.exec("ROLLBACK");
+    if (!failed) return 4;
+    ::raise(SIGKILL);
+    return 1;  // not reached
+  });
+  ASSERT_TRUE(WIFSIGNALED(status)) << "child exited with " << WEXITSTATUS(status);
+  // The index from the WAL alone, as after a machine's crash: every frame's checksum read.
+  ASSERT_EQ(::unlink((path + "-shm").c_str()), 0);
+  Connection db(path);
+  EXPECT_EQ(integrity(db), "ok");
+  expect_rows(db, 20);
+}
+
 }  // namespace
 }  // namespace agentrt::core

@@ -208,15 +208,18 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
 void AgentService::remove(const std::string& cell, const std::string& id) {
   // Its namespace's memory goes with the last agent of the cell that uses it: agents
   // may share a namespace, and the others still read it.
-  std::optional<std::string> unused_namespace;
+  // The memory goes inside the transaction, before its commit: should clearing it fail,
+  // the agent stays and the DELETE can be sent again; should the commit fail after it,
+  // the agent stays without that memory, and a DELETE sent again finishes. After the
+  // commit, a failure left the memory for good and a retry 404 (audit 5c, F3).
   store_.write([&](Connection& db) {
     auto found = read_row(db, cell, id);
     if (!found) throw not_found("agent '" + id + "' not found");
     db.prepare("DELETE FROM agents WHERE cell = ? AND id = ?").bind(1, cell).bind(2, id).run();
-    if (!namespace_in_use(db, cell, found->namespace_)) unused_namespace = found->namespace_;
+    if (!namespace_in_use(db, cell, found->namespace_) && cleanup_)
+      cleanup_(cell, found->namespace_);
   });
   cache_.forget(cell, id);
-  if (unused_namespace && cleanup_) cleanup_(cell, *unused_namespace);
   log_info("agent deleted", {{"cell", cell}, {"agent", id}});
 }
 

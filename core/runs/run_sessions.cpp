@@ -90,9 +90,13 @@ void RunService::delete_session(const std::string& cell, const Principal& who,
                                 const std::string& session) {
   visible_session(cell, who, session);
   SessionHold hold(live_, cell, session, settings_.stop_wait);
+  // What other stores keep of the session goes first: should that fail, the session is
+  // still there and the DELETE can be sent again. The other way round, a failure left
+  // the session gone (a retry was 404) and its memory kept for good, for a session made
+  // again under the id to inherit (audit 5c, F3).
+  if (session_deleted_) session_deleted_(cell, session);
   sessions_.remove(cell, session);
   history_.forget(cell, session);
-  if (session_deleted_) session_deleted_(cell, session);
 }
 
 void RunService::discard_cell(const std::string& cell) {

@@ -13,7 +13,8 @@ std::string db_name(sqlite3* db) {
 }
 
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  throw StoreError("sqlite: " + what + ": " + sqlite3_errmsg(db) + " (" + db_name(db) + ")");
+  throw StoreError("sqlite: " + what + ": " + sqlite3_errmsg(db) + " (" + db_name(db) + ")",
+                   db == nullptr ? 0 : sqlite3_extended_errcode(db));
 }
 
 }  // namespace
@@ -79,7 +80,7 @@ void Connection::exec(const char* sql) {
   if (rc != SQLITE_OK) {
     std::string message = error != nullptr ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    throw StoreError("sqlite: " + message + " (" + db_name(db_) + ")");
+    throw StoreError("sqlite: " + message + " (" + db_name(db_) + ")", rc);
   }
 }
 

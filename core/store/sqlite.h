@@ -16,7 +16,20 @@ namespace agentrt::core {
 
 class StoreError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  // `sqlite_code`: SQLite's result code when SQLite refused, else 0.
+  explicit StoreError(const std::string& message, int sqlite_code = 0)
+      : std::runtime_error(message), sqlite_code_(sqlite_code) {}
+  int sqlite_code() const { return sqlite_code_; }
+  // The store cannot serve for now, but nothing is wrong with the request or the data:
+  // another process holds it locked past the busy wait, or the disk is full. The same
+  // request may succeed later (503 with Retry-After, not 500).
+  bool for_now() const {
+    const int primary = sqlite_code_ & 0xff;
+    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL;
+  }
+
+ private:
+  int sqlite_code_;
 };
 
 class Statement;

@@ -3,6 +3,7 @@
 #include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
+#include "core/store/sqlite.h"
 #include "server/http/api_error.h"
 #include "server/http/api_request.h"
 #include "server/http/body_reader.h"
@@ -130,6 +131,18 @@ class RequestPipeline::Run {
         fail_internal(e.what());
       else
         refuse(from_domain_error(e));
+    } catch (const core::StoreError& e) {
+      if (!e.for_now()) {
+        fail_internal(e.what());
+      } else {
+        // The detail (paths) stays in the log; the client learns that a retry may work.
+        core::log_warn("state store cannot serve for now",
+                       {{"request_id", ctx_.request_id}, {"error", e.what()}});
+        refuse(ApiError(ErrorCode::provider_unavailable, "unavailable",
+                        std::string("the state store cannot serve for now: ") +
+                            sqlite3_errstr(e.sqlite_code()))
+                   .with_header("Retry-After", "1"));
+      }
     } catch (const std::exception& e) {
       fail_internal(e.what());
     } catch (...) {

@@ -317,6 +317,33 @@ class StartWhileCalling {
   std::exception_ptr failure_;
 };
 
+// `done` says the run ended: a client that acts on it (its next turn on the session, a
+// read of the messages) must find the run stored and the session free. So it is stored
+// first, then the session let go, and only then sent to anyone.
+template <class Deliver>
+void store_then_end(SessionStore& sessions, PreparedRun& run, const RunSummary& summary,
+                    const RunRecord* start, LiveGuard& guard, Deliver& deliver) {
+  LiveRun& live = *run.live;
+  std::string done = done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens,
+                               live.next_seq());
+  try {
+    sessions.finish_run(outcome_of(live, run, summary, done), start);
+  } catch (...) {
+    // Its stream still ends as every stream does (it ended with no event at all, audit
+    // 5c, F4), neither event stored: nothing of the run's end is. Its row stays running
+    // until the next start ends it as interrupted.
+    deliver(live.append_text([&](int64_t seq) {
+      return error_event_text("internal", "the run could not be stored", seq);
+    }));
+    deliver(live.append_text([&](int64_t seq) {
+      return done_text("error", live.id, summary.input_tokens, summary.output_tokens, seq);
+    }));
+    throw;
+  }
+  guard.remove();
+  deliver(live.append_text([&](int64_t) { return std::move(done); }));
+}
+
 // On the line of the request that ran it (request_log.h), else a line of its own.
 void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
   LogFields own;
@@ -384,15 +411,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
     deliver(live.append_text([&](int64_t seq) {
       return error_event_text(summary.error_code, summary.error_message, seq);
     }));
-  // `done` says the run ended: a client that acts on it (its next turn on the session, a
-  // read of the messages) must find the run stored and the session free. So it is
-  // stored first, then the session let go, and only then sent to anyone.
-  std::string done = done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens,
-                               live.next_seq());
-  sessions_.finish_run(outcome_of(live, run, summary, done),
-                       start_with_call ? nullptr : &run.start);
-  guard.remove();
-  deliver(live.append_text([&](int64_t) { return std::move(done); }));
+  store_then_end(sessions_, run, summary, start_with_call ? nullptr : &run.start, guard, deliver);
   if (Logger::enabled(LogLevel::info)) log_finished(live.id, summary, attempts);
   return summary;
 }

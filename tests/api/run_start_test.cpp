@@ -87,5 +87,26 @@ TEST_F(RunStart, AStartThatCannotBeStoredAnswersAJsonErrorStopsTheCallAndLeavesN
   EXPECT_EQ(store.count("SELECT count(*) FROM runs"), 1);
 }
 
+// A stream whose end cannot be stored (a full disk, here a trigger) still ends as every
+// stream does, an error and then done (audit 5c, F4): it ended with neither, the
+// connection just closing.
+TEST_F(RunStart, AnEndThatCannotBeStoredStillEndsTheStreamWithAnErrorAndDone) {
+  setup.fake.set_default(Reply::answer("Hello there, friend", 3));
+  store.exec(
+      "CREATE TRIGGER refuse_end BEFORE UPDATE ON runs WHEN NEW.status = 'done' "
+      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+  auto stream = open_run(setup.agentd, setup.admin, setup.body("hello"));
+  ASSERT_EQ(stream->status(), 200) << stream->error_body();
+  const std::vector<json> events = stream->rest();
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events.front()["type"], "run_start");
+  const json& error = events[events.size() - 2];
+  EXPECT_EQ(error["type"], "error");
+  EXPECT_EQ(error["code"], "internal");
+  EXPECT_EQ(events.back()["type"], "done");
+  EXPECT_EQ(events.back()["reason"], "error");
+  EXPECT_EQ(events.back()["seq"], events.size());
+}
+
 }  // namespace
 }  // namespace agentrt::test

@@ -9,9 +9,34 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace agentrt::core {
 namespace {
+
+// Bytes in `path`, 0 when it is absent.
+uintmax_t size_of(const std::filesystem::path& path) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : size;
+}
+
+// A data dir whose state.db is gone (or empty) while another store of an earlier start
+// (auth.db, memory.db: any *.db) holds data. Opening it would make a new, empty state:
+// a first start, with a new admin token over admin.token, beside tokens and memory
+// that name cells and sessions it no longer has (audit 5c, F6). Refused instead.
+void refuse_lost_state(const std::string& data_dir, const std::string& path) {
+  if (size_of(path) > 0 || size_of(path + "-wal") > 0) return;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(data_dir, error)) {
+    const std::filesystem::path& other = entry.path();
+    if (other.extension() != ".db" || other.filename() == "state.db" || size_of(other) == 0)
+      continue;
+    throw StoreError("'" + path + "' is missing or empty, but '" + other.string() +
+                     "' holds data of an earlier start: restore state.db from a backup, or "
+                     "move the data dir's files away to start afresh");
+  }
+}
 
 // After a failed statement SQLite may already have rolled back on its own; a second
 // ROLLBACK would fail and hide the first error. False when the state is unknown.
@@ -158,6 +183,7 @@ class StateStore::ReadPool {
 StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>& migrations) {
   create_private_dirs(data_dir);
   path_ = data_dir_file(data_dir, "state.db");
+  refuse_lost_state(data_dir, path_);
   make_private_file(path_);
   writer_ = std::make_unique<Connection>(path_);
   require_wal(*writer_, path_);

@@ -159,6 +159,41 @@ TEST(StateStoreTest, RefusesDatabaseNewerThanEngine) {
   }
 }
 
+// A state.db gone or emptied beside the other stores of an earlier start was made anew
+// as on a first start (a new admin token over admin.token), beside tokens and memory of
+// what it no longer had (audit 5c, F6).
+TEST(StateStoreTest, AStateLostBesideOtherStoresIsRefusedNotMadeAnew) {
+  test_util::TempDir tmp;
+  { StateStore store(tmp.path()); }
+  const std::string state = tmp.path() + "/state.db";
+  {
+    FILE* memory = std::fopen((tmp.path() + "/memory.db").c_str(), "w");
+    std::fputs("SQLite format 3", memory);
+    std::fclose(memory);
+  }
+  for (const bool emptied : {false, true}) {
+    if (emptied) {
+      FILE* empty = std::fopen(state.c_str(), "w");  // truncated to 0 bytes
+      std::fclose(empty);
+    } else {
+      ASSERT_EQ(std::remove(state.c_str()), 0);
+    }
+    try {
+      StateStore store(tmp.path());
+      FAIL() << "a lost state.db was made anew";
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string(e.what()).find("memory.db' holds data of an earlier start"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // A first start, and a data dir whose other stores are empty, are no loss.
+  ASSERT_EQ(std::remove(state.c_str()), 0);
+  FILE* memory = std::fopen((tmp.path() + "/memory.db").c_str(), "w");
+  std::fclose(memory);
+  EXPECT_NO_THROW(StateStore store(tmp.path()));
+}
+
 TEST(StateStoreTest, WriteCommitsOrRollsBackWhole) {
   test_util::TempDir tmp;
   StateStore store(tmp.path());

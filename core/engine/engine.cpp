@@ -89,7 +89,9 @@ StartReport Engine::start(EngineRole role) {
   }
   // Inside the deleting transaction, so every write of the cell's live runs queued
   // after it sees them discarded. Should that transaction fail, those runs are stopped
-  // unstored all the same: the DELETE answers 500, and the cell keeps what it had.
+  // unstored all the same: the DELETE fails, and the cell keeps its state-store rows,
+  // though what the other stores' cleanups (tokens, memory) committed before is gone:
+  // the DELETE can be sent again to finish (docs/openapi.yaml, deleteCell).
   cells_->add_cleanup(
       [runs = runs_.get()](Connection&, const std::string& cell) { runs->discard_cell(cell); });
   cells_->add_forget([runs = runs_.get()](const std::string& cell) { runs->forget_cell(cell); });

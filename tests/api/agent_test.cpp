@@ -274,14 +274,15 @@ TEST_F(Agents, ASharedNamespacesMemoryGoesWithTheLastAgentThatUsesIt) {
 
 class SmallWindowAgents : public Agents {
  protected:
-  SmallWindowAgents() : Agents(90) {}
+  // 120, of which a quarter is kept for the answer (no max_tokens): 90 for the context.
+  SmallWindowAgents() : Agents(120) {}
 };
 
 TEST_F(SmallWindowAgents, MemoryIsDroppedInTheDocumentedOrder) {
   json agent = make_agent({{"name", "helper"}, {"model", vendor_model(Vendor::openai)}});
   std::string ns = agent["namespace"];
-  // 90 tokens: the new message (19), the memory heading and three entries (about 15 each)
-  // fit; the environment entry and the history do not.
+  // 90 tokens for the context: the new message (19), the memory heading and three
+  // entries (about 15 each) fit; the environment entry and the history do not.
   auto fact = [](const char* tag) { return std::string(tag) + std::string(40, '.'); };
   remember("acme", {{"layer", "environment"}, {"content", fact("ENV")}});
   remember("acme", {{"layer", "consensus"}, {"content", fact("CONSENSUS")}});

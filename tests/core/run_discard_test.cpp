@@ -147,7 +147,9 @@ TEST_F(RunDiscard, NoRunStartsOnASessionWhileItIsBeingDeleted) {
         std::async(std::launch::async, [&, patient] { return runs->chat("cell", alice, patient); });
     EXPECT_EQ(waiting.wait_for(100ms), std::future_status::timeout)
         << "started during the deletion";
-    EXPECT_THROW(runs->interrupt("cell", alice, "s"), DomainError) << "a hold is no run";
+    // The hook runs before the session's rows go (its memory first, so that a failure
+    // leaves the session whole): a hold is there to see, and it is no run.
+    EXPECT_EQ(runs->interrupt("cell", alice, "s")["interrupted"], false) << "a hold is no run";
   });
   runs->delete_session("cell", alice, "s");
   EXPECT_NE(refused.find("is being deleted"), std::string::npos) << refused;

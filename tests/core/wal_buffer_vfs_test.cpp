@@ -246,6 +246,25 @@ TEST(WalBufferVfs, CommittedRowsSurviveAKill) {
   EXPECT_EQ(query_int(db, "SELECT count(*) FROM wide WHERE b <> upper(b)"), 0);
 }
 
+// Commits rows 21 to 25 with the file size limit at the WAL's size, so that the commit's
+// write fails; rolls back what is left. False when the commit went through after all.
+bool commit_fails_past_the_limit(Connection& writer, const std::string& wal, rlimit& saved) {
+  ::getrlimit(RLIMIT_FSIZE, &saved);
+  rlimit limit = saved;
+  limit.rlim_cur = static_cast<rlim_t>(file_size(wal));
+  if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return false;
+  bool failed = false;
+  try {
+    writer.exec("BEGIN");
+    for (int64_t k = 21; k <= 25; ++k) insert(writer, k);
+    writer.exec("COMMIT");
+  } catch (const StoreError&) {
+    failed = true;
+  }
+  if (!sqlite3_get_autocommit(writer.handle())) writer.exec("ROLLBACK");
+  return failed;
+}
+
 // A write that fails (here: past RLIMIT_FSIZE) fails the COMMIT that needed it, as it
 // would without buffering; the rows are not visible, and later commits work.
 TEST(WalBufferVfs, AFailedWriteFailsTheCommit) {
@@ -260,19 +279,7 @@ TEST(WalBufferVfs, AFailedWriteFailsTheCommit) {
     if (query_int(reader, "SELECT count(*) FROM t") != 20) return 2;
 
     rlimit saved{};
-    ::getrlimit(RLIMIT_FSIZE, &saved);
-    rlimit limit = saved;
-    limit.rlim_cur = static_cast<rlim_t>(file_size(path + "-wal"));
-    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 3;
-    bool failed = false;
-    try {
-      writer.exec("BEGIN");
-      for (int64_t k = 21; k <= 25; ++k) insert(writer, k);
-      writer.exec("COMMIT");
-    } catch (const StoreError&) {
-      failed = true;
-    }
-    if (!sqlite3_get_autocommit(writer.handle())) writer.exec("ROLLBACK");
+    const bool failed = commit_fails_past_the_limit(writer, path + "-wal", saved);
     ::setrlimit(RLIMIT_FSIZE, &saved);
     if (!failed) return 4;
     if (query_int(reader, "SELECT count(*) FROM t") != 20) return 5;
@@ -307,21 +314,8 @@ TEST(WalBufferVfs, AFailedCommitStaysFailedThroughACrash) {
     Connection writer(path);
     writer.exec("CREATE TABLE t(k INTEGER PRIMARY KEY, b TEXT NOT NULL)");
     for (int64_t k = 1; k <= 20; ++k) insert(writer, k);
-    ::getrlimit(RLIMIT_FSIZE, &no_file_limit);
-    rlimit limit = no_file_limit;
-    limit.rlim_cur = static_cast<rlim_t>(file_size(path + "-wal"));
     std::signal(SIGXFSZ, lift_file_limit);
-    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 3;
-    bool failed = false;
-    try {
-      writer.exec("BEGIN");
-      for (int64_t k = 21; k <= 25; ++k) insert(writer, k);
-      writer.exec("COMMIT");
-    } catch (const StoreError&) {
-      failed = true;
-    }
-    if (!sqlite3_get_autocommit(writer.handle())) writer.exec("ROLLBACK");
-    if (!failed) return 4;
+    if (!commit_fails_past_the_limit(writer, path + "-wal", no_file_limit)) return 4;
     ::raise(SIGKILL);
     return 1;  // not reached
   });

@@ -82,11 +82,11 @@ std::optional<int64_t> optional_int(const nlohmann::json& body, const char* fiel
   if (!value) return std::nullopt;
   // A whole number past 64 bits is an integer all the same (nlohmann reads one past
   // uint64 as a double), just one no field here allows.
+  const double number = value->is_number() ? value->get<double>() : 0;
   const bool too_large =
       (value->is_number_unsigned() && value->get<uint64_t>() > uint64_t{INT64_MAX}) ||
-      (value->is_number_float() && std::isfinite(value->get<double>()) &&
-       std::trunc(value->get<double>()) == value->get<double>() &&
-       std::fabs(value->get<double>()) >= 9.2e18);
+      (value->is_number_float() && std::isfinite(number) && std::trunc(number) == number &&
+       std::fabs(number) >= 9.2e18);
   if (too_large) throw invalid("field '" + prefix + field + "' is an integer out of range");
   if (!value->is_number_integer()) throw wrong_type(prefix, field, "an integer");
   return value->get<int64_t>();

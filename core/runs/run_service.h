@@ -161,10 +161,12 @@ class RunService {
   // Shutdown: stops every live run (they end with reason "interrupted").
   void interrupt_all();
 
-  // Called after a session is deleted, for what other features keep per session.
   // Drops the cell's sessions from the history cache (a cell cleanup).
   void forget_cell(const std::string& cell) { history_.forget_cell(cell); }
 
+  // Called as a session is deleted, before its own rows go, for what other features
+  // keep per session: should the hook fail, the session is still whole, and the DELETE
+  // can be sent again.
   void on_session_deleted(std::function<void(const std::string&, const std::string&)> hook) {
     session_deleted_ = std::move(hook);
   }

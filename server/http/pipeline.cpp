@@ -138,10 +138,9 @@ class RequestPipeline::Run {
         // The detail (paths) stays in the log; the client learns that a retry may work.
         core::log_warn("state store cannot serve for now",
                        {{"request_id", ctx_.request_id}, {"error", e.what()}});
-        refuse(ApiError(ErrorCode::provider_unavailable, "unavailable",
-                        std::string("the state store cannot serve for now: ") +
-                            sqlite3_errstr(e.sqlite_code()))
-                   .with_header("Retry-After", "1"));
+        refuse(from_domain_error(core::DomainError(
+            core::ErrorKind::unavailable, std::string("the state store cannot serve for now: ") +
+                                              sqlite3_errstr(e.sqlite_code()))));
       }
     } catch (const std::exception& e) {
       fail_internal(e.what());

@@ -21,11 +21,13 @@ class StoreError : public std::runtime_error {
       : std::runtime_error(message), sqlite_code_(sqlite_code) {}
   int sqlite_code() const { return sqlite_code_; }
   // The store cannot serve for now, but nothing is wrong with the request or the data:
-  // another process holds it locked past the busy wait, or the disk is full. The same
-  // request may succeed later (503 with Retry-After, not 500).
+  // another process holds it locked past the busy wait, the disk is full, or its file
+  // was removed underneath this process (until a restart). The same request may succeed
+  // later, or on another instance (503 with Retry-After, not 500).
   bool for_now() const {
     const int primary = sqlite_code_ & 0xff;
-    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL;
+    return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL ||
+           sqlite_code_ == SQLITE_READONLY_DBMOVED;
   }
 
  private:

@@ -146,10 +146,23 @@ void db_shm_barrier(sqlite3_file* file) {
   f->real->pMethods->xShmBarrier(f->real);
 }
 
+// In WAL mode SQLite checks only in rollback-journal mode that the file it writes is
+// still the one at its path (SQLITE_READONLY_DBMOVED), so with the data dir removed
+// every commit went to unlinked files and was lost at the next start, acknowledged
+// (audit 5c, F8). A write transaction starts by taking the WAL write lock: refused here
+// when the file has moved. One stat of the path per write transaction.
+bool has_moved(sqlite3_file* real) {
+  int moved = 0;
+  return real->pMethods->xFileControl(real, SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK &&
+         moved != 0;
+}
+
 int db_shm_lock(sqlite3_file* file, int offset, int n, int flags) {
   ShimFile* f = as_shim(file);
-  const bool releases_write_lock =
-      (flags & SQLITE_SHM_UNLOCK) != 0 && offset <= kWalWriteLock && kWalWriteLock < offset + n;
+  const bool covers_write_lock = offset <= kWalWriteLock && kWalWriteLock < offset + n;
+  const bool takes_write_lock = flags == (SQLITE_SHM_LOCK | SQLITE_SHM_EXCLUSIVE);
+  if (covers_write_lock && takes_write_lock && has_moved(f->real)) return SQLITE_READONLY_DBMOVED;
+  const bool releases_write_lock = (flags & SQLITE_SHM_UNLOCK) != 0 && covers_write_lock;
   // Every commit was flushed when it was published, so what is left belongs to a
   // transaction that did not commit. Another writer may reuse those offsets once the
   // lock is free: written now, or dropped if that fails (flush drops), never later.

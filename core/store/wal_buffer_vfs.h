@@ -20,8 +20,10 @@
 //    those WAL offsets (buffered frames then belong to a transaction that did not commit).
 // A failed write keeps the bytes buffered and returns the error from the call that
 // triggered it; only in xShmBarrier, which cannot fail, does it abort the process.
-// The WAL file finds its database file with sqlite3_database_file_object(). Database
-// files are forwarded as they are but for those two hooks. Sub-journals are forwarded
+// A write transaction on a database file that its path no longer names (deleted, or
+// replaced) is refused with SQLITE_READONLY_DBMOVED, as SQLite does itself only outside
+// WAL mode. The WAL file finds its database file with sqlite3_database_file_object().
+// Database files are forwarded as they are but for those two hooks. Sub-journals are forwarded
 // with their writes cut into pieces the unix VFS takes whole (wal_buffer_vfs.cpp,
 // journal_write); other journals and temporary files are the default VFS's own objects.
 #pragma once

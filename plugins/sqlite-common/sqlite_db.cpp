@@ -7,12 +7,16 @@
 namespace agentrt::plugin_sqlite {
 namespace {
 
-// A lock still held after the busy timeout is another process's transaction: the
-// caller may retry, unlike a corrupt or unreadable file.
+// The store cannot serve for now, though nothing is wrong with the request or the data:
+// a lock still held after the busy timeout (another process's transaction), a full disk,
+// or a file removed underneath the process (the host's VFS refuses writes to it). The
+// caller may retry, later or elsewhere, unlike with a corrupt or unreadable file. The
+// host's own state store judges the same way (core/store/sqlite.h, StoreError::for_now).
 int32_t code_for(int rc) {
   int primary = rc & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? AGENTRT_ERR_UNAVAILABLE
-                                                            : AGENTRT_ERR_INTERNAL;
+  bool for_now = primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL ||
+                 rc == SQLITE_READONLY_DBMOVED;
+  return for_now ? AGENTRT_ERR_UNAVAILABLE : AGENTRT_ERR_INTERNAL;
 }
 
 int open_flags(OpenMode mode, ConnectionMutex mutex) {

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace agentrt::test {
 namespace {
 
@@ -81,6 +83,21 @@ TEST_F(StoreFault, AnAgentWhoseMemoryCannotGoStaysForTheDeleteToBeSentAgain) {
   EXPECT_EQ(act("GET", path).status, 200) << "the agent is still there";
   EXPECT_EQ(act("DELETE", path).status, 204);
   EXPECT_EQ(entries("layer=agent_memory&namespace=ns1"), 0u) << "and its memory went with it";
+}
+
+// The data dir removed under a running agentd (audit 5c, F8): every store refuses
+// writes it could not keep, where the memory and auth stores acknowledged them into
+// unlinked files, lost at the next start.
+TEST_F(StoreFault, WithTheDataDirRemovedNoWriteIsAcknowledged) {
+  const json chat = {
+      {"model", "echo"},
+      {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", "x"}}}}}}}};
+  ASSERT_EQ(act("POST", "/chat", chat).status, 200);
+  std::filesystem::remove_all(agentd.data_dir());
+  expect_for_now(act("POST", "/memory", {{"layer", "working"}, {"content", "kept?"}}));
+  expect_for_now(act("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "x"}}));
+  expect_for_now(act("POST", "/chat", chat));
+  expect_for_now(act("POST", "/agents", {{"name", "helper"}}));
 }
 
 }  // namespace

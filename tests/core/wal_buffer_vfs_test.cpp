@@ -327,5 +327,41 @@ TEST(WalBufferVfs, AFailedCommitStaysFailedThroughACrash) {
   expect_rows(db, 20);
 }
 
+// A write to a database whose file was removed (audit 5c, F8: the data dir deleted under
+// a running agentd) or replaced is refused, not acknowledged and lost at the next start.
+// Reads go on from what the connection has open.
+int sqlite_code_of_insert(Connection& db, int64_t k) {
+  try {
+    insert(db, k);
+    return SQLITE_OK;
+  } catch (const StoreError& e) {
+    return e.sqlite_code();
+  }
+}
+
+TEST(WalBufferVfs, AWriteToARemovedDatabaseIsRefused) {
+  test_util::TempDir tmp;
+  const std::string path = tmp.file("a.db");
+  Connection writer(path);
+  writer.exec("CREATE TABLE t(k INTEGER PRIMARY KEY, b TEXT NOT NULL)");
+  insert(writer, 1);
+  for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
+  const int code = sqlite_code_of_insert(writer, 2);
+  EXPECT_EQ(code, SQLITE_READONLY_DBMOVED) << sqlite3_errstr(code);
+  EXPECT_TRUE(StoreError("refused", code).for_now());
+  EXPECT_EQ(query_int(writer, "SELECT count(*) FROM t"), 1);
+}
+
+TEST(WalBufferVfs, AWriteToAReplacedDatabaseIsRefused) {
+  test_util::TempDir tmp;
+  const std::string path = tmp.file("a.db");
+  Connection writer(path);
+  writer.exec("CREATE TABLE t(k INTEGER PRIMARY KEY, b TEXT NOT NULL)");
+  insert(writer, 1);
+  { Connection other(tmp.file("b.db")); }
+  ASSERT_EQ(::rename(tmp.file("b.db").c_str(), path.c_str()), 0);
+  EXPECT_EQ(sqlite_code_of_insert(writer, 2), SQLITE_READONLY_DBMOVED);
+}
+
 }  // namespace
 }  // namespace agentrt::core

@@ -16,6 +16,10 @@ ShutdownSignals::ShutdownSignals() {
   if (const int rc = pthread_sigmask(SIG_BLOCK, &set_, &previous_); rc != 0)
     throw std::runtime_error(std::string("pthread_sigmask: ") + std::strerror(rc));
   std::signal(SIGPIPE, SIG_IGN);
+  // A write past the file size limit (an operator's LimitFSIZE) then fails as on a full
+  // disk, and the stores answer 503 and report it on /health, where the signal's
+  // default action killed agentd with every stream it held.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 ShutdownSignals::~ShutdownSignals() {

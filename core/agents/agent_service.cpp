@@ -135,7 +135,8 @@ void AgentService::check_model(const nlohmann::json& body) const {
     throw invalid("field 'model': no provider offers model '" + *model + "'");
 }
 
-Agent AgentService::create(const std::string& cell, const nlohmann::json& body) {
+Agent AgentService::create(const std::string& cell, const nlohmann::json& body,
+                           std::optional<int64_t> cell_seq) {
   require_object(body);
   reject_unknown_fields(
       body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
@@ -149,9 +150,11 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body) 
   if (agent.namespace_.empty()) agent.namespace_ = agent.id;
   agent.created_at = agent.updated_at = utc_timestamp_now();
   // Nothing to forget: the cache keeps only agents a lookup found. The cell is looked
-  // for in the write, as the request's check may have come before its deletion.
+  // for in the write, as the request's check may have come before its deletion, and
+  // the cell found then may since have been made again under its id.
   store_.write([&](Connection& db) {
-    if (!db.prepare("SELECT 1 FROM cells WHERE id = ?").bind(1, cell).step())
+    auto found = db.prepare("SELECT seq FROM cells WHERE id = ?");
+    if (!found.bind(1, cell).step() || (cell_seq && found.column_int(0) != *cell_seq))
       throw not_found("cell '" + cell + "' not found");
     write_row(db, agent, true);
   });

@@ -38,7 +38,9 @@ class AgentService {
   // one that stops being offered later fails the agent's runs, not its other updates.
   void check_models_with(ModelCheck known) { known_model_ = std::move(known); }
 
-  Agent create(const std::string& cell, const nlohmann::json& body);  // 400, 409
+  // `cell_seq`: the incarnation of the cell the request was admitted to (Principal).
+  Agent create(const std::string& cell, const nlohmann::json& body,
+               std::optional<int64_t> cell_seq = std::nullopt);  // 400, 404, 409
   // Shared with the cache, which keeps it as it was read: never changed in place.
   std::shared_ptr<const Agent> find(const std::string& cell, const std::string& id) const;
   nlohmann::json list(const std::string& cell, const PageRequest& page) const;

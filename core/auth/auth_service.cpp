@@ -52,7 +52,8 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   // Held until the token is stored, so that the cell's deletion, which revokes its
   // tokens, comes after and revokes this one too.
   std::optional<CellFence::Hold> held;
-  if (cell && !(held = hold_cell_(*cell))) throw invalid("field 'cell' names no existing cell");
+  if (cell && !(held = hold_cell_(*cell, std::nullopt)))
+    throw invalid("field 'cell' names no existing cell");
   bool admin = optional_bool(body, "admin").value_or(false);
   // An admin token naming no actor writes as this one: a plain token of that name would
   // read what every such admin wrote.

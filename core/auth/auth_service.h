@@ -31,6 +31,8 @@ class AuthService {
   // module marks reusable are served from memory until they lapse or this service
   // revokes the token (verified_tokens.h).
   Principal verify(const std::string& token) const;
+  // For GET /health: the module's store takes writes (PluginInstance::usable).
+  bool usable() const { return plugin_->usable(); }
 
   // POST /admin/tokens: {"ttl","actor","cell"?,"admin"?} -> record with the token.
   nlohmann::json issue(const nlohmann::json& body) const;

@@ -3,6 +3,7 @@
 // rule (a non-admin token always acts as its own actor) cannot be forgotten.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,11 @@ struct Principal {
   std::string actor;
   std::optional<std::string> cell;  // the only cell this token may use; none = any
   bool admin = false;
+  // Which incarnation of the request's cell it was admitted to (the cell's row seq; a
+  // cell deleted and made again under its id has a new one), set once the route's cell
+  // is found. A write checks it, so that one admitted before a deletion never lands in
+  // the cell made again after it (audit 6a, F1). None: checked against the cell as it is.
+  std::optional<int64_t> cell_seq;
 };
 
 constexpr const char* kAdminActor = "admin";

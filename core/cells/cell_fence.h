@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -33,7 +34,9 @@ class CellFence {
   mutable std::array<std::shared_mutex, 32> stripes_;
 };
 
-// The cell's fence, held, if the cell exists; nothing otherwise.
-using CellHold = std::function<std::optional<CellFence::Hold>(const std::string& cell)>;
+// The cell's fence, held, if the cell exists, and is the incarnation `seq` names when
+// one is given (Principal::cell_seq); nothing otherwise.
+using CellHold = std::function<std::optional<CellFence::Hold>(const std::string& cell,
+                                                              std::optional<int64_t> seq)>;
 
 }  // namespace agentrt::core

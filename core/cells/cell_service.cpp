@@ -88,22 +88,29 @@ std::optional<Cell> CellService::find(const std::string& id) const {
   return cell;
 }
 
-bool CellService::exists(const std::string& id) const {
+std::optional<int64_t> CellService::incarnation(const std::string& id) const {
   uint64_t deletions = 0;
   {
     std::shared_lock<std::shared_mutex> lock(known_mutex_);
-    if (known_.count(id)) return true;
+    if (auto known = known_.find(id); known != known_.end()) return known->second;
     deletions = deletions_;
   }
-  if (!find(id)) return false;
+  std::optional<int64_t> seq;
+  store_.read([&](Connection& db) {
+    auto row = db.prepare("SELECT seq FROM cells WHERE id = ?");
+    if (row.bind(1, id).step()) seq = row.column_int(0);
+  });
+  if (!seq) return std::nullopt;
   std::unique_lock<std::shared_mutex> lock(known_mutex_);
-  if (deletions == deletions_) known_.insert(id);
-  return true;
+  if (deletions == deletions_) known_.emplace(id, *seq);
+  return seq;
 }
 
-std::optional<CellFence::Hold> CellService::hold(const std::string& id) const {
+std::optional<CellFence::Hold> CellService::hold(const std::string& id,
+                                                 std::optional<int64_t> seq) const {
   CellFence::Hold held = fence_.hold(id);
-  if (!exists(id)) return std::nullopt;
+  const std::optional<int64_t> now = incarnation(id);
+  if (!now || (seq && *seq != *now)) return std::nullopt;
   return held;
 }
 

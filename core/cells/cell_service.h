@@ -13,7 +13,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 namespace agentrt::core {
@@ -38,13 +38,18 @@ class CellService {
 
   Cell create(const nlohmann::json& body);  // 400, 409
   std::optional<Cell> find(const std::string& id) const;
-  // Asked by every cell-scoped request, so cells seen to exist are remembered until
-  // deleted through this service (the one process that owns the data dir deletes
-  // them); a cell not seen yet is looked up, so a new one is found at once.
-  bool exists(const std::string& id) const;
+  // The cell's incarnation (its row's seq, new for a cell made again under a deleted
+  // one's id), or none when there is no such cell. Asked by every cell-scoped request,
+  // so cells seen to exist are remembered until deleted through this service (the one
+  // process that owns the data dir deletes them); a cell not seen yet is looked up, so
+  // a new one is found at once.
+  std::optional<int64_t> incarnation(const std::string& id) const;
+  bool exists(const std::string& id) const { return incarnation(id).has_value(); }
   // The cell's fence held while the cell exists (cell_fence.h), for a write that its
-  // deletion's transaction cannot see; nothing when there is no such cell.
-  std::optional<CellFence::Hold> hold(const std::string& id) const;
+  // deletion's transaction cannot see; nothing when there is no such cell, or when
+  // `seq` is given and the cell is another incarnation (CellHold).
+  std::optional<CellFence::Hold> hold(const std::string& id,
+                                      std::optional<int64_t> seq = std::nullopt) const;
   nlohmann::json list(const PageRequest& page) const;              // {"data","next_cursor"}
   Cell update(const std::string& id, const nlohmann::json& body);  // 400, 404
   void remove(const std::string& id);                              // 404, 409 for default
@@ -63,7 +68,7 @@ class CellService {
   std::vector<CellForget> forgets_;
   CellFence fence_;
   mutable std::shared_mutex known_mutex_;
-  mutable std::unordered_set<std::string> known_;
+  mutable std::unordered_map<std::string, int64_t> known_;  // id -> incarnation
   // Bumped by every delete, so a lookup that raced a delete does not put the deleted
   // cell back into known_.
   mutable uint64_t deletions_ = 0;

@@ -80,7 +80,9 @@ StartReport Engine::start(EngineRole role) {
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
   runs_->check_cells_with(
-      [cells = cells_.get()](const std::string& cell) { return cells->hold(cell).has_value(); });
+      [cells = cells_.get()](const std::string& cell, std::optional<int64_t> seq) {
+        return cells->hold(cell, seq).has_value();
+      });
   // The runs a killed agentd left: their replay would never end, their status never be
   // final. Nobody else serves this data dir, so none of them is live.
   if (owner) {
@@ -126,7 +128,9 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
 void Engine::start_auth() {
   auth_ = std::make_unique<AuthService>(
       service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module", config_.data_dir),
-      [this](const std::string& cell) { return cells_->hold(cell); });
+      [this](const std::string& cell, std::optional<int64_t> seq) {
+        return cells_->hold(cell, seq);
+      });
   cells_->add_cleanup([this](Connection&, const std::string& cell) { auth_->revoke_cell(cell); });
 }
 
@@ -138,7 +142,9 @@ void Engine::start_memory() {
         auto found = sessions_->find(cell, session);
         return found && found->actor == actor;
       },
-      [this](const std::string& cell) { return cells_->hold(cell); });
+      [this](const std::string& cell, std::optional<int64_t> seq) {
+        return cells_->hold(cell, seq);
+      });
   runs_->on_session_deleted([this](const std::string& cell, const std::string& session) {
     memory_->delete_session(cell, session);
   });
@@ -226,6 +232,9 @@ void Engine::create_instances() {
 HealthReport Engine::health() const {
   HealthReport report;
   report.storage_ok = store_ && store_->healthy();
+  // Every store, not only the engine's own: memory and tokens failing make an instance
+  // as unusable to clients as a failing state store (audit 5c, F5).
+  report.storage_ok = report.storage_ok && auth_->usable() && memory_->usable();
   report.uptime_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   for (const auto& plugin : host_.plugins()) {

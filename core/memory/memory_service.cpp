@@ -43,8 +43,8 @@ MemoryService::MemoryService(std::shared_ptr<PluginInstance> backend, SessionChe
       session_owned_(std::move(session_owned)),
       hold_cell_(std::move(hold_cell)) {}
 
-CellFence::Hold MemoryService::held_cell(const std::string& cell) const {
-  std::optional<CellFence::Hold> held = hold_cell_(cell);
+CellFence::Hold MemoryService::held_cell(const std::string& cell, const Principal& who) const {
+  std::optional<CellFence::Hold> held = hold_cell_(cell, who.cell_seq);
   if (!held) throw not_found("cell '" + cell + "' not found");
   return std::move(*held);
 }
@@ -114,7 +114,7 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
   // name that is no session of the acting actor's would be a tag nobody can trust.
   if (session_id && !session_owned_(cell, actor, *session_id))
     throw invalid("field 'session_id' names no session of actor '" + actor + "'");
-  CellFence::Hold held = held_cell(cell);
+  CellFence::Hold held = held_cell(cell, who);
   return write(cell, table().save, request);
 }
 
@@ -147,7 +147,7 @@ void MemoryService::remove(const std::string& cell, const Principal& who, const 
                                                   "' is shared and was written by another "
                                                   "actor; only an admin token deletes it");
   }
-  CellFence::Hold held = held_cell(cell);
+  CellFence::Hold held = held_cell(cell, who);
   write(cell, table().remove, request);
 }
 
@@ -156,7 +156,7 @@ nlohmann::json MemoryService::clear_layer(const std::string& cell, const Princip
   nlohmann::json request = filter(cell, who, query);
   request["layer"] = checked_layer(query.layer);
   if (!who.admin) request["owner"] = who.actor;  // as remove: a shared layer keeps the others'
-  CellFence::Hold held = held_cell(cell);
+  CellFence::Hold held = held_cell(cell, who);
   return write(cell, table().clear_layer, request);
 }
 

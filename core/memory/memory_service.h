@@ -40,6 +40,9 @@ class MemoryService {
   MemoryService(std::shared_ptr<PluginInstance> backend, SessionCheck session_owned,
                 CellHold hold_cell);
 
+  // For GET /health: the backend's store takes writes (PluginInstance::usable).
+  bool usable() const { return backend_->usable(); }
+
   nlohmann::json save(const std::string& cell, const Principal& who, const nlohmann::json& body);
   nlohmann::json list(const std::string& cell, const Principal& who, const MemoryQuery& query);
   nlohmann::json get(const std::string& cell, const Principal& who, const std::string& id,
@@ -74,7 +77,7 @@ class MemoryService {
   nlohmann::json filter(const std::string& cell, const Principal& who,
                         const MemoryQuery& query) const;
   // The cell's fence, held; not_found when the cell is gone.
-  CellFence::Hold held_cell(const std::string& cell) const;
+  CellFence::Hold held_cell(const std::string& cell, const Principal& who) const;
   nlohmann::json call(agentrt_json_call_fn fn, const nlohmann::json& request) const;
   nlohmann::json write(const std::string& cell, agentrt_json_call_fn fn,
                        const nlohmann::json& request);

@@ -1,5 +1,6 @@
 #include "core/plugin_host/loaded_plugin.h"
 
+#include "core/log/logger.h"
 #include "core/plugin_host/host_api.h"
 
 #include <boost/dll/shared_library.hpp>
@@ -95,10 +96,46 @@ void PluginInstance::invoke(const std::function<int32_t(void*, agentrt_error_t*)
 
 std::string PluginInstance::call_json(agentrt_json_call_fn fn, std::string_view request) const {
   agentrt_output_t out;
-  invoke([&](void* instance, agentrt_error_t* error) {
-    return fn(instance, request.data(), request.size(), &out, error);
-  });
+  const uint64_t trips_before = faults_.trips();
+  try {
+    invoke([&](void* instance, agentrt_error_t* error) {
+      return fn(instance, request.data(), request.size(), &out, error);
+    });
+  } catch (const PluginError& e) {
+    const bool store_failed = e.code == AGENTRT_ERR_INTERNAL || e.code == AGENTRT_ERR_UNAVAILABLE ||
+                              e.code == AGENTRT_ERR_TIMEOUT;
+    if (store_failed && is_store()) faults_.trip();
+    throw;
+  }
+  if (probe_fn() == nullptr) faults_.passed(trips_before);
   return std::move(out.data);
+}
+
+bool PluginInstance::is_store() const {
+  return plugin_->kind() == AGENTRT_KIND_MEMORY_BACKEND || plugin_->kind() == AGENTRT_KIND_AUTH;
+}
+
+agentrt_json_call_fn PluginInstance::probe_fn() const {
+  if (no_probe_.load(std::memory_order_relaxed)) return nullptr;
+  if (plugin_->kind() == AGENTRT_KIND_MEMORY_BACKEND) return plugin_->memory_table().probe;
+  if (plugin_->kind() == AGENTRT_KIND_AUTH) return plugin_->auth_table().probe;
+  return nullptr;
+}
+
+bool PluginInstance::usable() const {
+  return faults_.usable([this] {
+    agentrt_json_call_fn probe = probe_fn();
+    if (probe == nullptr) return false;  // cleared by the next call that succeeds
+    try {
+      call_json(probe, "{}");
+      return true;
+    } catch (const PluginError& e) {
+      if (e.code == AGENTRT_ERR_UNSUPPORTED) no_probe_.store(true, std::memory_order_relaxed);
+      log_error("store still failing",
+                {{"plugin", plugin_->name()}, {"code", e.code}, {"error", e.what()}});
+      return false;
+    }
+  });
 }
 
 }  // namespace agentrt::core

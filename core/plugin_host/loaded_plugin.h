@@ -3,6 +3,7 @@
 #pragma once
 
 #include <agentrt/agentrt_plugin.h>
+#include "core/domain/fault_latch.h"
 #include "core/plugin_host/cancel_waker.h"
 
 #include <atomic>
@@ -90,13 +91,24 @@ class PluginInstance {
   // PluginError when it returns non-zero.
   void invoke(const std::function<int32_t(void*, agentrt_error_t*)>& call) const;
 
-  // A JSON call through `fn` with the host collecting the output.
+  // A JSON call through `fn` with the host collecting the output. For a store (memory
+  // backend, auth), a failure of the store (INTERNAL, UNAVAILABLE, TIMEOUT) is
+  // remembered for usable().
   std::string call_json(agentrt_json_call_fn fn, std::string_view request) const;
 
+  // For GET /health: false while the instance is a store whose calls failed and whose
+  // probe (ABI 1.5) has not passed since; without a probe, until a call succeeded.
+  bool usable() const;
+
  private:
+  agentrt_json_call_fn probe_fn() const;
+  bool is_store() const;
+
   std::shared_ptr<const LoadedPlugin> plugin_;
   void* instance_ = nullptr;
   mutable std::mutex serial_;
+  mutable FaultLatch faults_;
+  mutable std::atomic<bool> no_probe_{false};  // the probe answered UNSUPPORTED
 };
 
 // Providers: the typed face of a provider instance.

@@ -260,7 +260,8 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
   run.live = claim(cell, session_id, actor, who.admin && !run.request.actor,
                    run.request.interrupt_if_busy, waited);
   try {
-    if (cell_exists_ && !cell_exists_(cell)) throw not_found("cell '" + cell + "' not found");
+    if (cell_exists_ && !cell_exists_(cell, who.cell_seq))
+      throw not_found("cell '" + cell + "' not found");
     if (waited) {
       owner = session_owner(cell, session_id);
       if (owner.actor && *owner.actor != actor)  // deleted, and made again by another actor

@@ -104,15 +104,15 @@ const std::vector<std::string>& default_run_layers();
 
 class RunService {
  public:
+  // Whether the cell exists, as the incarnation given (Principal::cell_seq) if one is.
+  using CellCheck = std::function<bool(const std::string& cell, std::optional<int64_t> seq)>;
   RunService(SessionStore& sessions, ProviderRegistry& providers, AgentService& agents,
              RunSettings settings);
   void set_memory_source(MemorySource source) { memory_source_ = std::move(source); }
   // Asked once a run is live, holding the cell's fence (core/cells/cell_fence.h): a
   // run checked against its cell before the cell's deletion but made live after the
   // deletion discarded the cell's runs would otherwise store into a deleted cell.
-  void check_cells_with(std::function<bool(const std::string&)> cell_exists) {
-    cell_exists_ = std::move(cell_exists);
-  }
+  void check_cells_with(CellCheck cell_exists) { cell_exists_ = std::move(cell_exists); }
   ~RunService();
 
   // Ends the runs an earlier agentd left running as interrupted (SessionStore::
@@ -199,7 +199,7 @@ class RunService {
   ProviderRegistry& providers_;
   AgentService& agents_;
   MemorySource memory_source_;
-  std::function<bool(const std::string&)> cell_exists_;
+  CellCheck cell_exists_;
   RunSettings settings_;
   LiveRuns live_;
   HistoryCache history_;

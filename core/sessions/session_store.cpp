@@ -1,5 +1,6 @@
 #include "core/sessions/session_store.h"
 
+#include "core/domain/errors.h"
 #include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/store/paged_query.h"
@@ -220,19 +221,26 @@ bool touch_session(Connection& db, const std::string& cell, const std::string& s
 
 // A run's session, created owned by the run's actor unless it exists; an existing one
 // gets `updated_at` only when `touch_existing`.
+// A session stored meanwhile by another actor is not this run's to add to: two runs
+// that began a session of the same new id at once, each finding none (audit 6a, F3,
+// where the second's turn went into the first's session). The run fails as on any
+// session of another actor's, and nothing of it is stored.
 void insert_session(Connection& db, const RunRecord& run, const std::string& updated_at,
                     bool touch_existing) {
   db.prepare(touch_existing
                  ? "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, "
-                   "?, ?) ON CONFLICT(cell, id) DO UPDATE SET updated_at = excluded.updated_at"
+                   "?, ?) ON CONFLICT(cell, id) DO UPDATE SET updated_at = excluded.updated_at "
+                   "WHERE actor = excluded.actor"
                  : "INSERT INTO sessions(cell, id, actor, created_at, updated_at) VALUES (?, ?, ?, "
-                   "?, ?) ON CONFLICT(cell, id) DO NOTHING")
+                   "?, ?) ON CONFLICT(cell, id) DO UPDATE SET actor = excluded.actor "
+                   "WHERE actor = excluded.actor")
       .bind_borrowed(1, run.cell)
       .bind_borrowed(2, run.session_id)
       .bind_borrowed(3, run.actor)
       .bind_borrowed(4, run.started_at)
       .bind_borrowed(5, updated_at)
       .run();
+  if (db.changes() == 0) throw not_found("session '" + run.session_id + "' not found");
 }
 
 // Binds ?1 to ?5 of a runs insert: id, cell, session_id, actor, model.

@@ -29,6 +29,27 @@ class StoreError : public std::runtime_error {
     return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_FULL ||
            sqlite_code_ == SQLITE_READONLY_DBMOVED;
   }
+  // The storage itself failed (disk full, I/O error, damage, a file gone or read-only),
+  // not a lock held elsewhere, a constraint or a mistake of ours: GET /health reports it.
+  bool storage_fault() const {
+    switch (sqlite_code_ & 0xff) {
+      case SQLITE_FULL:
+      case SQLITE_IOERR:
+      case SQLITE_CORRUPT:
+      case SQLITE_NOTADB:
+      case SQLITE_CANTOPEN:
+      case SQLITE_READONLY:
+      case SQLITE_PROTOCOL:
+        return true;
+      default:
+        return false;
+    }
+  }
+  // The file's content is damaged: nothing but an operator mends that.
+  bool damage() const {
+    const int primary = sqlite_code_ & 0xff;
+    return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+  }
 
  private:
   int sqlite_code_;

@@ -209,8 +209,19 @@ StateStore::~StateStore() {
   writer_.reset();
 }
 
+void StateStore::note(const StoreError& error) const {
+  if (!error.storage_fault()) return;
+  write_faults_.trip();
+  if (error.damage()) damaged_.store(true, std::memory_order_release);
+}
+
 void StateStore::write(const std::function<void(Connection&)>& work) {
-  batcher_->write(work);
+  try {
+    batcher_->write(work);
+  } catch (const StoreError& e) {
+    note(e);
+    throw;
+  }
 }
 
 void StateStore::read(const std::function<void(Connection&)>& work) const {
@@ -218,8 +229,12 @@ void StateStore::read(const std::function<void(Connection&)>& work) const {
   // One transaction around `work` so all its statements see the same snapshot.
   try {
     in_snapshot(*connection, work);
-  } catch (...) {
+  } catch (const StoreError& e) {
+    note(e);
     // A connection left mid-transaction would pin an old snapshot forever; drop it.
+    if (rollback(*connection)) readers_->release(std::move(connection));
+    throw;
+  } catch (...) {
     if (rollback(*connection)) readers_->release(std::move(connection));
     throw;
   }
@@ -240,8 +255,26 @@ int StateStore::schema_version() const {
   return version;
 }
 
-bool StateStore::healthy() const {
+// One small row rewritten: a write goes through the WAL like any other, so it fails on
+// a full disk as they do.
+bool StateStore::probe_write() {
   try {
+    write([](Connection& db) {
+      db.exec(
+          "INSERT INTO meta(key, value) VALUES('health_probe_at', "
+          "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) "
+          "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    });
+    return true;
+  } catch (const std::exception& e) {
+    log_error("state store still refuses writes", {{"error", e.what()}});
+    return false;
+  }
+}
+
+bool StateStore::healthy() {
+  try {
+    if (damaged_.load(std::memory_order_acquire)) return false;
     struct stat st {};
     if (::stat(path_.c_str(), &st) != 0) return false;
     if (static_cast<uint64_t>(st.st_ino) != inode_ || static_cast<uint64_t>(st.st_dev) != device_) {
@@ -252,7 +285,7 @@ bool StateStore::healthy() const {
       Statement query = db.prepare("SELECT count(*) FROM schema_migrations");
       answered = query.step();
     });
-    return answered;
+    return answered && write_faults_.usable([this] { return probe_write(); });
   } catch (...) {
     return false;
   }

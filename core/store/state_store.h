@@ -6,10 +6,12 @@
 // versioned in the database itself and migrated forward at open.
 #pragma once
 
+#include "core/domain/fault_latch.h"
 #include "core/store/sqlite.h"
 #include "core/store/wal_checkpointer.h"
 #include "core/store/write_batcher.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -57,9 +59,11 @@ class StateStore {
   int schema_version() const;
   const std::string& path() const { return path_; }
 
-  // True when the database file is still the one opened and answers a query. Cheap
-  // enough for every /health call.
-  bool healthy() const;
+  // True when the database file is still the one opened, answers a query, has shown
+  // no damage, and takes writes: after a write failed for a fault of the storage (a
+  // full disk, an I/O error), until a probe write succeeds (FaultLatch). Cheap enough
+  // for every /health call.
+  bool healthy();
 
   // Diagnostics for tests: writers queued behind the current batch, background WAL
   // checkpoints done, and background write-outs of the WAL started.
@@ -74,8 +78,13 @@ class StateStore {
   std::unique_ptr<WriteBatcher> batcher_;
   std::unique_ptr<WalCheckpointer> checkpointer_;
   std::unique_ptr<ReadPool> readers_;
+  void note(const StoreError& error) const;
+  bool probe_write();
+
   uint64_t inode_ = 0;
   uint64_t device_ = 0;
+  mutable FaultLatch write_faults_;  // tripped by reads, too
+  mutable std::atomic<bool> damaged_{false};
 };
 
 }  // namespace agentrt::core

@@ -127,6 +127,11 @@ class AuthTokenPlugin : public sdk::Auth {
     return json{{"revoked", true}, {"id", id}}.dump();
   }
 
+  std::string probe(const std::string&) override {
+    store_.probe();
+    return "{}";
+  }
+
  private:
   TokenStore store_;
 };

@@ -1,6 +1,7 @@
 #include "token_store.h"
 
 #include "sqlite-common/migrations.h"
+#include "sqlite-common/store_probe.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -166,6 +167,11 @@ bool TokenStore::revoke(const std::string& id, int64_t now) {
   s->step();
   cache_.erase(id);
   return db_.changes() == 1;
+}
+
+void TokenStore::probe() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  plugin_sqlite::probe_write(db_);
 }
 
 }  // namespace agentrt::auth_token

@@ -65,6 +65,8 @@ class TokenStore {
   ListPage list(const ListQuery& query);
   // False when no live token has this id.
   bool revoke(const std::string& id, int64_t now);
+  // The host's probe (ABI 1.5): throws unless the store takes a write now.
+  void probe();
 
  private:
   std::mutex mutex_;

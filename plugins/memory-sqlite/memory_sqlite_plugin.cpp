@@ -89,6 +89,11 @@ class MemorySqlitePlugin : public sdk::MemoryBackend {
     return deleted(store_.delete_by_session(parse_session_request(request_json)));
   }
 
+  std::string probe(const std::string&) override {
+    store_.probe();
+    return "{}";
+  }
+
  private:
   MemoryStore store_;
 };

@@ -3,6 +3,7 @@
 #include "filter_sql.h"
 #include "ids_and_time.h"
 #include "schema.h"
+#include "sqlite-common/store_probe.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -184,6 +185,11 @@ int64_t MemoryStore::delete_by_session(const SessionRequest& r) {
   s.bind(":sid", r.session_id);
   use->step();
   return writer_->db().changes();
+}
+
+void MemoryStore::probe() {
+  std::lock_guard<std::mutex> lock(write_mutex_);
+  plugin_sqlite::probe_write(writer_->db());
 }
 
 }  // namespace agentrt::memory_sqlite

@@ -39,6 +39,8 @@ class MemoryStore {
   LayerCounts count(const Filter& filter);
   std::vector<SearchHit> search(const SearchRequest& request);
   int64_t delete_by_session(const SessionRequest& request);
+  // The host's probe (ABI 1.5): throws unless the store takes a write now.
+  void probe();
 
  private:
   const Config config_;

@@ -1,5 +1,7 @@
 #include "sqlite_db.h"
 
+#include "store_probe.h"
+
 #include <agentrt/plugin.hpp>
 
 #include <utility>
@@ -39,7 +41,7 @@ Database::Database(const std::string& path, OpenMode mode, std::string label, Co
     throw sdk::Error(AGENTRT_ERR_INTERNAL, label_ + ": cannot open '" + path + "': " + message);
   }
   sqlite3_extended_result_codes(db_, 1);
-  sqlite3_busy_timeout(db_, 5000);
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);
 }
 
 std::string offered_vfs(const sdk::Host& host) {
@@ -52,6 +54,7 @@ Database::~Database() {
 }
 
 void Database::fail(const std::string& what) const {
+  note_damage(db_, sqlite3_extended_errcode(db_));
   throw sdk::Error(code_for(sqlite3_extended_errcode(db_)),
                    label_ + ": sqlite: " + what + ": " + sqlite3_errmsg(db_));
 }
@@ -62,6 +65,7 @@ void Database::exec(const char* sql) {
   if (rc != SQLITE_OK) {
     std::string message = error ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
+    note_damage(db_, rc);
     throw sdk::Error(code_for(rc), label_ + ": sqlite: " + message);
   }
 }

@@ -82,6 +82,9 @@ class StatementUse {
 
 enum class OpenMode { kReadWrite, kReadOnly };
 
+// How long a statement waits on another connection's lock before it fails as busy.
+constexpr int kBusyTimeoutMs = 5000;
+
 // kNone suits a connection its owner already hands to one thread at a time; kFull
 // keeps SQLite safe even if a caller forgets the owner's lock.
 enum class ConnectionMutex { kNone, kFull };

@@ -8,7 +8,8 @@ namespace agentrt::server::api {
 void add_agent_routes(Router& router, core::Engine& engine) {
   router.add({"POST", "/agents", RouteScope::cell, RouteAccess::admin, true,
               [&engine](RequestContext& ctx, Response& response) {
-                response.send_json(201, core::to_json(engine.agents().create(ctx.cell, ctx.json)));
+                response.send_json(201, core::to_json(engine.agents().create(
+                                            ctx.cell, ctx.json, ctx.principal->cell_seq)));
               }});
   router.add({"GET", "/agents", RouteScope::cell, RouteAccess::token, false,
               [&engine](RequestContext& ctx, Response& response) {

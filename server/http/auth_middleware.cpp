@@ -56,8 +56,8 @@ Middleware make_auth_middleware(core::Engine& engine) {
     }
     if (spec.scope == RouteScope::cell) {
       core::require_cell_access(*ctx.principal, ctx.cell);
-      if (!engine.cells().exists(ctx.cell))
-        throw core::not_found("cell '" + ctx.cell + "' not found");
+      ctx.principal->cell_seq = engine.cells().incarnation(ctx.cell);
+      if (!ctx.principal->cell_seq) throw core::not_found("cell '" + ctx.cell + "' not found");
     }
   };
 }

@@ -142,6 +142,24 @@ TEST_F(Cells, ADeletionWaitsForTheWritesHoldingTheCellAndLaterOnesFindNone) {
   EXPECT_TRUE(cells.hold("acme"));
 }
 
+// A write admitted to a cell (its request found the cell) that reaches the fence only
+// after the cell was deleted and made again under its id finds no cell: the one it was
+// admitted to is gone (audit 6a, F1: such writes landed in the new tenant's cell).
+TEST_F(Cells, AWriteAdmittedBeforeADeletionFindsNoCellInTheOneMadeAgain) {
+  cells.create({{"id", "acme"}});
+  const std::optional<int64_t> admitted = cells.incarnation("acme");
+  ASSERT_TRUE(admitted);
+  EXPECT_TRUE(cells.hold("acme", admitted));
+  cells.remove("acme");
+  cells.create({{"id", "acme"}});
+  const std::optional<int64_t> again = cells.incarnation("acme");
+  ASSERT_TRUE(again);
+  EXPECT_NE(*again, *admitted);
+  EXPECT_FALSE(cells.hold("acme", admitted));
+  EXPECT_TRUE(cells.hold("acme", again));
+  EXPECT_TRUE(cells.hold("acme")) << "no incarnation given: the cell as it is";
+}
+
 TEST_F(Cells, ListPagesNewestFirstWithoutGapsOrRepeats) {
   for (int i = 0; i < 7; ++i) cells.create({{"id", "c" + std::to_string(i)}});
   std::vector<std::string> seen;

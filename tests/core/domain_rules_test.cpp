@@ -106,14 +106,14 @@ TEST(Paging, LimitBounds) {
 }
 
 TEST(ActorRule, NonAdminAlwaysActsAsItself) {
-  Principal alice{"t1", "alice", std::nullopt, false};
+  Principal alice{"t1", "alice", std::nullopt, false, std::nullopt};
   EXPECT_EQ(acting_actor(alice, std::string("bob")), "alice");
   EXPECT_EQ(acting_actor(alice, std::nullopt), "alice");
   EXPECT_EQ(reading_actor(alice, std::string("bob")), "alice");
 }
 
 TEST(ActorRule, AdminNamesAnyActorOrNone) {
-  Principal root{"t0", "admin", std::nullopt, true};
+  Principal root{"t0", "admin", std::nullopt, true, std::nullopt};
   EXPECT_EQ(acting_actor(root, std::string("bob")), "bob");
   EXPECT_EQ(acting_actor(root, std::nullopt), "admin");
   EXPECT_EQ(reading_actor(root, std::string("bob")), "bob");
@@ -121,7 +121,7 @@ TEST(ActorRule, AdminNamesAnyActorOrNone) {
 }
 
 TEST(ActorRule, CellScopeAndAdminChecks) {
-  Principal scoped{"t2", "carol", std::string("acme"), false};
+  Principal scoped{"t2", "carol", std::string("acme"), false, std::nullopt};
   EXPECT_NO_THROW(require_cell_access(scoped, "acme"));
   try {
     require_cell_access(scoped, "other");
@@ -130,7 +130,7 @@ TEST(ActorRule, CellScopeAndAdminChecks) {
     EXPECT_EQ(e.kind(), ErrorKind::forbidden);
   }
   EXPECT_THROW(require_admin(scoped), DomainError);
-  EXPECT_NO_THROW(require_admin(Principal{"t0", "admin", std::nullopt, true}));
+  EXPECT_NO_THROW(require_admin(Principal{"t0", "admin", std::nullopt, true, std::nullopt}));
 }
 
 TEST(Ids, StartWithTheirTimeSoTheySortByCreation) {

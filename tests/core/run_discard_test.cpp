@@ -58,8 +58,8 @@ class RunDiscard : public RunServiceFixture {
     EXPECT_EQ(stored_texts(session), (std::vector<std::string>{"mine", "sync"}));
   }
 
-  Principal alice{"tok_a", "alice", std::nullopt, false};
-  Principal bob{"tok_b", "bob", std::nullopt, false};
+  Principal alice{"tok_a", "alice", std::nullopt, false, std::nullopt};
+  Principal bob{"tok_b", "bob", std::nullopt, false, std::nullopt};
 };
 
 // /chat writes its run, and its session when new, only at its end (StartWrite::with_end).

@@ -240,7 +240,7 @@ class Runs : public RunServiceFixture {
   }
 
   const std::string awkward = "say \"hi\" \\ caf\xc3\xa9 \x01\n \xf0\x9f\x98\x80 end";
-  Principal admin{"tok", "admin", std::nullopt, true};
+  Principal admin{"tok", "admin", std::nullopt, true, std::nullopt};
 };
 
 TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {

@@ -121,6 +121,37 @@ TEST(SessionStoreTest, ARunWrittenOnlyAtItsEndLooksLikeOneStartedThenFinished) {
   EXPECT_EQ(sessions.history("cell", "ses_gone").size(), 1u);
 }
 
+// Two runs that each found no session under a new id, by two actors: the one stored
+// second is refused, and none of its turn goes into the other actor's session, whether
+// it stores its start (a /run) or only its end (a /chat) (audit 6a, F3).
+TEST(SessionStoreTest, ARunNeverAddsToASessionAnotherActorStoredMeanwhile) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  SessionStore sessions(store);
+  RunRecord alice = a_run("run_a", "ses_new");
+  alice.actor = "alice";
+  RunOutcome hers{"run_a", "cell", "ses_new", "end_turn", 0, 0, "[]", {}};
+  hers.new_messages.push_back({"user", nlohmann::json::array()});
+  sessions.finish_run(hers, &alice);
+
+  RunRecord bob = a_run("run_b", "ses_new");
+  bob.actor = "bob";
+  RunOutcome his{"run_b", "cell", "ses_new", "end_turn", 0, 0, "[]", {}};
+  his.new_messages.push_back({"user", nlohmann::json::array()});
+  EXPECT_THROW(sessions.finish_run(his, &bob), DomainError);
+  RunRecord bob_streams = a_run("run_c", "ses_new");
+  bob_streams.actor = "bob";
+  EXPECT_THROW(sessions.start_run(bob_streams), DomainError);
+
+  EXPECT_EQ(sessions.find("cell", "ses_new")->actor, "alice");
+  EXPECT_EQ(sessions.history("cell", "ses_new").size(), 1u);
+  EXPECT_FALSE(sessions.find_run("cell", "run_b"));
+  EXPECT_FALSE(sessions.find_run("cell", "run_c"));
+  RunRecord hers_again = a_run("run_d", "ses_new");
+  hers_again.actor = "alice";
+  EXPECT_NO_THROW(sessions.start_run(hers_again)) << "her own runs go on";
+}
+
 // A run on a long session reads the history newest first only as far as a context of
 // the model's window could reach (recent_history), and the context it builds is the
 // one the whole history gave: for windows from 10 tokens to all of it, with and

@@ -92,7 +92,8 @@ TEST(AbiLayout, MemoryTable) {
   EXPECT_EQ(offsetof(T, count), 64u);
   EXPECT_EQ(offsetof(T, search), 72u);
   EXPECT_EQ(offsetof(T, delete_by_session), 80u);
-  EXPECT_GE(sizeof(T), 88u);
+  EXPECT_EQ(offsetof(T, probe), 88u);  // 1.5
+  EXPECT_GE(sizeof(T), 96u);
 }
 
 TEST(AbiLayout, AuthTable) {
@@ -103,7 +104,8 @@ TEST(AbiLayout, AuthTable) {
   EXPECT_EQ(offsetof(T, issue), 32u);
   EXPECT_EQ(offsetof(T, list), 40u);
   EXPECT_EQ(offsetof(T, revoke), 48u);
-  EXPECT_GE(sizeof(T), 56u);
+  EXPECT_EQ(offsetof(T, probe), 56u);  // 1.5
+  EXPECT_GE(sizeof(T), 64u);
 }
 
 TEST(AbiLayout, HasFieldMacro) {

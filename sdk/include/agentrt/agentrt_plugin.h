@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.4 (1.0 plus appended members, each marked "Since").
+ * agentrt plugin ABI, version 1.5 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 4
-#define AGENTRT_ABI_VERSION_STRING "1.4"
+#define AGENTRT_ABI_MINOR 5
+#define AGENTRT_ABI_VERSION_STRING "1.5"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -255,7 +255,7 @@ typedef struct agentrt_provider_vtable_t {
 
 /* Every operation takes one JSON request and writes one JSON answer. Every request
  * carries "cell"; the backend scopes every statement by it. Shapes are in the plugin
- * author guide. All members are required. */
+ * author guide. All members of 1.0 are required. */
 typedef struct agentrt_memory_vtable_t {
   uint32_t struct_size;
   uint32_t reserved;
@@ -275,11 +275,20 @@ typedef struct agentrt_memory_vtable_t {
   /* {"cell","session_id"} -> {"deleted":n}: the session layer's entries of that
    * session, whoever wrote them; entries of other layers naming it stay. */
   agentrt_json_call_fn delete_by_session;
+  /* Since 1.5, optional (NULL, or AGENTRT_ERR_UNSUPPORTED: the host counts the
+   * instance as failing from a call that fails with AGENTRT_ERR_INTERNAL,
+   * _UNAVAILABLE or _TIMEOUT until a call succeeds). {} -> {}: AGENTRT_OK when the
+   * store can take a write now, else an error code with `error` saying why. The host
+   * calls it only after a call of the instance failed so, from GET /health, at most
+   * once a second, until it passes; /health reports storage unusable meanwhile. It
+   * writes, since a full disk is found by writing; it fails while the store is known
+   * damaged; it does not wait on locks: a store that is only busy is usable. */
+  agentrt_json_call_fn probe;
 } agentrt_memory_vtable_t;
 
 /* ---- Auth ---------------------------------------------------------------- */
 
-/* The auth module owns credentials. All members are required. */
+/* The auth module owns credentials. All members of 1.0 are required. */
 typedef struct agentrt_auth_vtable_t {
   uint32_t struct_size;
   uint32_t reserved;
@@ -296,6 +305,8 @@ typedef struct agentrt_auth_vtable_t {
   agentrt_json_call_fn issue;
   agentrt_json_call_fn list;   /* {} -> {"data":[records without secrets]} */
   agentrt_json_call_fn revoke; /* {"id"} -> {"revoked":true} or NOT_FOUND */
+  /* Since 1.5, optional: as the memory backend's `probe`. */
+  agentrt_json_call_fn probe;
 } agentrt_auth_vtable_t;
 
 /* ---- Descriptor ------------------------------------------------------------ */

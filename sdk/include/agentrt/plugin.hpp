@@ -188,6 +188,12 @@ class MemoryBackend {
   virtual std::string count(const std::string& request_json) = 0;
   virtual std::string search(const std::string& request_json) = 0;
   virtual std::string delete_by_session(const std::string& request_json) = 0;
+  // Optional (ABI 1.5): throws when the store cannot take a write now (see the C
+  // header's `probe`); GET /health calls it after a call of the instance failed.
+  virtual std::string probe(const std::string& request_json) {
+    (void)request_json;
+    throw Error(AGENTRT_ERR_UNSUPPORTED, "this store has no probe");
+  }
 };
 
 class Auth {
@@ -197,6 +203,12 @@ class Auth {
   virtual std::string issue(const std::string& request_json) = 0;
   virtual std::string list(const std::string& request_json) = 0;
   virtual std::string revoke(const std::string& request_json) = 0;
+  // Optional (ABI 1.5): throws when the store cannot take a write now (see the C
+  // header's `probe`); GET /health calls it after a call of the instance failed.
+  virtual std::string probe(const std::string& request_json) {
+    (void)request_json;
+    throw Error(AGENTRT_ERR_UNSUPPORTED, "this store has no probe");
+  }
 };
 
 namespace detail {
@@ -275,6 +287,18 @@ int32_t json_call(void* instance, const char* request, size_t len, agentrt_outpu
   });
 }
 
+// The same for `probe`, which most classes inherit: called through their base, since a
+// pointer to the base's member is no template argument of json_call<T, ...>.
+template <class T, class Base>
+int32_t probe_call(void* instance, const char* request, size_t len, agentrt_output_t* out,
+                   agentrt_error_t* error) noexcept {
+  return guarded(error, [&] {
+    auto* self = static_cast<Instance<T>*>(instance);
+    Base& base = self->impl;
+    self->host.write(out, base.probe(std::string(request, len)));
+  });
+}
+
 template <class T>
 const void* vtable_for() noexcept {
   if constexpr (std::is_base_of_v<Provider, T>) {
@@ -319,7 +343,8 @@ const void* vtable_for() noexcept {
                                                   &json_call<T, &T::clear_layer>,
                                                   &json_call<T, &T::count>,
                                                   &json_call<T, &T::search>,
-                                                  &json_call<T, &T::delete_by_session>};
+                                                  &json_call<T, &T::delete_by_session>,
+                                                  &probe_call<T, MemoryBackend>};
     return &table;
   } else {
     static_assert(std::is_base_of_v<Auth, T>,
@@ -331,7 +356,8 @@ const void* vtable_for() noexcept {
                                                 &json_call<T, &T::verify>,
                                                 &json_call<T, &T::issue>,
                                                 &json_call<T, &T::list>,
-                                                &json_call<T, &T::revoke>};
+                                                &json_call<T, &T::revoke>,
+                                                &probe_call<T, Auth>};
     return &table;
   }
 }

@@ -234,7 +234,8 @@ HealthReport Engine::health() const {
   report.storage_ok = store_ && store_->healthy();
   // Every store, not only the engine's own: memory and tokens failing make an instance
   // as unusable to clients as a failing state store (audit 5c, F5).
-  report.storage_ok = report.storage_ok && auth_->usable() && memory_->usable();
+  report.storage_ok =
+      report.storage_ok && (!auth_ || auth_->usable()) && (!memory_ || memory_->usable());
   report.uptime_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   for (const auto& plugin : host_.plugins()) {

@@ -130,7 +130,10 @@ bool PluginInstance::usable() const {
       call_json(probe, "{}");
       return true;
     } catch (const PluginError& e) {
-      if (e.code == AGENTRT_ERR_UNSUPPORTED) no_probe_.store(true, std::memory_order_relaxed);
+      if (e.code == AGENTRT_ERR_UNSUPPORTED) {  // the C++ layer's default: no probe after all
+        no_probe_.store(true, std::memory_order_relaxed);
+        return false;
+      }
       log_error("store still failing",
                 {{"plugin", plugin_->name()}, {"code", e.code}, {"error", e.what()}});
       return false;

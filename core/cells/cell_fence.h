@@ -5,34 +5,20 @@
 // its end; a deletion closes the fence (exclusive) from its start to its last cleanup.
 // A write therefore either ends before the deletion starts, and is cleaned up with
 // the cell, or starts after it, and finds no cell; nothing of it can come back in a
-// cell created again under the same id.
+// cell created again under the same id, as a write admitted before the deletion names
+// the incarnation it was admitted to (Principal::cell_seq).
 #pragma once
 
-#include <array>
+#include "core/domain/striped_fence.h"
+
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 
 namespace agentrt::core {
 
-class CellFence {
- public:
-  using Hold = std::shared_lock<std::shared_mutex>;
-  using Closed = std::unique_lock<std::shared_mutex>;
-
-  Hold hold(const std::string& cell) const { return Hold(stripe(cell)); }
-  Closed close(const std::string& cell) const { return Closed(stripe(cell)); }
-
- private:
-  // Striped, so that deleting a cell stalls the writes of few others, and never all.
-  std::shared_mutex& stripe(const std::string& cell) const {
-    return stripes_[std::hash<std::string>{}(cell) % stripes_.size()];
-  }
-  mutable std::array<std::shared_mutex, 32> stripes_;
-};
+using CellFence = StripedFence;
 
 // The cell's fence, held, if the cell exists, and is the incarnation `seq` names when
 // one is given (Principal::cell_seq); nothing otherwise.

@@ -139,8 +139,7 @@ void Engine::start_memory() {
       service_plugin(config_.memory_backend, AGENTRT_KIND_MEMORY_BACKEND, "memory backend",
                      config_.data_dir),
       [this](const std::string& cell, const std::string& actor, const std::string& session) {
-        auto found = sessions_->find(cell, session);
-        return found && found->actor == actor;
+        return runs_->hold_session(cell, actor, session);
       },
       [this](const std::string& cell, std::optional<int64_t> seq) {
         return cells_->hold(cell, seq);

@@ -112,7 +112,10 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
     throw invalid("field 'session_id' is required for the session layer");
   // On any layer: an entry of another layer names the session it was learnt in, and a
   // name that is no session of the acting actor's would be a tag nobody can trust.
-  if (session_id && !session_owned_(cell, actor, *session_id))
+  // Held to the write's end, so that a deletion of the session waits for it and
+  // deletes the entry too (audit 6a, F2).
+  std::optional<StripedFence::Hold> session_held;
+  if (session_id && !(session_held = session_owned_(cell, actor, *session_id)))
     throw invalid("field 'session_id' names no session of actor '" + actor + "'");
   CellFence::Hold held = held_cell(cell, who);
   return write(cell, table().save, request);

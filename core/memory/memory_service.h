@@ -6,6 +6,7 @@
 
 #include "core/auth/principal.h"
 #include "core/cells/cell_fence.h"
+#include "core/domain/striped_fence.h"
 #include "core/memory/memory_totals_cache.h"
 #include "core/plugin_host/loaded_plugin.h"
 
@@ -30,10 +31,10 @@ struct MemoryQuery {
 
 class MemoryService {
  public:
-  // `session_owned(cell, actor, session_id)` says whether the session exists and is
-  // that actor's.
-  using SessionCheck =
-      std::function<bool(const std::string&, const std::string&, const std::string&)>;
+  // `session_owned(cell, actor, session_id)`: the session's fence held while the session
+  // exists and is that actor's (RunService::hold_session); nothing otherwise.
+  using SessionCheck = std::function<std::optional<StripedFence::Hold>(
+      const std::string&, const std::string&, const std::string&)>;
 
   // `hold_cell` holds a cell's fence for a write (core/cells/cell_fence.h): the
   // backend's storage is not in the transaction that deletes a cell.

@@ -7,6 +7,7 @@
 
 #include "core/agents/agent_service.h"
 #include "core/auth/principal.h"
+#include "core/domain/striped_fence.h"
 #include "core/providers/provider_registry.h"
 #include "core/runs/context_window.h"
 #include "core/runs/history_cache.h"
@@ -33,6 +34,9 @@ class RunSink {
   virtual bool send(const std::string& event) = 0;
   // Called often while the provider is silent; may send a keep-alive. False when gone.
   virtual bool idle() { return true; }
+  // Starts the stream before any event, for a receiver that may wait for the next one;
+  // a sink whose start waits for its first event may still fail the request till then.
+  virtual bool begin() { return true; }
 };
 
 // When a run's start (its row, and its session when new) is stored.
@@ -146,7 +150,8 @@ class RunService {
                            const std::string& session);
   // 404 unless the run exists in the cell and `who` may see it.
   void check_run(const std::string& cell, const Principal& who, const std::string& run_id) const;
-  // GET /runs/{id}/events: the stored or live events after `after`.
+  // GET /runs/{id}/events: the stored or live events after `after`. A live run's are
+  // followed on an open sink; a run gone since check_run is a 404 before the sink opens.
   void follow(const std::string& cell, const Principal& who, const std::string& run_id,
               int64_t after, RunSink& sink, std::chrono::milliseconds idle);
   nlohmann::json list_sessions(const std::string& cell, const Principal& who,
@@ -154,7 +159,14 @@ class RunService {
                                const PageRequest& page) const;
   nlohmann::json messages(const std::string& cell, const Principal& who, const std::string& session,
                           const PageRequest& page) const;
+  // 404 also for all but one of concurrent deletions of the session.
   void delete_session(const std::string& cell, const Principal& who, const std::string& session);
+  // The session's fence (striped_fence.h) held while the session is stored as
+  // `actor`'s, for a write of another store that names it (a memory entry): its
+  // deletion waits for the write and deletes what it wrote, and a write that comes
+  // after finds no session (audit 6a, F2). Nothing when there is no such session.
+  std::optional<StripedFence::Hold> hold_session(const std::string& cell, const std::string& actor,
+                                                 const std::string& session) const;
   // Inside a cell's deleting transaction: its live runs stop and store nothing more.
   void discard_cell(const std::string& cell);
 
@@ -204,6 +216,7 @@ class RunService {
   LiveRuns live_;
   HistoryCache history_;
   std::function<void(const std::string&, const std::string&)> session_deleted_;
+  StripedFence session_fence_;  // keyed by session_key()
 };
 
 }  // namespace agentrt::core

@@ -86,17 +86,41 @@ nlohmann::json RunService::interrupt(const std::string& cell, const Principal& w
   return {{"interrupted", stopped}, {"run_id", running->id}};
 }
 
+namespace {
+
+std::string session_key(const std::string& cell, const std::string& session) {
+  std::string key = cell;
+  key += '\0';
+  key += session;
+  return key;
+}
+
+}  // namespace
+
+std::optional<StripedFence::Hold> RunService::hold_session(const std::string& cell,
+                                                           const std::string& actor,
+                                                           const std::string& session) const {
+  StripedFence::Hold held = session_fence_.hold(session_key(cell, session));
+  auto found = sessions_.find(cell, session);
+  if (!found || found->actor != actor) return std::nullopt;
+  return held;
+}
+
 void RunService::delete_session(const std::string& cell, const Principal& who,
                                 const std::string& session) {
-  visible_session(cell, who, session);
+  const SessionRecord seen = visible_session(cell, who, session);
   SessionHold hold(live_, cell, session, settings_.stop_wait);
+  StripedFence::Closed closed = session_fence_.close(session_key(cell, session));
   // What other stores keep of the session goes first: should that fail, the session is
   // still there and the DELETE can be sent again. The other way round, a failure left
   // the session gone (a retry was 404) and its memory kept for good, for a session made
   // again under the id to inherit (audit 5c, F3).
   if (session_deleted_) session_deleted_(cell, session);
-  sessions_.remove(cell, session);
+  const bool removed = sessions_.remove(cell, session);
   history_.forget(cell, session);
+  // A stored session that is gone by now: another deletion got there first (audit 6a,
+  // F5). One only a live /chat run held was never stored: it went with its run.
+  if (!removed && !seen.created_at.empty()) throw not_found("session '" + session + "' not found");
 }
 
 void RunService::discard_cell(const std::string& cell) {
@@ -121,12 +145,22 @@ void RunService::follow(const std::string& cell, const Principal& who, const std
                         int64_t after, RunSink& sink, std::chrono::milliseconds idle) {
   check_run(cell, who, run_id);
   if (auto live = live_.find(run_id)) {
+    if (!sink.begin()) return;
     live->follow(
         after, [&](const std::string& event) { return sink.send(event); },
         [&] { return sink.idle(); }, idle);
     return;
   }
-  for (const auto& event : sessions_.run_events(run_id, after))
+  const std::vector<nlohmann::json> events = sessions_.run_events(run_id, after);
+  // Nothing after `after` in a finished run is an empty stream. But a run gone since
+  // check_run, or stored as running while no longer live (its session's deletion
+  // discarded its end, and takes its row next), is a 404, not a stream without
+  // run_start or done (audit 6a, F4).
+  if (events.empty()) {
+    const std::optional<RunRecord> run = sessions_.find_run(cell, run_id);
+    if (!run || run->status == "running") throw not_found("run '" + run_id + "' not found");
+  }
+  for (const auto& event : events)
     if (!sink.send(event_text(event))) return;
 }
 

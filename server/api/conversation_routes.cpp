@@ -66,11 +66,14 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
                 // Revoking the token ends the stream; the run it follows is not this
                 // client's to stop.
                 auto lease = engine.auth().hold(*ctx.principal);
+                // The head waits for the first event: a run that its session's deletion
+                // took meanwhile is still a 404 (RunService::follow).
                 SseStream stream(response, ping_interval(engine), ctx.client_closed,
-                                 ctx.client_socket);
+                                 ctx.client_socket, SseStream::Head::with_first_event);
                 stream.end_when([&lease] { return lease.revoked(); });
                 engine.runs().follow(ctx.cell, *ctx.principal, ctx.param("runID"), after, stream,
                                      std::chrono::milliseconds(100));
+                stream.begin();
               }});
 }
 

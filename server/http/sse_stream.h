@@ -42,6 +42,8 @@ class SseStream : public core::RunSink {
   // revoked. One call per event: keep it cheap.
   void end_when(std::function<bool()> ended) { ended_ = std::move(ended); }
 
+  // Sends the head if no event did yet: a stream with nothing to send is still one.
+  bool begin() override { return head_sent_ || send_head(); }
   bool send(const std::string& event) override;
   bool idle() override;  // sends ": ping" when due, and what a slow client left queued
   bool gone() const { return gone_; }

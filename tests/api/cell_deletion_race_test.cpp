@@ -73,5 +73,48 @@ TEST(CellDeletionRace, WritesRacingADeletionLeaveNothingInTheCellMadeAgain) {
   }
 }
 
+// The cell made again while writes admitted to the old one still wait on its deletion
+// (the recreation sent in a loop from the moment the DELETE is): they were committed in
+// the new cell, under the old cell's revoked tokens (audit 6a, F1: 4 and 7 of 10 tries).
+TEST(CellDeletionRace, WritesAdmittedBeforeADeletionNeverLandInTheCellMadeAgainAtOnce) {
+  AgentdProcess agentd(with_args({"--mode", "multi"}));
+  const std::string admin = first_admin_token(agentd);
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::string cell = "again" + std::to_string(trial);
+    const std::string base = "/cells/" + cell;
+    ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", cell}}).status, 201);
+    const std::string user =
+        issue_token(agentd, admin, {{"ttl", "1h"}, {"cell", cell}, {"actor", "old"}})["token"];
+    const std::string cell_admin = issue_token(
+        agentd, admin,
+        {{"ttl", "1h"}, {"cell", cell}, {"actor", "old-admin"}, {"admin", true}})["token"];
+    for (int i = 0; i < 200; ++i)  // so that the deletion takes a while
+      call(agentd, "POST", base + "/memory", user, {{"layer", "working"}, {"content", "bulk"}});
+    Writers writers;
+    for (int i = 0; i < 2; ++i) {
+      writers.loop([&] {
+        call(agentd, "POST", base + "/memory", user, {{"layer", "about_me"}, {"content", "old"}});
+      });
+    }
+    writers.loop([&] { call(agentd, "POST", base + "/chat", user, run_body("old")); });
+    writers.loop([&] {
+      static std::atomic<int> n{0};
+      call(agentd, "POST", base + "/agents", cell_admin, {{"name", "old" + std::to_string(++n)}});
+    });
+    std::this_thread::sleep_for(100ms);
+    std::thread deletion([&] { call(agentd, "DELETE", "/admin/cells/" + cell, admin); });
+    while (call(agentd, "POST", "/admin/cells", admin, {{"id", cell}}).status != 201) {
+    }
+    deletion.join();
+    std::this_thread::sleep_for(50ms);
+    writers.join();
+
+    json counts = call(agentd, "GET", base + "/memory/counts", admin).json();
+    for (const auto& [layer, n] : counts.items()) EXPECT_EQ(n, 0) << cell << " " << layer;
+    EXPECT_TRUE(call(agentd, "GET", base + "/sessions", admin).json()["data"].empty()) << cell;
+    EXPECT_TRUE(call(agentd, "GET", base + "/agents", admin).json()["data"].empty()) << cell;
+  }
+}
+
 }  // namespace
 }  // namespace agentrt::test

@@ -16,6 +16,12 @@ namespace agentrt::providers {
 namespace {
 
 constexpr size_t kReadBuffer = 16 * 1024;
+// Reads of one pass over the socket: what they bring is one fragment, flushed and held
+// to the answer's cap (max_answer_bytes) after the pass. An upstream that keeps the
+// socket full made a pass unbounded: gigabytes held before the cap was ever checked,
+// and every other stream of the loop's thread stalled meanwhile (audit 6b, 1). The
+// socket stays readable, and the driver comes back to it at once.
+constexpr int kMaxReadsPerPass = 16;
 
 // The thread's read buffer: one for all its transfers, since a read is handed on
 // before the next, except when a body sink starts a transfer of its own on the same
@@ -180,7 +186,7 @@ void PlainTransfer::send_some() {
 
 void PlainTransfer::receive_some() {
   ReadBuffer buffer;
-  for (;;) {
+  for (int reads = 0; reads < kMaxReadsPerPass; ++reads) {
     ssize_t n = ::recv(connection_.fd(), buffer.data(), kReadBuffer, 0);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
     if (n <= 0) {

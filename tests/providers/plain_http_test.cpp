@@ -3,7 +3,12 @@
 // framings, connection reuse, idle closes, failures, and when libcurl takes over.
 #include "common/http_stream.h"
 #include "common/plain_http_target.h"
+#include "common/plain_transfer.h"
 #include "tests/providers/scripted_upstream.h"
+
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include <gtest/gtest.h>
 #include <agentrt/plugin.hpp>
@@ -226,6 +231,44 @@ TEST(PlainHttpTarget, TheEnvironmentCanHandEverythingToLibcurl) {
   ::setenv("ALL_PROXY", "http://proxy:3128", 1);
   EXPECT_FALSE(providers::builtin_client_allowed());
   ::unsetenv("ALL_PROXY");
+}
+
+// One pass over the socket reads a bounded amount, however much the upstream has sent:
+// the pass's bytes are what the answer's cap is checked against, and what other
+// streams of the same thread wait behind (audit 6b, 1: an upstream that never pauses
+// made one pass, and agentd's memory, unbounded).
+TEST(PlainTransferPass, ReadsABoundedAmountWhateverIsWaiting) {
+  ScriptedUpstream upstream;
+  const size_t size = 4 << 20;
+  upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n" +
+                        std::string(size, 'x'),
+                    Then::keep});
+  const HttpRequest request = request_to(upstream.url());
+  const auto target = providers::plain_http_target(request.url);
+  ASSERT_TRUE(target);
+  size_t delivered = 0;
+  providers::PlainTransfer transfer(*target, request,
+                                    [&](std::string_view bytes) { delivered += bytes.size(); });
+  transfer.start();
+  const int room = 8 << 20;
+  ::setsockopt(transfer.fd(), SOL_SOCKET, SO_RCVBUF, &room, sizeof room);
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  int waiting = 0;
+  while (!transfer.connected() || ::ioctl(transfer.fd(), FIONREAD, &waiting) != 0 ||
+         waiting < (1 << 20)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "waiting: " << waiting;
+    pollfd ready{transfer.fd(), transfer.events(), 0};
+    if (::poll(&ready, 1, 10) > 0 && transfer.events() != POLLIN) transfer.on_ready();
+  }
+  transfer.on_ready();  // the head and a first pass of the body
+  EXPECT_GT(delivered, 0u);
+  EXPECT_LE(delivered, size_t{256} << 10) << "of " << waiting << " bytes waiting";
+  while (!transfer.done()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    pollfd ready{transfer.fd(), transfer.events(), 100};
+    if (::poll(&ready, 1, 100) > 0) transfer.on_ready();
+  }
+  EXPECT_EQ(delivered, size) << "the rest comes in later passes";
 }
 
 }  // namespace

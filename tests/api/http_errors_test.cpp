@@ -161,6 +161,30 @@ TEST(HttpErrors, ARequestDrippedAByteAtATimeIsCutAtTheRequestTimeout) {
   EXPECT_EQ(agentd.connect().request("GET", "/health").status, 200);
 }
 
+// A connection's first request counts from the connection: a client that waits almost
+// the whole request timeout before its first byte does not get it all again to drip
+// the rest (audit 6b, 4: cut at 59 s with the default 30).
+TEST(HttpErrors, AConnectionsFirstRequestCountsFromTheConnection) {
+  TempDir dir;
+  const std::string config = dir.write("c.json", R"({"server":{"request_timeout_s":2}})");
+  AgentdProcess agentd(with_args({"--config", config}));
+  HttpConnection connection = agentd.connect();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1700));
+  const auto first_byte = std::chrono::steady_clock::now();
+  for (char c : std::string("GET /health HTTP/1.1\r\nX-Slow: abcdefghijklmnopqrstuvwxyz")) {
+    try {
+      connection.send_raw(std::string(1, c));
+    } catch (const std::exception&) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // The sends fail once the server has answered 400 and closed.
+  const auto took = std::chrono::steady_clock::now() - first_byte;
+  EXPECT_LT(took, std::chrono::milliseconds(1200))
+      << "cut only a whole timeout after its first byte";
+}
+
 TEST(HttpErrors, KeepAliveConnectionServesSeveralRequests) {
   AgentdProcess agentd;
   HttpConnection connection = agentd.connect();

@@ -11,6 +11,10 @@
 namespace agentrt::core {
 namespace {
 
+// What a page of messages may hold (read_page_within): sessions keep messages of
+// hundreds of KB (documents, images as data URLs), and 500 of them made a page of 500 MB.
+constexpr size_t kPageBytes = 8 << 20;
+
 SessionRecord read_session(const Statement& row) {
   return {row.column_text(1), row.column_text(2), row.column_text(3), row.column_text(4),
           row.column_text(5)};
@@ -163,7 +167,8 @@ nlohmann::json SessionStore::messages(const std::string& cell, const std::string
         "session_id = ? AND seq > ? ORDER BY seq LIMIT ?");
     rows.bind(1, cell).bind(2, session).bind(3, page.after.value_or(0));
     rows.bind(4, int64_t{page.limit} + 1);
-    body = read_page(rows, page.limit, [](const Statement& row) {
+    const auto bytes = [](const Statement& row) { return row.column_bytes(2); };
+    body = read_page_within(rows, page.limit, kPageBytes, bytes, [](const Statement& row) {
       return nlohmann::json{
           {"role", row.column_text(1)},
           {"content", nlohmann::json::parse(row.column_text(2))},

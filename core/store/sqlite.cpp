@@ -179,6 +179,10 @@ int64_t Statement::column_int(int index) const {
   return sqlite3_column_int64(stmt_, index);
 }
 
+size_t Statement::column_bytes(int index) const {
+  return static_cast<size_t>(sqlite3_column_bytes(stmt_, index));
+}
+
 std::string Statement::column_text(int index) const {
   const unsigned char* text = sqlite3_column_text(stmt_, index);
   if (text == nullptr) return {};

@@ -131,6 +131,7 @@ class Statement {
 
   int64_t column_int(int index) const;
   std::string column_text(int index) const;
+  size_t column_bytes(int index) const;  // the value's size as text or blob, without a copy
   bool column_is_null(int index) const;
 
  private:

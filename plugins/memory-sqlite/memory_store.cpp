@@ -121,10 +121,16 @@ ListPage MemoryStore::list(const ListRequest& r) {
   // One row beyond the page says whether another page exists.
   s.bind(":limit", int64_t{r.limit} + 1);
   ListPage page;
-  while (use->step()) page.rows.push_back(read_entry_row(s));
-  if (page.rows.size() > static_cast<size_t>(r.limit)) {
-    page.rows.pop_back();
-    page.has_more = true;
+  size_t bytes = 0;
+  while (use->step()) {
+    EntryRow row = read_entry_row(s);
+    bytes += entry_bytes(row);
+    if (page.rows.size() == static_cast<size_t>(r.limit) ||
+        (!page.rows.empty() && bytes > kAnswerBytes)) {
+      page.has_more = true;
+      break;
+    }
+    page.rows.push_back(std::move(row));
   }
   return page;
 }

@@ -291,8 +291,13 @@ std::vector<SearchHit> search_entries(Connection& c, const SearchRequest& reques
   ranker.add_terms(
       terms, plan.read_whole_max >= 0 ? plan.read_whole_max : search_candidates / kReadWholeDivisor,
       plan.shared_walk_min_share);
-  for (const auto& [seq, score] : ranker.best(static_cast<size_t>(request.limit)))
-    hits.push_back({row_by_seq(c, seq), score});
+  size_t bytes = 0;
+  for (const auto& [seq, score] : ranker.best(static_cast<size_t>(request.limit))) {
+    EntryRow row = row_by_seq(c, seq);
+    bytes += entry_bytes(row);
+    if (!hits.empty() && bytes > kAnswerBytes) break;  // the best that fit
+    hits.push_back({std::move(row), score});
+  }
   return hits;
 }
 

@@ -152,6 +152,32 @@ TEST(SessionStoreTest, ARunNeverAddsToASessionAnotherActorStoredMeanwhile) {
   EXPECT_NO_THROW(sessions.start_run(hers_again)) << "her own runs go on";
 }
 
+// A page of messages holds at most 8 MiB of them, whatever `limit` asks (audit 6b, 2:
+// 500 messages of 1 MB made a page of 500 MB built whole in memory); the cursor goes on.
+TEST(SessionStoreTest, APageOfLargeMessagesEndsEarlyAndTheCursorGoesOn) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  SessionStore sessions(store);
+  const nlohmann::json part = {{"type", "text"}, {"text", std::string(900 * 1024, 'm')}};
+  for (int i = 0; i < 20; ++i) {
+    RunRecord run = a_run("run_" + std::to_string(i), "ses_big");
+    RunOutcome outcome{run.id, "cell", "ses_big", "end_turn", 0, 0, "[]", {}};
+    outcome.continues = i > 0;
+    outcome.new_messages.push_back({"user", nlohmann::json::array({part})});
+    sessions.finish_run(outcome, &run);
+  }
+  nlohmann::json page = sessions.messages("cell", "ses_big", parse_page_request("500", {}));
+  EXPECT_LT(page["data"].size(), 20u);
+  EXPECT_GE(page["data"].size(), 8u);
+  size_t seen = page["data"].size();
+  while (!page["next_cursor"].is_null()) {
+    page = sessions.messages("cell", "ses_big",
+                             parse_page_request("500", page["next_cursor"].get<std::string>()));
+    seen += page["data"].size();
+  }
+  EXPECT_EQ(seen, 20u);
+}
+
 // A run on a long session reads the history newest first only as far as a context of
 // the model's window could reach (recent_history), and the context it builds is the
 // one the whole history gave: for windows from 10 tokens to all of it, with and

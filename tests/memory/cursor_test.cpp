@@ -3,6 +3,7 @@
 
 #include "list_cursor.h"
 
+#include <algorithm>
 #include <set>
 
 namespace agentrt::test {
@@ -66,6 +67,33 @@ TEST_F(MemoryTest, InsertsAndDeletesBetweenPagesNeitherRepeatNorSkip) {
                                        saved[4], saved[3], saved[2], saved[0]};
   EXPECT_EQ(seen, expected);
   EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), seen.size());
+}
+
+// An answer holds at most 8 MiB of entries (memory_sqlite::kAnswerBytes), whatever
+// `limit` asks: 500 entries of documents made pages of gigabytes, then a 500 when the
+// host's output cap refused them (audit 6b, 2 and 5). A page ends early with a cursor,
+// and the walk still sees every entry once; a search answers the best that fit.
+TEST_F(MemoryTest, ListsAndSearchesOfLargeEntriesStayWithinTheAnswerBudget) {
+  const std::string document = "report " + std::string(900 * 1024, 'd');
+  std::vector<std::string> saved;
+  for (int i = 0; i < 20; ++i) saved.push_back(save({{"content", document}})["id"]);
+  const json f = filter("c1", "alice");
+  const json first = list(f, "about_me", 500);
+  EXPECT_LT(first["data"].size(), 20u);
+  EXPECT_GE(first["data"].size(), 8u);
+  ASSERT_FALSE(first["next_cursor"].is_null()) << "a page cut short says there is more";
+  std::vector<std::string> seen;
+  json page = first;
+  for (;;) {
+    for (const std::string& id : ids_of(page["data"])) seen.push_back(id);
+    if (page["next_cursor"].is_null()) break;
+    page = list(f, "about_me", 500, page["next_cursor"]);
+  }
+  std::reverse(saved.begin(), saved.end());
+  EXPECT_EQ(seen, saved);
+  const json hits = search(f, "report", nullptr, 20);
+  EXPECT_LT(hits["data"].size(), 20u);
+  EXPECT_GE(hits["data"].size(), 1u);
 }
 
 }  // namespace

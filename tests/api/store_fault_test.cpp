@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 namespace agentrt::test {
 namespace {
@@ -94,6 +96,7 @@ TEST_F(StoreFault, WithTheDataDirRemovedNoWriteIsAcknowledged) {
       {"messages", {{{"role", "user"}, {"content", {{{"type", "text"}, {"text", "x"}}}}}}}};
   ASSERT_EQ(act("POST", "/chat", chat).status, 200);
   std::filesystem::remove_all(agentd.data_dir());
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));  // stores look every 50 ms
   expect_for_now(act("POST", "/memory", {{"layer", "working"}, {"content", "kept?"}}));
   expect_for_now(act("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "x"}}));
   expect_for_now(act("POST", "/chat", chat));

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <functional>
@@ -346,6 +347,7 @@ TEST(WalBufferVfs, AWriteToARemovedDatabaseIsRefused) {
   writer.exec("CREATE TABLE t(k INTEGER PRIMARY KEY, b TEXT NOT NULL)");
   insert(writer, 1);
   for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));  // the path is looked at every 50 ms
   const int code = sqlite_code_of_insert(writer, 2);
   EXPECT_EQ(code, SQLITE_READONLY_DBMOVED) << sqlite3_errstr(code);
   EXPECT_TRUE(StoreError("refused", code).for_now());
@@ -360,6 +362,7 @@ TEST(WalBufferVfs, AWriteToAReplacedDatabaseIsRefused) {
   insert(writer, 1);
   { Connection other(tmp.file("b.db")); }
   ASSERT_EQ(::rename(tmp.file("b.db").c_str(), path.c_str()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
   EXPECT_EQ(sqlite_code_of_insert(writer, 2), SQLITE_READONLY_DBMOVED);
 }
 

@@ -16,6 +16,12 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
+void store_a_turn(const AgentdProcess& agentd, const std::string& admin,
+                  const std::string& session) {
+  ASSERT_EQ(call(agentd, "POST", "/chat", admin, run_body("hi", {{"session_id", session}})).status,
+            200);
+}
+
 json session_memory(const std::string& session) {
   return {{"layer", "session"}, {"session_id", session}, {"content", "noted"}};
 }
@@ -28,9 +34,7 @@ TEST(SessionDeletionRace, MemoryWrittenWhileTheSessionGoesGoesWithIt) {
   const std::string admin = first_admin_token(agentd);
   for (int trial = 0; trial < 3; ++trial) {
     const std::string session = "s" + std::to_string(trial);
-    ASSERT_EQ(
-        call(agentd, "POST", "/chat", admin, run_body("hi", {{"session_id", session}})).status,
-        200);
+    ASSERT_NO_FATAL_FAILURE(store_a_turn(agentd, admin, session));
     for (int i = 0; i < 200; ++i)  // so that the deletion takes a while
       call(agentd, "POST", "/memory", admin, session_memory(session));
     std::atomic<bool> stop{false};
@@ -56,9 +60,7 @@ TEST(SessionDeletionRace, OneOfSeveralDeletionsAtOnceDeletes) {
   const std::string admin = first_admin_token(agentd);
   for (int trial = 0; trial < 3; ++trial) {
     const std::string session = "busy" + std::to_string(trial);
-    ASSERT_EQ(
-        call(agentd, "POST", "/chat", admin, run_body("hi", {{"session_id", session}})).status,
-        200);
+    ASSERT_NO_FATAL_FAILURE(store_a_turn(agentd, admin, session));
     auto stream = open_run(agentd, admin, run_body("a long answer", {{"session_id", session}}));
     ASSERT_TRUE(stream->next());  // run_start: the run holds the session
     std::atomic<int> deleted{0}, missing{0};

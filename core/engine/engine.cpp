@@ -172,10 +172,11 @@ std::vector<MemoryItem> Engine::run_memory(const MemoryScope& scope) {
     if (agent_layer && !scope.agent_namespace) continue;
     if (!agent_layer && layer_total(*totals, layer) == 0) continue;
     const bool session_layer = layer == "session";
-    auto entries = memory_->recent(
-        scope.cell, std::string(layer), scope.actor,
-        agent_layer ? scope.agent_namespace : std::nullopt,
-        session_layer ? std::optional<std::string>(scope.session_id) : std::nullopt, kPerLayer);
+    auto entries =
+        memory_->recent(scope.cell, std::string(layer), scope.actor,
+                        agent_layer ? scope.agent_namespace : std::nullopt,
+                        session_layer ? std::optional<std::string>(scope.session_id) : std::nullopt,
+                        kPerLayer, scope.max_entry_tokens);
     for (const auto& entry : entries)
       items.push_back({std::string(layer), entry.value("content", "")});
   }

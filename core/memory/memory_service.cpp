@@ -204,14 +204,16 @@ std::vector<nlohmann::json> MemoryService::recent(const std::string& cell, const
                                                   const std::string& actor,
                                                   const std::optional<std::string>& namespace_,
                                                   const std::optional<std::string>& session_id,
-                                                  int limit) {
-  nlohmann::json answer = call(table().list, {{"cell", cell},
-                                              {"layer", layer},
-                                              {"actor", actor},
-                                              {"namespace", optional_value(namespace_)},
-                                              {"session_id", optional_value(session_id)},
-                                              {"limit", limit},
-                                              {"cursor", nullptr}});
+                                                  int limit, int64_t max_tokens) {
+  nlohmann::json request = {{"cell", cell},
+                            {"layer", layer},
+                            {"actor", actor},
+                            {"namespace", optional_value(namespace_)},
+                            {"session_id", optional_value(session_id)},
+                            {"limit", limit},
+                            {"cursor", nullptr}};
+  if (max_tokens > 0 && backend_->plugin().abi_minor() >= 5) request["max_tokens"] = max_tokens;
+  nlohmann::json answer = call(table().list, request);
   return answer.value("data", nlohmann::json::array()).get<std::vector<nlohmann::json>>();
 }
 

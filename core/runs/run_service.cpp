@@ -128,7 +128,12 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
   ContextParts parts;
   if (agent) parts.system_prompt = agent->system_prompt;
   if (run.request.use_memory && memory_source_) {
-    MemoryScope scope{cell, actor, session_id, std::nullopt, default_run_layers()};
+    MemoryScope scope{cell,
+                      actor,
+                      session_id,
+                      std::nullopt,
+                      default_run_layers(),
+                      run.model.model.context_window};
     if (agent) {
       scope.agent_namespace = agent->namespace_;
       scope.layers = agent->memory_layers;

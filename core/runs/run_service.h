@@ -99,6 +99,9 @@ struct MemoryScope {
   std::string cell, actor, session_id;
   std::optional<std::string> agent_namespace;
   std::vector<std::string> layers;
+  // The model's context window: an entry estimated larger can never be in the context,
+  // so it need not be read (0: no bound).
+  int64_t max_entry_tokens = 0;
 };
 // The memory items of a scope, in the priority order of context_window.h.
 using MemorySource = std::function<std::vector<MemoryItem>(const MemoryScope&)>;

@@ -91,7 +91,7 @@ const std::string& visible_stats_sql(FilterShape shape) {
 const std::string& list_sql(FilterShape shape) {
   static const auto sql = per_shape([](FilterShape s) {
     return std::string("SELECT ") + kEntryColumns + from_clause(s) + where_clause(s) +
-           " AND seq < :before ORDER BY seq DESC LIMIT :limit";
+           " AND seq < :before AND token_count <= :max_tokens ORDER BY seq DESC LIMIT :limit";
   });
   return sql[static_cast<size_t>(shape.key())];
 }

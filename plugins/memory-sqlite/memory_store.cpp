@@ -118,6 +118,7 @@ ListPage MemoryStore::list(const ListRequest& r) {
   StatementUse use(s);
   bind_layer_filter(s, r.filter, r.layer, shape);
   s.bind(":before", r.before_seq.value_or(std::numeric_limits<int64_t>::max()));
+  s.bind(":max_tokens", r.max_tokens);
   // One row beyond the page says whether another page exists.
   s.bind(":limit", int64_t{r.limit} + 1);
   ListPage page;

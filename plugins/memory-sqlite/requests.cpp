@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
+
 namespace agentrt::memory_sqlite {
 namespace {
 
@@ -130,6 +132,8 @@ ListRequest parse_list(const std::string& request_json) {
   r.filter = parse_filter(request);
   r.layer = parse_layer(request);
   r.limit = bounded_int(request, "limit", 1, kMaxListLimit);
+  if (request.contains("max_tokens"))
+    r.max_tokens = bounded_int(request, "max_tokens", 1, std::numeric_limits<int>::max());
   std::optional<std::string> cursor = optional_string(request, "cursor");
   if (cursor) {
     r.before_seq = decode_cursor(*cursor);

@@ -69,6 +69,7 @@ struct ListRequest {
   int layer = 0;
   int limit = 50;
   std::optional<int64_t> before_seq;  // from the cursor: only entries older than this
+  int64_t max_tokens = INT64_MAX;     // ABI 1.5: only entries estimated at most this
 };
 
 struct SearchRequest {

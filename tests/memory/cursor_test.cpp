@@ -1,6 +1,7 @@
 // List cursors: opaque, strict, and stable while entries are added and removed.
 #include "memory_fixture.h"
 
+#include "core/memory/memory_service.h"
 #include "list_cursor.h"
 
 #include <algorithm>
@@ -94,6 +95,37 @@ TEST_F(MemoryTest, ListsAndSearchesOfLargeEntriesStayWithinTheAnswerBudget) {
   const json hits = search(f, "report", nullptr, 20);
   EXPECT_LT(hits["data"].size(), 20u);
   EXPECT_GE(hits["data"].size(), 1u);
+}
+
+// A run's read of a layer (ABI 1.5 "max_tokens") leaves out the entries estimated
+// larger than its window, which it read whole only to drop them (audit 6b, 3: 396 ms a
+// /chat with 40 shared entries of 1 MB). The host sends it to backends of 1.5 or later.
+TEST_F(MemoryTest, AListWithMaxTokensLeavesOutLargerEntries) {
+  std::string words;
+  for (int i = 0; i < 5000; ++i) words += "word ";
+  const std::string big = save({{"content", words}})["id"];
+  const std::string small = save({{"content", "a short fact"}})["id"];
+  const json f = filter("c1", "alice");
+  EXPECT_EQ(ids_of(list(f, "about_me")["data"]), (std::vector<std::string>{small, big}));
+  json bounded = with(f, {{"layer", "about_me"}, {"limit", 20}, {"max_tokens", 1000}});
+  EXPECT_EQ(ids_of(call(table().list, bounded)["data"]), (std::vector<std::string>{small}));
+
+  core::MemoryService service(
+      std::make_shared<core::PluginInstance>(host.find("memory-sqlite"),
+                                             json{{"data_dir", data_dir}}.dump()),
+      [](const std::string&, const std::string&, const std::string&) {
+        return std::optional<core::StripedFence::Hold>();
+      },
+      [](const std::string&, std::optional<int64_t>) {
+        return std::optional<core::CellFence::Hold>();
+      });
+  EXPECT_EQ(service.recent("c1", "about_me", "alice", std::nullopt, std::nullopt, 20, 1000).size(),
+            1u);
+  EXPECT_EQ(service.recent("c1", "about_me", "alice", std::nullopt, std::nullopt, 20).size(), 2u);
+  for (const json& refused : {json(0), json("1000"), json(-5)}) {
+    json request = with(f, {{"layer", "about_me"}, {"limit", 20}, {"max_tokens", refused}});
+    EXPECT_THROW(call(table().list, request), core::PluginError) << refused;
+  }
 }
 
 }  // namespace

@@ -125,12 +125,16 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
   }
 }
 
+CellHold Engine::cell_hold() const {
+  return [this](const std::string& cell, std::optional<int64_t> seq) {
+    return cells_->hold(cell, seq);
+  };
+}
+
 void Engine::start_auth() {
   auth_ = std::make_unique<AuthService>(
       service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module", config_.data_dir),
-      [this](const std::string& cell, std::optional<int64_t> seq) {
-        return cells_->hold(cell, seq);
-      });
+      cell_hold());
   cells_->add_cleanup([this](Connection&, const std::string& cell) { auth_->revoke_cell(cell); });
 }
 
@@ -141,9 +145,7 @@ void Engine::start_memory() {
       [this](const std::string& cell, const std::string& actor, const std::string& session) {
         return runs_->hold_session(cell, actor, session);
       },
-      [this](const std::string& cell, std::optional<int64_t> seq) {
-        return cells_->hold(cell, seq);
-      });
+      cell_hold());
   runs_->on_session_deleted([this](const std::string& cell, const std::string& session) {
     memory_->delete_session(cell, session);
   });
@@ -231,11 +233,10 @@ void Engine::create_instances() {
 
 HealthReport Engine::health() const {
   HealthReport report;
-  report.storage_ok = store_ && store_->healthy();
   // Every store, not only the engine's own: memory and tokens failing make an instance
   // as unusable to clients as a failing state store (audit 5c, F5).
   report.storage_ok =
-      report.storage_ok && (!auth_ || auth_->usable()) && (!memory_ || memory_->usable());
+      store_ && store_->healthy() && (!auth_ || auth_->usable()) && (!memory_ || memory_->usable());
   report.uptime_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   for (const auto& plugin : host_.plugins()) {

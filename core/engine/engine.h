@@ -96,6 +96,8 @@ class Engine {
  private:
   void create_instances();
   void start_auth();
+  // The cells' fence for the services whose stores a cell's deletion cannot see.
+  CellHold cell_hold() const;
   void start_memory();
   std::vector<MemoryItem> run_memory(const MemoryScope& scope);
   // An instance of the plugin the config names for a service (auth, memory), with the

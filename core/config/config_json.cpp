@@ -91,6 +91,8 @@ void apply_limits(LimitsConfig& limits, const json& section) {
       limits.history_cache_mb = static_cast<unsigned>(expect_uint(value, key, 0, 1048576));
     } else if (name == "max_answer_bytes") {
       limits.max_answer_bytes = expect_uint(value, key, 1024, 268435456);
+    } else if (name == "max_answer_ms") {
+      limits.max_answer_ms = expect_uint(value, key, 1000, 86400000);
     } else {
       unknown_key(key);
     }

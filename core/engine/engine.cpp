@@ -72,6 +72,7 @@ StartReport Engine::start(EngineRole role) {
   settings.call.max_retries = config_.limits.provider_retries;
   settings.call.max_wait = std::chrono::milliseconds(config_.limits.provider_retry_max_wait_ms);
   settings.call.max_answer_bytes = config_.limits.max_answer_bytes;
+  settings.call.max_answer_time = std::chrono::milliseconds(config_.limits.max_answer_ms);
   settings.history_cache_bytes = size_t{config_.limits.history_cache_mb} << 20;
   agents_ = std::make_unique<AgentService>(*store_);
   agents_->check_models_with([registry = registry_.get()](const std::string& model) {

@@ -55,6 +55,8 @@ std::string error_code_for(int32_t abi_code) {
   }
 }
 
+namespace {
+
 // The longest start of `text` of at most `room` bytes that ends at a character's end.
 std::string_view utf8_prefix(std::string_view text, size_t room) {
   if (text.size() <= room) return text;
@@ -62,12 +64,58 @@ std::string_view utf8_prefix(std::string_view text, size_t room) {
   return text.substr(0, room);
 }
 
-void fail_too_long(ProviderResult& result, uint64_t limit) {
+// Why a call was ended by this side: the client went away, or a limit was passed.
+struct CallStop {
+  bool by_us = false;
+  bool too_long = false;  // limits.max_answer_bytes
+  bool too_late = false;  // limits.max_answer_ms
+  std::chrono::steady_clock::time_point deadline;
+
+  bool passed_deadline() {
+    if (!too_late && std::chrono::steady_clock::now() >= deadline) too_late = by_us = true;
+    return too_late;
+  }
+};
+
+// Fills in the failure for a limit the call passed; false when it passed none.
+bool fail_for_limit(ProviderResult& result, const CallStop& stop, const CallPolicy& policy) {
+  if (!stop.too_long && !stop.too_late) return false;
   result.end = ProviderResult::End::failed;
-  result.error_code = "provider_error";
-  result.error_message = "the answer grew past limits.max_answer_bytes (" + std::to_string(limit) +
-                         " bytes) and was cut there";
+  if (stop.too_long) {
+    result.error_code = "provider_error";
+    result.error_message = "the answer grew past limits.max_answer_bytes (" +
+                           std::to_string(policy.max_answer_bytes) + " bytes) and was cut there";
+  } else {
+    result.error_code = "provider_timeout";
+    result.error_message = "the answer took longer than limits.max_answer_ms (" +
+                           std::to_string(policy.max_answer_time.count()) +
+                           " ms) and was cut there";
+  }
+  return true;
 }
+
+// The delta sink of one attempt: keeps the text within its byte limit and hands it on.
+bool take_text(const ProviderDelta& delta, const CallPolicy& policy, CallStop& stop,
+               ProviderResult& result, const std::function<bool(std::string_view)>& on_text) {
+  // A plugin that goes on after it was told to stop gets nothing more stored or sent;
+  // its usage still counts.
+  if (stop.by_us && delta.kind == AGENTRT_DELTA_TEXT) return false;
+  if (delta.kind != AGENTRT_DELTA_TEXT) {
+    take_delta(delta, result);
+    return true;
+  }
+  if (delta.data.empty()) return !stop.passed_deadline();
+  std::string_view text = delta.data;
+  if (result.text.size() + text.size() > policy.max_answer_bytes) {
+    text = utf8_prefix(text, policy.max_answer_bytes - result.text.size());
+    stop.too_long = stop.by_us = true;
+  }
+  result.text.append(text);
+  if (!text.empty() && !on_text(text)) stop.by_us = true;
+  return !stop.by_us && !stop.passed_deadline();
+}
+
+}  // namespace
 
 ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
                              const CallPolicy& policy,
@@ -75,44 +123,26 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
                              const std::function<bool()>& cancelled, CancelWaker* waker,
                              CallThread thread, const std::function<void()>* meanwhile) {
   ProviderResult result;
-  bool stopped_by_us = false;
-  bool too_long = false;
+  CallStop stop;
+  stop.deadline = std::chrono::steady_clock::now() + policy.max_answer_time;
+  const std::function<bool()> ended = [&] {
+    return stop.by_us || stop.passed_deadline() || cancelled();
+  };
   for (unsigned attempt = 0;; ++attempt) {
     ++result.attempts;
     try {
       provider.complete(
           request_json,
           [&](const ProviderDelta& delta) {
-            // A plugin that goes on after it was told to stop gets nothing more stored
-            // or sent; its usage still counts.
-            if (stopped_by_us && delta.kind == AGENTRT_DELTA_TEXT) return false;
-            if (delta.kind != AGENTRT_DELTA_TEXT) {
-              take_delta(delta, result);
-              return true;
-            }
-            if (delta.data.empty()) return true;
-            std::string_view text = delta.data;
-            if (result.text.size() + text.size() > policy.max_answer_bytes) {
-              text = utf8_prefix(text, policy.max_answer_bytes - result.text.size());
-              too_long = stopped_by_us = true;
-            }
-            result.text.append(text);
-            if (!text.empty() && !on_text(text)) stopped_by_us = true;
-            return !stopped_by_us;
+            return take_text(delta, policy, stop, result, on_text);
           },
-          [&] { return stopped_by_us || cancelled(); }, waker, thread, meanwhile);
-      if (too_long) {
-        fail_too_long(result, policy.max_answer_bytes);
-        return result;
-      }
+          ended, waker, thread, meanwhile);
+      if (fail_for_limit(result, stop, policy)) return result;
       // Told to stop, it finished all the same: the answer is what came before the stop.
-      result.end = stopped_by_us ? ProviderResult::End::cancelled : ProviderResult::End::completed;
+      result.end = stop.by_us ? ProviderResult::End::cancelled : ProviderResult::End::completed;
       return result;
     } catch (const PluginError& e) {
-      if (too_long) {
-        fail_too_long(result, policy.max_answer_bytes);
-        return result;
-      }
+      if (fail_for_limit(result, stop, policy)) return result;
       if (e.code == AGENTRT_ERR_REFUSED && result.text.empty()) {
         result.end = ProviderResult::End::failed;
         result.refused = true;
@@ -120,22 +150,26 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
         result.error_message = e.what();
         return result;
       }
-      if (e.code == AGENTRT_ERR_CANCELLED || stopped_by_us || cancelled()) {
+      if (e.code == AGENTRT_ERR_CANCELLED || stop.by_us || cancelled()) {
         result.end = ProviderResult::End::cancelled;
         return result;
       }
+      const auto wait = backoff(policy, static_cast<int>(attempt), e.retry_after_ms);
+      // A retry that could not begin before the deadline is not waited for: the
+      // upstream's own failure says more than a timeout would.
       const bool retryable = e.code == AGENTRT_ERR_UNAVAILABLE && result.text.empty() &&
                              attempt < policy.max_retries &&
-                             std::chrono::milliseconds(e.retry_after_ms) <= policy.max_wait;
+                             std::chrono::milliseconds(e.retry_after_ms) <= policy.max_wait &&
+                             std::chrono::steady_clock::now() + wait < stop.deadline;
       if (retryable) {
-        auto wait = backoff(policy, static_cast<int>(attempt), e.retry_after_ms);
         // Nothing is under way during the wait: whatever waits for a call to be under
         // way (a stream's start, and its first events) waits no longer.
         if (meanwhile) (*meanwhile)();
         log_info(
             "provider call retried",
             {{"attempt", attempt + 1}, {"http_status", e.http_status}, {"wait_ms", wait.count()}});
-        if (wait_unless_cancelled(wait, cancelled)) continue;
+        if (wait_unless_cancelled(wait, ended)) continue;
+        if (fail_for_limit(result, stop, policy)) return result;
         result.end = ProviderResult::End::cancelled;
         return result;
       }

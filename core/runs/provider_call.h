@@ -18,6 +18,10 @@ struct CallPolicy {
   // An answer that grows past this is cut there (at a character's end) and the call
   // fails with provider_error: what an upstream sends must fit memory and a row.
   uint64_t max_answer_bytes = 8 * 1024 * 1024;
+  // A call (its retries and their waits included) still under way this long after it
+  // began is ended and fails with provider_timeout: the stall timeout never fires for
+  // an upstream that trickles bytes, and such an upstream would hold a run for good.
+  std::chrono::milliseconds max_answer_time{600000};
   unsigned max_retries = 2;
   std::chrono::milliseconds first_backoff{250};
   std::chrono::milliseconds max_wait{20000};  // a longer Retry-After is not waited for
@@ -39,8 +43,9 @@ struct ProviderResult {
 };
 
 // `on_text` returns false to stop (the client went away); `cancelled` is polled by the
-// plugin, at least every 100 ms while the upstream is silent. `meanwhile` is handed to
-// each attempt (ProviderInstance::complete) and run before a retry's wait, so it must
+// plugin, at least every 100 ms while the upstream is silent (once a second for a
+// plugin with a waker), and the call's deadline is checked there and at each delta. `meanwhile` is
+// handed to each attempt (ProviderInstance::complete) and run before a retry's wait, so it must
 // tolerate running more than once.
 ProviderResult call_provider(const ProviderInstance& provider, const std::string& request_json,
                              const CallPolicy& policy,

@@ -22,6 +22,7 @@ void print_summary(const core::Config& config, std::ostream& out) {
   for (const auto& [name, plugin] : config.plugins)
     plugins.push_back(name + (plugin.enabled ? " (enabled)" : " (disabled)"));
   const core::ServerConfig& s = config.server;
+  const core::LimitsConfig& l = config.limits;
   out << "mode: " << (config.mode == core::CellMode::multi ? "multi" : "single") << '\n'
       << "listen: " << config.listen << '\n'
       << "data_dir: " << config.data_dir << '\n'
@@ -35,7 +36,10 @@ void print_summary(const core::Config& config, std::ostream& out) {
       << " receive_timeout_s=" << s.receive_timeout_s << " send_timeout_s=" << s.send_timeout_s
       << " request_timeout_s=" << s.request_timeout_s << " shutdown_grace_s=" << s.shutdown_grace_s
       << " batch_scheduling=" << (s.batch_scheduling ? "true" : "false") << '\n'
-      << "limits: max_body_bytes=" << config.limits.max_body_bytes << '\n';
+      << "limits: max_body_bytes=" << l.max_body_bytes << " provider_retries=" << l.provider_retries
+      << " provider_retry_max_wait_ms=" << l.provider_retry_max_wait_ms
+      << " sse_ping_ms=" << l.sse_ping_ms << " history_cache_mb=" << l.history_cache_mb
+      << " max_answer_bytes=" << l.max_answer_bytes << " max_answer_ms=" << l.max_answer_ms << '\n';
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ TEST(Cli, CheckConfigAcceptsAGoodConfig) {
   TempDir dir;
   const std::string config = dir.write("good.json", R"({
     "mode": "multi", "listen": "127.0.0.1:9555", "data_dir": "/tmp/somewhere",
-    "server": {"threads": 64}, "limits": {"max_body_bytes": 2048},
+    "server": {"threads": 64}, "limits": {"max_body_bytes": 2048, "max_answer_ms": 90000},
     "plugins": {"echo": {"enabled": true, "config": {"delay_ms": 0}}}
   })");
   const CommandResult result = run_agentd({"check-config", "--config", config});
@@ -63,6 +63,8 @@ TEST(Cli, CheckConfigAcceptsAGoodConfig) {
   EXPECT_TRUE(contains(result.out, "listen: 127.0.0.1:9555"));
   EXPECT_TRUE(contains(result.out, "threads=64"));
   EXPECT_TRUE(contains(result.out, "max_body_bytes=2048"));
+  EXPECT_TRUE(contains(result.out, "max_answer_ms=90000")) << result.out;
+  EXPECT_TRUE(contains(result.out, "max_answer_bytes=8388608")) << result.out;
   EXPECT_TRUE(contains(result.out, "echo (enabled)"));
 }
 

@@ -238,6 +238,53 @@ TEST_P(Vendors, AHangingUpstreamTimesOut) {
   EXPECT_EQ(chat.status, 504) << chat.body;
 }
 
+// An upstream that keeps sending, a delta at a time, never trips the stall timeout; it
+// once held a run, and its thread, for as long as it went on (audit 6b, 6). A call still
+// under way at limits.max_answer_ms fails with provider_timeout, what came so far kept,
+// whether its deltas trickle or it fell silent without reaching the stall timeout.
+TEST_P(Vendors, AnAnswerStillComingAtMaxAnswerMsIsCutThere) {
+  TempDir dir;
+  VendorSetup s(
+      GetParam(),
+      with_args({"--config", dir.write("c.json", R"({"limits":{"max_answer_ms":1000}})")}), 4096,
+      /*stall_timeout_ms=*/8000);
+  Reply trickle = Reply::answer(std::string(60, 'a'), 30);
+  trickle.delta_delay = 150ms;  // 4.5 s in all
+  s.fake.set_default(trickle);
+  auto began = std::chrono::steady_clock::now();
+  auto events = run(s, s.body("x", {{"session_id", "slow"}}));
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 3s);
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[events.size() - 2]["code"], "provider_timeout");
+  EXPECT_NE(events[events.size() - 2].dump().find("limits.max_answer_ms"), std::string::npos);
+  EXPECT_EQ(events.back()["reason"], "error");
+  const std::string partial = joined_text(events);
+  EXPECT_FALSE(partial.empty());
+  EXPECT_LT(partial.size(), 60u);
+  auto stored = messages(s, "slow");
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[1]["content"][0]["text"], partial);
+  EXPECT_TRUE(s.fake.wait_for_client_abort(1s, 1)) << "the upstream request must be closed";
+
+  s.fake.set_default(Reply::hang_after_headers(1));
+  began = std::chrono::steady_clock::now();
+  auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("x"));
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 3s);
+  EXPECT_EQ(chat.status, 504) << chat.body;
+  EXPECT_EQ(chat.json()["error"]["code"], "provider_timeout");
+  EXPECT_NE(chat.body.find("limits.max_answer_ms"), std::string::npos) << chat.body;
+
+  // A retry that could only begin past the deadline is not waited for.
+  const size_t before = s.fake.request_count();
+  s.fake.enqueue(Reply::failure(429).with_header("retry-after", "2"));
+  began = std::chrono::steady_clock::now();
+  auto limited = call(s.agentd, "POST", "/chat", s.admin, s.body("x"));
+  EXPECT_LT(std::chrono::steady_clock::now() - began, 1s);
+  EXPECT_EQ(limited.status, 503) << limited.body;
+  EXPECT_EQ(limited.header("Retry-After"), "2");
+  EXPECT_EQ(s.fake.request_count(), before + 1);
+}
+
 TEST_P(Vendors, ResetOrMalformedStreamsKeepThePartialAnswer) {
   for (Reply reply : {Reply::reset_after(2), Reply::malformed_after(2), Reply::error_event_after(2),
                       Reply::truncated_after(2)}) {

@@ -201,6 +201,7 @@ TEST(ConfigTest, NumericRangesAreEnforcedAtBothEnds) {
       {"server", "shutdown_grace_s", 0, 3600},
       {"limits", "max_body_bytes", 1024, 1073741824},
       {"limits", "history_cache_mb", 0, 1048576},
+      {"limits", "max_answer_ms", 1000, 86400000},
   };
   for (const RangeCase& c : cases) {
     const std::string key = std::string(c.section) + "." + c.key;

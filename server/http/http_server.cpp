@@ -1,5 +1,6 @@
 #include "server/http/http_server.h"
 
+#include "server/http/accept_errors.h"
 #include "server/http/connection.h"
 
 #include <Poco/Net/HTTPServerParams.h>
@@ -130,6 +131,7 @@ void HttpServer::start() {
                                seconds(options_.send_timeout_s),
                                seconds(options_.request_timeout_s)),
       *impl_->pool, socket, params);
+  AcceptErrorLog::install();
   impl_->server->start();
 }
 

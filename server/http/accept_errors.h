@@ -1,0 +1,34 @@
+// What Poco's acceptor thread cannot do, said in the log. Poco's TCPServer hands a
+// failed accept() (and any exception a connection lets escape) to the process-wide
+// Poco::ErrorHandler, whose default says nothing: a server out of file descriptors left
+// new clients waiting in the backlog without a word (audit 6b, 8).
+#pragma once
+
+#include <Poco/ErrorHandler.h>
+
+#include <chrono>
+#include <mutex>
+#include <string>
+
+namespace agentrt::server {
+
+class AcceptErrorLog : public Poco::ErrorHandler {
+ public:
+  void exception(const Poco::Exception& e) override;
+  void exception(const std::exception& e) override;
+  void exception() override;
+
+  // Installs one handler for the process (Poco keeps a raw pointer to it).
+  static void install();
+
+ private:
+  // Logs at most one line every few seconds, counting those it held back: a failing
+  // accept repeats as fast as the acceptor loops.
+  void report(const std::string& what, bool out_of_descriptors);
+
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point last_{};
+  unsigned held_back_ = 0;
+};
+
+}  // namespace agentrt::server

@@ -31,12 +31,12 @@ void ConnectionSet::stop_all() {
 ApiConnection::ApiConnection(const Poco::Net::StreamSocket& socket,
                              Poco::Net::HTTPServerParams::Ptr params,
                              std::shared_ptr<RequestPipeline> pipeline,
-                             std::shared_ptr<ConnectionSet> set, Poco::Timespan request_timeout)
+                             std::shared_ptr<ConnectionSet> set, const ConnectionTimes& times)
     : TCPServerConnection(socket),
       params_(std::move(params)),
       pipeline_(std::move(pipeline)),
       set_(std::move(set)),
-      request_timeout_(request_timeout) {
+      times_(times) {
   set_->add(*this);
 }
 
@@ -54,7 +54,7 @@ void ApiConnection::stop() {
 }
 
 void ApiConnection::run() {
-  ServerSession session(socket(), params_, request_timeout_);
+  ServerSession session(socket(), params_, times_.request, times_.first_byte);
   const uint64_t limit = pipeline_->options().max_body_bytes;
   while (!stopped_ && session.more_requests()) {
     session.start_request();
@@ -102,24 +102,22 @@ void ApiConnection::run() {
 ApiConnectionFactory::ApiConnectionFactory(Poco::Net::HTTPServerParams::Ptr params,
                                            std::shared_ptr<RequestPipeline> pipeline,
                                            std::shared_ptr<ConnectionSet> set,
-                                           Poco::Timespan send_timeout,
-                                           Poco::Timespan request_timeout)
+                                           const ConnectionTimes& times)
     : params_(std::move(params)),
       pipeline_(std::move(pipeline)),
       set_(std::move(set)),
-      send_timeout_(send_timeout),
-      request_timeout_(request_timeout) {}
+      times_(times) {}
 
 Poco::Net::TCPServerConnection* ApiConnectionFactory::createConnection(
     const Poco::Net::StreamSocket& socket) {
   // Poco sets only a receive timeout. Without a send timeout a client that stops
   // reading holds its thread for as long as it likes.
   try {
-    Poco::Net::StreamSocket(socket).setSendTimeout(send_timeout_);  // shares the descriptor
+    Poco::Net::StreamSocket(socket).setSendTimeout(times_.send);  // shares the descriptor
   } catch (const Poco::Exception&) {
     // The peer is already gone; the connection ends on its first read.
   }
-  return new ApiConnection(socket, params_, pipeline_, set_, request_timeout_);
+  return new ApiConnection(socket, params_, pipeline_, set_, times_);
 }
 
 }  // namespace agentrt::server

@@ -35,11 +35,21 @@ class ConnectionSet {
   bool stopping_ = false;
 };
 
+// The time limits of one connection beside Poco's own (receive, keep-alive).
+struct ConnectionTimes {
+  Poco::Timespan send;     // a client that stops reading
+  Poco::Timespan request;  // a request's head and body, arriving whole
+  // How long an accepted connection may wait for its first byte: the keep-alive time,
+  // or, when the kernel already held it until data came (TCP_DEFER_ACCEPT), a short
+  // grace, since one accepted without data has been silent that long already.
+  Poco::Timespan first_byte;
+};
+
 class ApiConnection : public Poco::Net::TCPServerConnection {
  public:
   ApiConnection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
                 std::shared_ptr<RequestPipeline> pipeline, std::shared_ptr<ConnectionSet> set,
-                Poco::Timespan request_timeout);
+                const ConnectionTimes& times);
   ~ApiConnection() override;
 
   void run() override;
@@ -50,7 +60,7 @@ class ApiConnection : public Poco::Net::TCPServerConnection {
   Poco::Net::HTTPServerParams::Ptr params_;
   std::shared_ptr<RequestPipeline> pipeline_;
   std::shared_ptr<ConnectionSet> set_;
-  Poco::Timespan request_timeout_;
+  ConnectionTimes times_;
   std::atomic<bool> stopped_{false};
 };
 
@@ -58,8 +68,7 @@ class ApiConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
  public:
   ApiConnectionFactory(Poco::Net::HTTPServerParams::Ptr params,
                        std::shared_ptr<RequestPipeline> pipeline,
-                       std::shared_ptr<ConnectionSet> set, Poco::Timespan send_timeout,
-                       Poco::Timespan request_timeout);
+                       std::shared_ptr<ConnectionSet> set, const ConnectionTimes& times);
 
   Poco::Net::TCPServerConnection* createConnection(const Poco::Net::StreamSocket& socket) override;
 
@@ -67,8 +76,7 @@ class ApiConnectionFactory : public Poco::Net::TCPServerConnectionFactory {
   Poco::Net::HTTPServerParams::Ptr params_;
   std::shared_ptr<RequestPipeline> pipeline_;
   std::shared_ptr<ConnectionSet> set_;
-  Poco::Timespan send_timeout_;
-  Poco::Timespan request_timeout_;
+  ConnectionTimes times_;
 };
 
 }  // namespace agentrt::server

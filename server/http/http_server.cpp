@@ -8,6 +8,10 @@
 #include <Poco/Net/TCPServer.h>
 #include <Poco/ThreadPool.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
@@ -22,6 +26,8 @@ constexpr int kListenBacklog = 1024;
 // After the grace period, how long cut connections get to release their threads.
 constexpr std::chrono::milliseconds kReleaseWait{3000};
 constexpr std::chrono::milliseconds kPollInterval{20};
+constexpr unsigned kMaxDeferSeconds = 30;
+constexpr long kGraceAfterDeferS = 1;
 
 Poco::Timespan seconds(unsigned s) {
   return Poco::Timespan(static_cast<long>(s), 0);
@@ -39,6 +45,25 @@ Poco::Net::HTTPServerParams::Ptr make_params(const HttpServerOptions& options) {
   // hands its thread back to the pool; short, so a shutdown is not held up by it.
   params->setThreadIdleTime(Poco::Timespan(1, 0));
   return params;
+}
+
+// A fresh connection stays in the kernel until its first bytes arrive, or until
+// `wait` has passed (rounded up to the SYN-ACK retransmission schedule: 1, 3, 7, 15,
+// 31 s), so one that sends nothing holds no thread, and no descriptor, meanwhile: a
+// client holding thousands of silent connections once took every thread (audit 6b, 4).
+// False where the system does not offer it.
+bool defer_accept(Poco::Net::ServerSocket& socket, unsigned wait_s) {
+  const int seconds = static_cast<int>(std::min(wait_s, kMaxDeferSeconds));
+  return ::setsockopt(socket.impl()->sockfd(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds,
+                      sizeof seconds) == 0;
+}
+
+// What a connection is allowed beside Poco's receive and keep-alive times. Accepted
+// without data after the kernel held it, a connection has been silent for the
+// keep-alive time already: a short grace covers one that raced its first bytes.
+ConnectionTimes connection_times(const HttpServerOptions& options, bool deferred) {
+  return {seconds(options.send_timeout_s), seconds(options.request_timeout_s),
+          deferred ? Poco::Timespan(kGraceAfterDeferS, 0) : seconds(options.keep_alive_timeout_s)};
 }
 
 Poco::Net::ServerSocket bind_socket(const HttpServerOptions& options) {
@@ -127,9 +152,9 @@ void HttpServer::start() {
       std::min(2, threads), threads, 60, static_cast<int>(options_.thread_stack_kb) * 1024);
   auto params = make_params(options_);
   impl_->server = std::make_unique<Poco::Net::TCPServer>(
-      new ApiConnectionFactory(params, pipeline_, impl_->connections,
-                               seconds(options_.send_timeout_s),
-                               seconds(options_.request_timeout_s)),
+      new ApiConnectionFactory(
+          params, pipeline_, impl_->connections,
+          connection_times(options_, defer_accept(socket, options_.keep_alive_timeout_s))),
       *impl_->pool, socket, params);
   AcceptErrorLog::install();
   impl_->server->start();

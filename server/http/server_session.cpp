@@ -11,8 +11,9 @@ namespace agentrt::server {
 
 ServerSession::ServerSession(const Poco::Net::StreamSocket& socket,
                              Poco::Net::HTTPServerParams::Ptr params,
-                             Poco::Timespan request_timeout)
+                             Poco::Timespan request_timeout, Poco::Timespan first_byte)
     : HTTPServerSession(socket, params),
+      first_byte_(first_byte),
       keep_alive_timeout_(params->getKeepAliveTimeout()),
       requests_left_(params->getMaxKeepAliveRequests()),
       request_timeout_(std::chrono::microseconds(request_timeout.totalMicroseconds())) {}
@@ -28,7 +29,7 @@ bool ServerSession::more_requests() {
   if (first_) {
     first_ = false;
     --requests_left_;
-    return readable(getTimeout());
+    return readable(first_byte_);
   }
   if (requests_left_ == 0 || !getKeepAlive()) return false;
   if (requests_left_ > 0) --requests_left_;

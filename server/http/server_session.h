@@ -15,12 +15,14 @@ namespace agentrt::server {
 
 class ServerSession : public Poco::Net::HTTPServerSession {
  public:
-  // `request_timeout`: how long a request may take to arrive whole, head and body.
+  // `request_timeout`: how long a request may take to arrive whole, head and body;
+  // `first_byte`: how long the connection may wait for its first byte.
   ServerSession(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
-                Poco::Timespan request_timeout);
+                Poco::Timespan request_timeout, Poco::Timespan first_byte);
 
-  // Poco's hasMoreRequests, decision for decision: the first request may take the
-  // receive timeout to arrive, later ones the keep-alive timeout; at most the
+  // Poco's hasMoreRequests, but for the first wait: the first request may take
+  // `first_byte` to begin (Poco: the receive timeout, 30 s of a thread for a client
+  // that never sends a byte; audit 6b, 4), later ones the keep-alive timeout; at most the
   // configured number of requests per connection (0: unlimited), none once keep-alive
   // is off; a request already read ahead (pipelined) needs no wait.
   bool more_requests();
@@ -60,6 +62,7 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   bool first_ = true;
   bool first_request_ = true;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  Poco::Timespan first_byte_;
   Poco::Timespan keep_alive_timeout_;
   int requests_left_;
   Clock::duration request_timeout_;

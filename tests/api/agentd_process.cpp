@@ -216,6 +216,14 @@ std::string AgentdProcess::stderr_text() const {
   return read_file(stderr_path_);
 }
 
+size_t AgentdProcess::open_descriptors() const {
+  size_t count = 0;
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/fd"))
+    ++count;
+  return count;
+}
+
 std::vector<nlohmann::json> AgentdProcess::log_lines() const {
   return json_lines(stderr_text());
 }

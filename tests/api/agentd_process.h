@@ -78,6 +78,8 @@ class AgentdProcess {
   bool running();
 
   std::string stderr_text() const;
+  // How many descriptors the process has open now (/proc/<pid>/fd).
+  size_t open_descriptors() const;
   // stderr's lines that parse as JSON objects, in order.
   std::vector<nlohmann::json> log_lines() const;
   // Waits until a log line satisfies `match`; false on timeout.

@@ -11,7 +11,6 @@
 #include <sys/resource.h>
 
 #include <atomic>
-#include <filesystem>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -70,14 +69,6 @@ TEST(DescriptorBudget, EveryThreadCanBeBusyWithAProviderCallAtOnce) {
     EXPECT_NE(line.value("msg", ""), "provider call retried") << "a call failed: " << line.dump();
 }
 
-size_t open_descriptors(pid_t pid) {
-  size_t count = 0;
-  for ([[maybe_unused]] const auto& entry :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
-    ++count;
-  return count;
-}
-
 // Out of descriptors, agentd cannot accept, and its clients wait in the listen backlog.
 // That once went without a word in the log (audit 6b, 8); it is an error line now, at
 // most one every few seconds, and service comes back once descriptors are free.
@@ -87,11 +78,15 @@ TEST(DescriptorBudget, RunningOutOfDescriptorsIsLoggedAndOutlived) {
   struct rlimit before {};
   ASSERT_EQ(::prlimit(agentd.pid(), RLIMIT_NOFILE, nullptr, &before), 0);
   struct rlimit tight = before;
-  tight.rlim_cur = open_descriptors(agentd.pid()) + 8;
+  tight.rlim_cur = agentd.open_descriptors() + 8;
   ASSERT_EQ(::prlimit(agentd.pid(), RLIMIT_NOFILE, &tight, nullptr), 0);
   {
     std::vector<std::unique_ptr<HttpConnection>> clients;
-    for (int i = 0; i < 40; ++i) clients.push_back(std::make_unique<HttpConnection>(agentd.port()));
+    // Each sends the start of a request: the kernel holds silent ones back.
+    for (int i = 0; i < 40; ++i) {
+      clients.push_back(std::make_unique<HttpConnection>(agentd.port()));
+      clients.back()->send_raw("GET /health");
+    }
     EXPECT_TRUE(agentd.wait_for_log([](const nlohmann::json& line) {
       return line.value("msg", "") == "cannot accept connections" &&
              line.value("level", "") == "error" &&

@@ -109,6 +109,7 @@ class AuthTokenPlugin : public sdk::Auth {
 
   std::string list(const std::string& request_json) override {
     ListQuery query = parse_list_request(request_json);
+    query.now = now_unix_seconds();
     ListPage page = store_.list(query);
     json data = json::array();
     for (const TokenRecord& r : page.records) data.push_back(record_json(r));

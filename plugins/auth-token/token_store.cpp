@@ -2,6 +2,7 @@
 
 #include "sqlite-common/migrations.h"
 #include "sqlite-common/store_probe.h"
+#include "time_format.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -41,6 +42,11 @@ UPDATE tokens SET issued = numbered.n
 CREATE UNIQUE INDEX tokens_by_issue ON tokens(issued);
 DROP INDEX tokens_live_by_age;
 CREATE INDEX tokens_live_newest_first ON tokens(issued DESC) WHERE revoked_at IS NULL;
+)sql",
+    // Dead tokens are found by these and removed a while after they died (prune).
+    R"sql(
+CREATE INDEX tokens_by_expiry ON tokens(expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX tokens_by_revocation ON tokens(revoked_at) WHERE revoked_at IS NOT NULL;
 )sql",
 };
 constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
@@ -89,6 +95,25 @@ TokenRecord read_record(Statement& s) {
 }
 
 constexpr auto kCacheFor = std::chrono::seconds(1);
+// A dead token's row is kept this long, so that a client still presenting it is told
+// why (expired, revoked) rather than that it is unknown; then it goes.
+constexpr int64_t kKeepDeadS = 7 * 24 * 3600;
+// Rows removed per issue: a bounded cost, where dead rows come at most as fast as
+// tokens are issued. A start removes every one that is due.
+constexpr int64_t kPruneBatch = 64;
+
+// The newest row stays whatever its state: the next token's place in the order of
+// issue is one past it, and a listing's cursor may name it.
+std::string prune_sql(const char* dead_since) {
+  return std::string("DELETE FROM tokens WHERE id IN (SELECT id FROM tokens WHERE ") + dead_since +
+         " <= ?1 AND issued < (SELECT max(issued) FROM tokens) LIMIT ?2)";
+}
+
+std::string dead_due_sql() {
+  const char* newest = " AND issued < (SELECT max(issued) FROM tokens))";
+  return std::string("SELECT EXISTS(SELECT 1 FROM tokens WHERE expires_at <= ?1") + newest +
+         " OR EXISTS(SELECT 1 FROM tokens WHERE revoked_at <= ?1" + newest;
+}
 constexpr size_t kMaxCached = 100000;
 
 }  // namespace
@@ -105,13 +130,41 @@ TokenStore::TokenStore(const std::string& data_dir, const std::string& vfs)
       find_(db_, std::string("SELECT ") + kColumns + ", secret_hash FROM tokens WHERE id = ?1"),
       list_(db_, std::string("SELECT ") + kColumns +
                      " FROM tokens WHERE revoked_at IS NULL"
+                     " AND (expires_at IS NULL OR expires_at > ?4)"
                      " AND (?1 IS NULL OR admin = ?1)"
                      " AND (?2 IS NULL OR issued < ?2)"
                      " ORDER BY issued DESC LIMIT ?3"),
-      revoke_(db_, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL") {}
+      revoke_(db_, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL"),
+      prune_expired_(db_, prune_sql("expires_at")),
+      prune_revoked_(db_, prune_sql("revoked_at")),
+      dead_due_(db_, dead_due_sql()) {
+  // Asked first, read-only: a start that has nothing to remove writes nothing, so it
+  // neither waits for nor takes the write lock (`agentd admin-token` may hold it).
+  const int64_t now = now_unix_seconds();
+  {
+    StatementUse due(dead_due_);
+    due->bind(1, now - kKeepDeadS);
+    if (!due->step() || due->column_int(0) == 0) return;
+  }
+  try {
+    prune(now, -1);
+  } catch (const sdk::Error&) {
+    // Busy with another writer: the next issue removes them.
+  }
+}
+
+void TokenStore::prune(int64_t now, int64_t limit) {
+  for (Statement* statement : {&prune_expired_, &prune_revoked_}) {
+    StatementUse s(*statement);
+    s->bind(1, now - kKeepDeadS);
+    s->bind(2, limit);
+    s->step();
+  }
+}
 
 bool TokenStore::insert(const TokenRecord& r, const Sha256Digest& secret_hash) {
   std::lock_guard<std::mutex> lock(mutex_);
+  prune(r.created_at, kPruneBatch);
   StatementUse s(insert_);
   s->bind(1, std::string_view(r.id));
   bind_digest(*s, 2, secret_hash);
@@ -148,6 +201,7 @@ ListPage TokenStore::list(const ListQuery& q) {
   StatementUse s(list_);
   if (q.admin) s->bind(1, int64_t{*q.admin ? 1 : 0});
   if (q.after) s->bind(2, q.after->issued);
+  s->bind(4, q.now);
   // One row beyond the page says whether another page exists.
   s->bind(3, int64_t{q.limit} + 1);
   ListPage page;

@@ -42,6 +42,7 @@ struct ListQuery {
   int limit = 50;
   std::optional<ListPosition> after;
   std::optional<bool> admin;
+  int64_t now = 0;  // unix seconds: tokens expired by then are not listed
 };
 
 struct ListPage {
@@ -51,7 +52,8 @@ struct ListPage {
 
 class TokenStore {
  public:
-  // Opens or creates data_dir/auth.db (mode 0600) and brings its schema up to date.
+  // Opens or creates data_dir/auth.db (mode 0600), brings its schema up to date and
+  // removes every dead token due (prune). Each insert removes a few more.
   // `vfs`: the host's offered SQLite VFS (plugin_sqlite::offered_vfs), or empty.
   TokenStore(const std::string& data_dir, const std::string& vfs);
 
@@ -61,7 +63,7 @@ class TokenStore {
   // through this store drops its row at once; the second bounds how long a revoke
   // made by another process on the same data dir can go unseen.
   std::optional<StoredToken> find(const std::string& id);
-  // Live (not revoked) tokens only.
+  // Live tokens only: neither revoked nor expired at `query.now`.
   ListPage list(const ListQuery& query);
   // False when no live token has this id.
   bool revoke(const std::string& id, int64_t now);
@@ -69,12 +71,19 @@ class TokenStore {
   void probe();
 
  private:
+  // Removes up to `limit` (-1: all) rows of each kind of dead token that died more
+  // than the keeping time before `now`. Needs mutex_ held, or the constructor.
+  void prune(int64_t now, int64_t limit);
+
   std::mutex mutex_;
   Database db_;
   Statement insert_;
   Statement find_;
   Statement list_;
   Statement revoke_;
+  Statement prune_expired_;
+  Statement prune_revoked_;
+  Statement dead_due_;
   struct Cached {
     StoredToken token;
     std::chrono::steady_clock::time_point read_at;

@@ -261,9 +261,11 @@ typedef struct agentrt_memory_vtable_t {
   uint32_t reserved;
   agentrt_create_fn create;
   agentrt_destroy_fn destroy;
-  agentrt_json_call_fn save;        /* entry in, stored entry out */
-  agentrt_json_call_fn get;         /* {"cell","id",filters} -> entry */
-  agentrt_json_call_fn list;        /* filters, limit, cursor -> {"data","next_cursor"} */
+  agentrt_json_call_fn save; /* entry in, stored entry out */
+  agentrt_json_call_fn get;  /* {"cell","id",filters} -> entry */
+  /* filters, limit, cursor, and since 1.5 "max_tokens"?: leave out entries whose token
+   * estimate is larger -> {"data","next_cursor"} */
+  agentrt_json_call_fn list;
   agentrt_json_call_fn remove;      /* {"cell","id",filters} -> {"deleted":n} */
   agentrt_json_call_fn clear_layer; /* {"cell","layer",filters} -> {"deleted":n} */
   /* filters -> {"<layer>":n,...}. Optional "cache_s": the host may reuse the counts

@@ -5,6 +5,7 @@
 #include "core/plugin_host/plugin_host.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -15,6 +16,29 @@
 namespace agentrt::test {
 
 using nlohmann::json;
+
+// auth.db opened beside the plugin, as another process would.
+class Sqlite {
+ public:
+  explicit Sqlite(const std::string& path) {
+    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  }
+  ~Sqlite() { sqlite3_close_v2(db_); }
+  std::string text(const std::string& sql, const std::string& param = "") {
+    sqlite3_stmt* s = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql;
+    if (!param.empty()) sqlite3_bind_text(s, 1, param.c_str(), -1, SQLITE_TRANSIENT);
+    std::string out;
+    if (sqlite3_step(s) == SQLITE_ROW)
+      out.assign(static_cast<const char*>(sqlite3_column_blob(s, 0)),
+                 static_cast<size_t>(sqlite3_column_bytes(s, 0)));
+    sqlite3_finalize(s);
+    return out;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
 
 // What a failing plugin call reported.
 struct Failure {

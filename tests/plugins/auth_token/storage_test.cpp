@@ -29,28 +29,6 @@ std::string as_bytes(const auth_token::Sha256Digest& d) {
 }
 
 // A separate connection, as an operator's sqlite3 shell would open the file.
-class Sqlite {
- public:
-  explicit Sqlite(const std::string& path) {
-    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-  }
-  ~Sqlite() { sqlite3_close_v2(db_); }
-  std::string text(const std::string& sql, const std::string& param = "") {
-    sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql;
-    if (!param.empty()) sqlite3_bind_text(s, 1, param.c_str(), -1, SQLITE_TRANSIENT);
-    std::string out;
-    if (sqlite3_step(s) == SQLITE_ROW)
-      out.assign(static_cast<const char*>(sqlite3_column_blob(s, 0)),
-                 static_cast<size_t>(sqlite3_column_bytes(s, 0)));
-    sqlite3_finalize(s);
-    return out;
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
 class AuthTokenStorage : public AuthTokenTest {
  protected:
   std::string store_bytes() const { return read_file(db_path()) + read_file(db_path() + "-wal"); }
@@ -104,7 +82,7 @@ TEST_F(AuthTokenStorage, AWiderModeOnAnExistingStoreIsNarrowed) {
 
 TEST_F(AuthTokenStorage, TheSchemaIsVersionedAndInWalMode) {
   Sqlite db(db_path());
-  EXPECT_EQ(db.text("PRAGMA user_version"), "2");
+  EXPECT_EQ(db.text("PRAGMA user_version"), "3");
   EXPECT_EQ(db.text("PRAGMA journal_mode"), "wal");
 }
 
@@ -168,6 +146,39 @@ TEST_F(AuthTokenStorage, TokensOutliveTheInstance) {
   EXPECT_EQ(verify(kept["token"])["cell"], "eu");
   EXPECT_EQ(verify(admin["token"])["admin"], true);
   EXPECT_EQ(verify_failure(gone["token"]).message, "token revoked");
+  EXPECT_EQ(list()["data"].size(), 2u);
+}
+
+// Every token ever issued once stayed in auth.db (audit 6b, 9: 30,000 expired of 30,001).
+// A dead one, expired or revoked, is kept a week so that its client is told why it
+// fails, then removed: all that are due at a start, a few more at each issue. The
+// newest row stays, since the next token is numbered after it.
+TEST_F(AuthTokenStorage, DeadTokensGoAWeekAfterTheyDied) {
+  const int64_t now = std::time(nullptr), days = 24 * 3600;
+  std::vector<json> t;
+  for (const char* actor : {"expired", "revoked", "recent", "live"}) t.push_back(issue_for(actor));
+  Sqlite db(db_path());
+  const std::string week_ago = std::to_string(now - 8 * days);
+  db.text("UPDATE tokens SET expires_at = " + week_ago + " WHERE id = ?1", t[0]["id"]);
+  db.text("UPDATE tokens SET revoked_at = " + week_ago + " WHERE id = ?1", t[1]["id"]);
+  db.text("UPDATE tokens SET revoked_at = " + std::to_string(now - 6 * days) + " WHERE id = ?1",
+          t[2]["id"]);
+  close();
+  open();
+  EXPECT_EQ(db.text("SELECT group_concat(actor) FROM (SELECT actor FROM tokens ORDER BY issued)"),
+            "recent,live");
+  EXPECT_EQ(verify_failure(t[2]["token"]).message, "token revoked");
+  EXPECT_EQ(verify(t[3]["token"])["actor"], "live");
+
+  db.text("UPDATE tokens SET revoked_at = " + week_ago + " WHERE id = ?1", t[2]["id"]);
+  json next = issue_for("next");
+  EXPECT_EQ(db.text("SELECT group_concat(actor) FROM (SELECT actor FROM tokens ORDER BY issued)"),
+            "live,next");
+  db.text("UPDATE tokens SET revoked_at = " + week_ago + " WHERE id = ?1", next["id"]);
+  close();
+  open();
+  EXPECT_EQ(db.text("SELECT count(*) FROM tokens"), "2") << "the newest row stays";
+  EXPECT_NE(issue_for("after")["id"], next["id"]);
   EXPECT_EQ(list()["data"].size(), 2u);
 }
 

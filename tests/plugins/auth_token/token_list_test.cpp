@@ -43,6 +43,20 @@ TEST_F(AuthTokenList, RecordsCarryNoSecret) {
   EXPECT_EQ(listed.dump().find(issued["token"].get<std::string>().substr(20)), std::string::npos);
 }
 
+// An expired token fails as a revoked one does, so neither is listed: a listing once
+// began with every expired token ever issued (audit 6b, 9).
+TEST_F(AuthTokenList, ExpiredTokensAreNotListed) {
+  json lasting = issue({{"ttl_s", 3600}, {"actor", "lasting"}});
+  json brief = issue({{"ttl_s", 1}, {"actor", "brief"}});
+  json forever = issue({{"ttl_s", nullptr}, {"actor", "forever"}});
+  EXPECT_EQ(list()["data"].size(), 3u);
+  Sqlite(db_path()).text("UPDATE tokens SET expires_at = 1000 WHERE id = ?1", brief["id"]);
+  json listed = list();
+  ASSERT_EQ(listed["data"].size(), 2u) << listed.dump();
+  EXPECT_EQ(listed["data"][0]["id"], forever["id"]);
+  EXPECT_EQ(listed["data"][1]["id"], lasting["id"]);
+}
+
 TEST_F(AuthTokenList, PagesCoverEveryTokenOnceNewestFirst) {
   std::set<std::string> older, newer;
   for (int i = 0; i < 7; ++i) older.insert(issue_for("old")["id"].get<std::string>());

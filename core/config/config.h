@@ -26,6 +26,9 @@ struct ServerConfig {
   unsigned send_timeout_s = 30;     // a client that stops reading frees its thread
   unsigned request_timeout_s = 30;  // a request's head and body arrive within it, whole
   unsigned shutdown_grace_s = 10;   // running requests may finish for this long
+  // A connection thread idle this long ends, with what it holds (its stack, an upstream
+  // connection kept warm): after a burst, the pool shrinks back.
+  unsigned thread_idle_s = 60;
   // Linux SCHED_BATCH for every agentd thread: a woken thread waits for the running
   // one's slice instead of preempting it (see docs/operator-guide.md).
   bool batch_scheduling = true;

@@ -55,6 +55,7 @@ constexpr ServerField kServerFields[] = {
     {"send_timeout_s", &ServerConfig::send_timeout_s, 1, 3600},
     {"request_timeout_s", &ServerConfig::request_timeout_s, 1, 3600},
     {"shutdown_grace_s", &ServerConfig::shutdown_grace_s, 0, 3600},
+    {"thread_idle_s", &ServerConfig::thread_idle_s, 1, 3600},
 };
 
 void apply_server(ServerConfig& server, const json& section) {

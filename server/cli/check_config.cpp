@@ -35,6 +35,7 @@ void print_summary(const core::Config& config, std::ostream& out) {
       << " keep_alive_timeout_s=" << s.keep_alive_timeout_s
       << " receive_timeout_s=" << s.receive_timeout_s << " send_timeout_s=" << s.send_timeout_s
       << " request_timeout_s=" << s.request_timeout_s << " shutdown_grace_s=" << s.shutdown_grace_s
+      << " thread_idle_s=" << s.thread_idle_s
       << " batch_scheduling=" << (s.batch_scheduling ? "true" : "false") << '\n'
       << "limits: max_body_bytes=" << l.max_body_bytes << " provider_retries=" << l.provider_retries
       << " provider_retry_max_wait_ms=" << l.provider_retry_max_wait_ms

@@ -2,6 +2,7 @@
 
 #include "server/http/accept_errors.h"
 #include "server/http/connection.h"
+#include "server/http/pool_housekeeper.h"
 
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/ServerSocket.h>
@@ -84,6 +85,7 @@ Poco::Net::ServerSocket bind_socket(const HttpServerOptions& options) {
 
 struct HttpServer::Impl {
   std::unique_ptr<Poco::ThreadPool> pool;
+  std::unique_ptr<PoolHousekeeper> housekeeper;
   std::shared_ptr<ConnectionSet> connections = std::make_shared<ConnectionSet>();
   std::unique_ptr<Poco::Net::TCPServer> server;
   Poco::Net::ServerSocket listener;
@@ -120,6 +122,7 @@ HttpServerOptions HttpServerOptions::from_config(const core::Config& config) {
   options.receive_timeout_s = config.server.receive_timeout_s;
   options.send_timeout_s = config.server.send_timeout_s;
   options.request_timeout_s = config.server.request_timeout_s;
+  options.thread_idle_s = config.server.thread_idle_s;
   return options;
 }
 
@@ -137,6 +140,7 @@ HttpServer::~HttpServer() {
     impl_->close_connections();
     impl_->wait_for([this] { return impl_->server->currentConnections() == 0; }, kReleaseWait);
   }
+  impl_->housekeeper.reset();
   impl_->server.reset();
   // Joins the pool's threads (Poco gives each up to 10 s) before the pipeline goes.
   impl_->pool.reset();
@@ -149,7 +153,9 @@ void HttpServer::start() {
   impl_->address = socket.address();
   const int threads = static_cast<int>(options_.threads);
   impl_->pool = std::make_unique<Poco::ThreadPool>(
-      std::min(2, threads), threads, 60, static_cast<int>(options_.thread_stack_kb) * 1024);
+      std::min(2, threads), threads, static_cast<int>(options_.thread_idle_s),
+      static_cast<int>(options_.thread_stack_kb) * 1024);
+  impl_->housekeeper = std::make_unique<PoolHousekeeper>(*impl_->pool);
   auto params = make_params(options_);
   impl_->server = std::make_unique<Poco::Net::TCPServer>(
       new ApiConnectionFactory(

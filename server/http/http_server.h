@@ -26,6 +26,7 @@ struct HttpServerOptions {
   unsigned receive_timeout_s = 30;
   unsigned send_timeout_s = 30;
   unsigned request_timeout_s = 30;
+  unsigned thread_idle_s = 60;
 
   // server.* and the listen address of a loaded config; throws core::ConfigError for a
   // listen address that does not parse.

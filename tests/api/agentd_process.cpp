@@ -216,12 +216,22 @@ std::string AgentdProcess::stderr_text() const {
   return read_file(stderr_path_);
 }
 
-size_t AgentdProcess::open_descriptors() const {
+namespace {
+
+size_t entries_of(const std::string& directory) {
   size_t count = 0;
-  for ([[maybe_unused]] const auto& entry :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid_) + "/fd"))
-    ++count;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory)) ++count;
   return count;
+}
+
+}  // namespace
+
+size_t AgentdProcess::open_descriptors() const {
+  return entries_of("/proc/" + std::to_string(pid_) + "/fd");
+}
+
+size_t AgentdProcess::threads() const {
+  return entries_of("/proc/" + std::to_string(pid_) + "/task");
 }
 
 std::vector<nlohmann::json> AgentdProcess::log_lines() const {

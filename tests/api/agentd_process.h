@@ -80,6 +80,8 @@ class AgentdProcess {
   std::string stderr_text() const;
   // How many descriptors the process has open now (/proc/<pid>/fd).
   size_t open_descriptors() const;
+  // How many threads the process has now (/proc/<pid>/task).
+  size_t threads() const;
   // stderr's lines that parse as JSON objects, in order.
   std::vector<nlohmann::json> log_lines() const;
   // Waits until a log line satisfies `match`; false on timeout.

@@ -12,8 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <thread>
+#include <vector>
 
 namespace agentrt::test {
 namespace {
@@ -176,6 +178,34 @@ TEST(Lifecycle, IdleKeepAliveConnectionIsClosedAfterItsTimeout) {
   EXPECT_FALSE(connection.closed_by_server(std::chrono::milliseconds(700)));
   EXPECT_TRUE(connection.closed_by_server(std::chrono::milliseconds(2000)));
   EXPECT_GE(std::chrono::steady_clock::now() - idle_since, std::chrono::milliseconds(900));
+}
+
+// Poco retires idle pool threads only when it starts another, so after a burst served
+// by keep-alive clients a thousand idle threads, with their stacks and warm upstream
+// connections, stayed for good (audit 6b, 7). They end server.thread_idle_s after
+// their last work now, while the clients that stay are served as ever.
+TEST(Lifecycle, ThreadsOfABurstEndOnceIdleWhileOthersStay) {
+  TempDir dir;
+  AgentdProcess agentd(
+      with_args({"--config", dir.write("c.json", R"({"server":{"thread_idle_s":1}})")}));
+  HttpConnection staying = agentd.connect();
+  ASSERT_EQ(staying.request("GET", "/health").status, 200);
+  const size_t before = agentd.threads();
+  {
+    std::vector<std::unique_ptr<HttpConnection>> burst;
+    for (int i = 0; i < 60; ++i) {
+      burst.push_back(std::make_unique<HttpConnection>(agentd.port()));
+      ASSERT_EQ(burst.back()->request("GET", "/health").status, 200);
+    }
+    EXPECT_GE(agentd.threads(), before + 50);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (agentd.threads() > before + 5 && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_EQ(staying.request("GET", "/health").status, 200);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_LE(agentd.threads(), before + 5);
+  EXPECT_EQ(staying.request("GET", "/health").status, 200);
 }
 
 TEST(Lifecycle, ListenFlagBeatsEnvironmentBeatsFile) {

@@ -199,6 +199,7 @@ TEST(ConfigTest, NumericRangesAreEnforcedAtBothEnds) {
       {"server", "receive_timeout_s", 1, 3600},
       {"server", "send_timeout_s", 1, 3600},
       {"server", "shutdown_grace_s", 0, 3600},
+      {"server", "thread_idle_s", 1, 3600},
       {"limits", "max_body_bytes", 1024, 1073741824},
       {"limits", "history_cache_mb", 0, 1048576},
       {"limits", "max_answer_ms", 1000, 86400000},

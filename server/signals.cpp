@@ -1,5 +1,7 @@
 #include "server/signals.h"
 
+#include "core/log/logger.h"
+
 #include <pthread.h>
 
 #include <cerrno>
@@ -13,6 +15,7 @@ ShutdownSignals::ShutdownSignals() {
   sigemptyset(&set_);
   sigaddset(&set_, SIGTERM);
   sigaddset(&set_, SIGINT);
+  sigaddset(&set_, SIGHUP);
   if (const int rc = pthread_sigmask(SIG_BLOCK, &set_, &previous_); rc != 0)
     throw std::runtime_error(std::string("pthread_sigmask: ") + std::strerror(rc));
   std::signal(SIGPIPE, SIG_IGN);
@@ -30,8 +33,16 @@ int ShutdownSignals::wait() {
   for (;;) {
     int signal = 0;
     const int rc = sigwait(&set_, &signal);
-    if (rc == 0) return signal;
-    if (rc != EINTR) throw std::runtime_error(std::string("sigwait: ") + std::strerror(rc));
+    if (rc == EINTR) continue;
+    if (rc != 0) throw std::runtime_error(std::string("sigwait: ") + std::strerror(rc));
+    if (signal != SIGHUP) return signal;
+    // What operators send to reload, and what a closed terminal sends. agentd has
+    // nothing to reload, and its default action killed agentd with every stream it
+    // held, their turns lost (audit 7a, M3).
+    core::log_warn("SIGHUP ignored",
+                   {{"hint",
+                     "agentd reads its config only at start: restart it (SIGTERM) to "
+                     "apply a change"}});
   }
 }
 

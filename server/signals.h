@@ -1,4 +1,4 @@
-// Shutdown signals are taken synchronously: SIGTERM and SIGINT are blocked before any
+// Shutdown signals are taken synchronously: SIGTERM, SIGINT and SIGHUP are blocked before any
 // thread exists (threads inherit the mask), and the main thread sigwait()s for them.
 // No async handler runs, so shutdown code may do anything.
 #pragma once
@@ -9,14 +9,15 @@ namespace agentrt::server {
 
 class ShutdownSignals {
  public:
-  // Blocks SIGTERM and SIGINT in the calling thread and every thread it starts later,
+  // Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and every thread it starts later,
   // and ignores SIGPIPE so a write to a vanished client is an error, not death.
   ShutdownSignals();
   ~ShutdownSignals();  // restores the previous mask
   ShutdownSignals(const ShutdownSignals&) = delete;
   ShutdownSignals& operator=(const ShutdownSignals&) = delete;
 
-  // Blocks until SIGTERM or SIGINT arrives; returns which.
+  // Blocks until SIGTERM or SIGINT arrives; returns which. A SIGHUP meanwhile is
+  // logged and otherwise ignored.
   int wait();
 
  private:

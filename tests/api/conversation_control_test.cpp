@@ -315,6 +315,27 @@ TEST(ConversationControl, ShutdownEndsRunningStreamsAsInterrupted) {
   EXPECT_EQ(agentd.stop(0), 0) << "signal 0: only wait for the exit the SIGTERM above began";
 }
 
+// SIGHUP, what operators send to reload and what a closed terminal sends, once killed
+// agentd with every stream it held, their turns lost (audit 7a, M3). It is logged and
+// changes nothing: the run goes on to its end and is stored.
+TEST(ConversationControl, SighupIsLoggedAndStopsNothing) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(100, dir));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body(kLong, {{"session_id", "hup"}}));
+  ASSERT_TRUE(stream->next());
+  ASSERT_EQ(::kill(agentd.pid(), SIGHUP), 0);
+  EXPECT_TRUE(agentd.wait_for_log([](const json& line) {
+    return line.value("msg", "") == "SIGHUP ignored" && line.value("level", "") == "warn";
+  }));
+  auto rest = stream->rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["reason"], "end_turn");
+  EXPECT_EQ(call(agentd, "GET", "/sessions/hup/messages", admin).json()["data"].size(), 2u);
+  EXPECT_EQ(agentd.request("GET", "/health").status, 200);
+  EXPECT_EQ(agentd.stop(SIGTERM), 0);
+}
+
 // Once a shutdown has begun, a request on a connection opened before it is refused (503
 // shutting_down, and the connection closes) while the run under way finishes: the
 // grace period is for the work already started. Such a request once started a run of

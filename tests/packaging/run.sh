@@ -3,8 +3,10 @@
 # under /usr; here DESTDIR is a temporary root), then checks that what is installed
 # works by itself: every bundled plugin is there and agentd finds them beside itself,
 # not in the build tree; the shipped config is valid; the systemd unit starts agentd on
-# that config and lets it write its data dir; the postinst is valid shell; and the
-# installed agentd serves a conversation. Usage: run.sh <build-dir>
+# that config and lets it write its data dir, reads the optional environment file and
+# gives agentd's shutdown time to finish; the config is not world-readable (it may
+# hold keys); the maintainer scripts are valid shell (maintainer_scripts.sh runs them);
+# and the installed agentd serves a conversation. Usage: run.sh <build-dir>
 set -euo pipefail
 build=$1
 work=$(mktemp -d)
@@ -29,11 +31,26 @@ data_dir=$(sed -n 's/^ *"data_dir": *"\([^"]*\)".*/\1/p' "$config")
 [ "$data_dir" = /var/lib/agentrt ] || fail "the config's data_dir is '$data_dir'"
 grep -qx "ReadWritePaths=$data_dir" "$unit" || fail "the unit does not let agentd write $data_dir"
 grep -qx "StateDirectory=${data_dir#/var/lib/}" "$unit" || fail "the unit's StateDirectory is not $data_dir"
-sh -n "$(dirname "$0")/../../packaging/debian/postinst" || fail "postinst is not valid shell"
+grep -qx "EnvironmentFile=-/etc/agentrt/agentd.env" "$unit" ||
+  fail "the unit does not read an optional /etc/agentrt/agentd.env"
+mode=$(stat -c %a "$config")
+[ "$mode" = 640 ] || fail "/etc/agentrt/agentrt.json is installed with mode $mode, not 640"
+for script in postinst prerm postrm; do
+  sh -n "$(dirname "$0")/../../packaging/debian/$script" || fail "$script is not valid shell"
+done
 
 "$agentd" check-config --config "$config" >"$work/check.out" || fail "check-config: $(cat "$work/check.out")"
 grep -qx "plugin_dirs: $root/usr/lib/agentrt/plugins" "$work/check.out" ||
   fail "the installed agentd looks for plugins elsewhere: $(grep plugin_dirs "$work/check.out")"
+# systemd kills agentd TimeoutStopSec after SIGTERM: that must outlast its longest
+# graceful stop on the shipped config (three grace periods, requests stuck in a
+# plugin) with a minute to spare for a start-up schema upgrade holding the signal.
+grace=$(sed -n 's/.* shutdown_grace_s=\([0-9]*\).*/\1/p' "$work/check.out")
+stop=$(sed -n 's/^TimeoutStopSec=\([0-9]*\)$/\1/p' "$unit")
+[ -n "$grace" ] || fail "check-config shows no shutdown_grace_s: $(cat "$work/check.out")"
+if [ -z "$stop" ] || [ "$stop" -lt $((3 * grace + 60)) ]; then
+  fail "TimeoutStopSec=${stop:-?} may kill agentd within 3 x shutdown_grace_s ($grace) + 60 s"
+fi
 
 # The shipped config, but a port and a data dir of the test's own (flags win).
 "$agentd" serve --config "$config" --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/err" &

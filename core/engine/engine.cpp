@@ -48,10 +48,26 @@ Engine::~Engine() {
   others_.clear();
 }
 
+// A guest opens what minting a token needs and changes nothing else: no schema
+// upgrade, no default cell, no provider instances. It once ran the owner's whole start,
+// which upgraded an older serving agentd's stores under it and made a cell "default"
+// in a multi-cell deployment when started without --mode multi (audit 7a, M1).
+void Engine::start_guest() {
+  store_ = std::make_unique<StateStore>(config_.data_dir, schema_migrations(),
+                                        StateStore::Upgrades::refuse);
+  host_.scan(plugin_dirs_);
+  cells_ = std::make_unique<CellService>(*store_, single_cell());
+  start_auth(EngineRole::guest);
+}
+
 StartReport Engine::start(EngineRole role) {
   started_ = std::chrono::steady_clock::now();
   const bool owner = role == EngineRole::owner;
-  if (owner) lock_ = std::make_unique<DataDirLock>(config_.data_dir);
+  if (!owner) {
+    start_guest();
+    return {};
+  }
+  lock_ = std::make_unique<DataDirLock>(config_.data_dir);
   store_ = std::make_unique<StateStore>(config_.data_dir);
   log_info("state store open",
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
@@ -86,10 +102,8 @@ StartReport Engine::start(EngineRole role) {
       });
   // The runs a killed agentd left: their replay would never end, their status never be
   // final. Nobody else serves this data dir, so none of them is live.
-  if (owner) {
-    if (const int64_t ended = runs_->end_abandoned_runs())
-      log_info("runs left running by an earlier agentd ended as interrupted", {{"runs", ended}});
-  }
+  if (const int64_t ended = runs_->end_abandoned_runs())
+    log_info("runs left running by an earlier agentd ended as interrupted", {{"runs", ended}});
   // Inside the deleting transaction, so every write of the cell's live runs queued
   // after it sees them discarded. Should that transaction fail, those runs are stopped
   // unstored all the same: the DELETE fails, and the cell keeps its state-store rows,
@@ -100,14 +114,15 @@ StartReport Engine::start(EngineRole role) {
   cells_->add_forget([runs = runs_.get()](const std::string& cell) { runs->forget_cell(cell); });
   cells_->add_forget(
       [agents = agents_.get()](const std::string& cell) { agents->forget_cell(cell); });
-  start_auth();
+  start_auth(EngineRole::owner);
   start_memory();
-  return owner ? bootstrap_admin_token() : StartReport{};
+  return bootstrap_admin_token();
 }
 
 std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, uint32_t kind,
                                                        const char* role,
-                                                       const std::string& data_dir) const {
+                                                       const std::string& data_dir,
+                                                       EngineRole engine_role) const {
   auto plugin = host_.find(name);
   if (!plugin || plugin->kind() != kind)
     throw StartError(std::string(role) + " '" + name + "' is not a loaded " +
@@ -119,6 +134,8 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
   auto configured = config_.plugins.find(name);
   if (configured != config_.plugins.end()) plugin_config = configured->second.config;
   plugin_config["data_dir"] = std::filesystem::absolute(data_dir).string();
+  // Since ABI 1.6; an older plugin, which may refuse keys it does not know, never sees it.
+  if (engine_role == EngineRole::guest && plugin->abi_minor() >= 6) plugin_config["guest"] = true;
   try {
     return std::make_shared<PluginInstance>(plugin, plugin_config.dump());
   } catch (const PluginError& e) {
@@ -132,9 +149,9 @@ CellHold Engine::cell_hold() const {
   };
 }
 
-void Engine::start_auth() {
+void Engine::start_auth(EngineRole role) {
   auth_ = std::make_unique<AuthService>(
-      service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module", config_.data_dir),
+      service_plugin(config_.auth, AGENTRT_KIND_AUTH, "auth module", config_.data_dir, role),
       cell_hold());
   cells_->add_cleanup([this](Connection&, const std::string& cell) { auth_->revoke_cell(cell); });
 }
@@ -142,7 +159,7 @@ void Engine::start_auth() {
 void Engine::start_memory() {
   memory_ = std::make_unique<MemoryService>(
       service_plugin(config_.memory_backend, AGENTRT_KIND_MEMORY_BACKEND, "memory backend",
-                     config_.data_dir),
+                     config_.data_dir, EngineRole::owner),
       [this](const std::string& cell, const std::string& actor, const std::string& session) {
         return runs_->hold_session(cell, actor, session);
       },

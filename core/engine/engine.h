@@ -53,7 +53,9 @@ enum class EngineRole {
   // second one on the same directory stops with DataDirInUse, and on a store that
   // never had one it makes the first admin token.
   owner,
-  // A short-lived tool beside a serving engine (agentd admin-token): no lock, no token.
+  // A short-lived tool beside a serving engine (agentd admin-token): no lock, no token,
+  // and only the state store, the cells and the auth module, none of whose schemas it
+  // upgrades (a store older than this build is refused).
   guest,
 };
 
@@ -95,16 +97,18 @@ class Engine {
 
  private:
   void create_instances();
-  void start_auth();
+  void start_guest();
+  void start_auth(EngineRole role);
   // The cells' fence for the services whose stores a cell's deletion cannot see.
   CellHold cell_hold() const;
   void start_memory();
   std::vector<MemoryItem> run_memory(const MemoryScope& scope);
   // An instance of the plugin the config names for a service (auth, memory), with the
-  // data dir added to its config. StartError when it cannot be had.
+  // data dir added to its config, and for a guest "guest" (ABI 1.6). StartError when it
+  // cannot be had.
   std::shared_ptr<PluginInstance> service_plugin(const std::string& name, uint32_t kind,
-                                                 const char* role,
-                                                 const std::string& data_dir) const;
+                                                 const char* role, const std::string& data_dir,
+                                                 EngineRole engine_role = EngineRole::owner) const;
   StartReport bootstrap_admin_token();
   static std::vector<PluginStatus> fold_create_errors(
       std::vector<PluginStatus> statuses, const std::map<std::string, std::string>& errors);

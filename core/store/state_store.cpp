@@ -123,7 +123,8 @@ void apply_migration(Connection& db, const Migration& m) {
   log_info("applied schema migration", {{"version", m.version}, {"name", m.name}});
 }
 
-void migrate(Connection& db, const std::vector<Migration>& migrations, const std::string& path) {
+void migrate(Connection& db, const std::vector<Migration>& migrations, const std::string& path,
+             StateStore::Upgrades upgrades) {
   check_migration_list(migrations);
   db.exec(
       "CREATE TABLE IF NOT EXISTS schema_migrations("
@@ -134,6 +135,12 @@ void migrate(Connection& db, const std::vector<Migration>& migrations, const std
   if (current > newest) {
     throw StoreError("database schema version " + std::to_string(current) +
                      " is newer than this agentd (" + std::to_string(newest) + "): " + path);
+  }
+  if (current < newest && upgrades == StateStore::Upgrades::refuse) {
+    throw StoreError("database schema version " + std::to_string(current) +
+                     " is older than this agentd's (" + std::to_string(newest) + "): " + path +
+                     "; only `agentd serve` of this version upgrades it (an older agentd may "
+                     "be serving it: use that build's own `agentd admin-token`)");
   }
   for (const Migration& m : migrations) {
     if (m.version > current) apply_migration(db, m);
@@ -180,14 +187,15 @@ class StateStore::ReadPool {
   std::vector<std::unique_ptr<Connection>> idle_;
 };
 
-StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>& migrations) {
+StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>& migrations,
+                       Upgrades upgrades) {
   create_private_dirs(data_dir);
   path_ = data_dir_file(data_dir, "state.db");
   refuse_lost_state(data_dir, path_);
   make_private_file(path_);
   writer_ = std::make_unique<Connection>(path_);
   require_wal(*writer_, path_);
-  migrate(*writer_, migrations, path_);
+  migrate(*writer_, migrations, path_, upgrades);
   // Recorded so healthy() notices the file being deleted or swapped underneath us,
   // which open connections would otherwise hide by reading the old, unlinked inode.
   struct stat st {};

@@ -31,11 +31,18 @@ const std::vector<Migration>& schema_migrations();
 
 class StateStore {
  public:
+  // Whether opening may upgrade the schema: only the serving engine does. A guest
+  // beside an older agentd (agentd admin-token of a newer build) once upgraded its
+  // stores under it, stalling its writes and locking it out after a restart.
+  enum class Upgrades { apply, refuse };
+
   // Opens <data_dir>/state.db, creating the directory (0700) and the database as
   // needed, and applies pending migrations, each in its own transaction. Throws
-  // StoreError, also when the database is newer than this engine.
+  // StoreError, also when the database is newer than this engine, or older with
+  // Upgrades::refuse.
   explicit StateStore(const std::string& data_dir,
-                      const std::vector<Migration>& migrations = schema_migrations());
+                      const std::vector<Migration>& migrations = schema_migrations(),
+                      Upgrades upgrades = Upgrades::apply);
   ~StateStore();
 
   // Runs `work` in a write transaction (possibly shared with concurrent writers, see

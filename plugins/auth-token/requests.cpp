@@ -41,16 +41,21 @@ std::optional<int64_t> parse_ttl(const json& request) {
 
 }  // namespace
 
-std::string parse_config(const std::string& config_json) {
+StoreConfig parse_config(const std::string& config_json) {
   json config = parse_request_object(config_json, "auth-token config");
   for (const auto& item : config.items())
-    if (item.key() != "data_dir")
+    if (item.key() != "data_dir" && item.key() != "guest")
       invalid_request("auth-token config: unknown key '" + item.key() + "'");
   auto it = config.find("data_dir");
   if (it == config.end()) invalid_request("auth-token config: data_dir is required");
   if (!it->is_string() || it->get<std::string>().empty())
     invalid_request("auth-token config: data_dir must be a non-empty string");
-  return it->get<std::string>();
+  StoreConfig out{it->get<std::string>()};
+  if (auto guest = config.find("guest"); guest != config.end()) {
+    if (!guest->is_boolean()) invalid_request("auth-token config: guest must be a boolean");
+    out.guest = guest->get<bool>();
+  }
+  return out;
 }
 
 std::string parse_verify_request(const std::string& request_json) {

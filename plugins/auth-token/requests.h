@@ -20,8 +20,7 @@ struct IssueRequest {
   bool admin = false;
 };
 
-// Returns data_dir.
-std::string parse_config(const std::string& config_json);
+StoreConfig parse_config(const std::string& config_json);
 // Returns the token (INVALID_ARGUMENT when it is missing or not a string).
 std::string parse_verify_request(const std::string& request_json);
 IssueRequest parse_issue_request(const std::string& request_json);

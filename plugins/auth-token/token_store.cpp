@@ -53,9 +53,13 @@ constexpr int64_t kSchemaVersion = sizeof kMigrations / sizeof kMigrations[0];
 
 // SQLite gives its -wal and -shm files the main file's mode, so creating the main
 // file 0600 before SQLite touches it keeps all three private whatever the umask.
-std::string create_private_file(const std::string& data_dir) {
-  std::string path = data_dir + "/auth.db";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+// A guest finds the store or fails: one it made would hold none of the tokens the
+// serving agentd checks.
+std::string create_private_file(const StoreConfig& config) {
+  std::string path = config.data_dir + "/auth.db";
+  int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (config.guest ? 0 : O_CREAT), 0600);
+  if (fd < 0 && config.guest && errno == ENOENT)
+    throw sdk::Error(AGENTRT_ERR_UNAVAILABLE, "auth-token: there is no '" + path + "'");
   if (fd < 0)
     throw sdk::Error(AGENTRT_ERR_INTERNAL,
                      "auth-token: cannot open '" + path + "': " + std::strerror(errno));
@@ -72,9 +76,10 @@ std::string create_private_file(const std::string& data_dir) {
 // For the constructor's initialiser list: statements can only be prepared once the
 // tables they name exist. WAL so that readers and the writer, in this process or
 // another on the same data dir, do not block each other.
-Database& migrated(Database& db) {
+Database& migrated(Database& db, bool guest) {
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-  plugin_sqlite::migrate_to(db, kMigrations, kSchemaVersion, kSchemaVersion, "auth-token: auth.db");
+  plugin_sqlite::migrate_to(db, kMigrations, kSchemaVersion, kSchemaVersion, "auth-token: auth.db",
+                            /*may_upgrade=*/!guest);
   return db;
 }
 
@@ -120,10 +125,10 @@ constexpr size_t kMaxCached = 100000;
 
 // SQLite's own mutex costs nothing noticeable here and keeps it safe even if a caller
 // forgets mutex_.
-TokenStore::TokenStore(const std::string& data_dir, const std::string& vfs)
-    : db_(create_private_file(data_dir), plugin_sqlite::OpenMode::kReadWrite, "auth-token",
+TokenStore::TokenStore(const StoreConfig& config, const std::string& vfs)
+    : db_(create_private_file(config), plugin_sqlite::OpenMode::kReadWrite, "auth-token",
           plugin_sqlite::ConnectionMutex::kFull, vfs),
-      insert_(migrated(db_),
+      insert_(migrated(db_, config.guest),
               "INSERT INTO tokens(id, secret_hash, actor, cell, admin, created_at, expires_at, "
               "issued) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
               "(SELECT coalesce(max(issued), 0) + 1 FROM tokens)) ON CONFLICT(id) DO NOTHING"),
@@ -137,7 +142,9 @@ TokenStore::TokenStore(const std::string& data_dir, const std::string& vfs)
       revoke_(db_, "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL"),
       prune_expired_(db_, prune_sql("expires_at")),
       prune_revoked_(db_, prune_sql("revoked_at")),
-      dead_due_(db_, dead_due_sql()) {
+      dead_due_(db_, dead_due_sql()),
+      guest_(config.guest) {
+  if (guest_) return;
   // Asked first, read-only: a start that has nothing to remove writes nothing, so it
   // neither waits for nor takes the write lock (`agentd admin-token` may hold it).
   const int64_t now = now_unix_seconds();
@@ -164,7 +171,7 @@ void TokenStore::prune(int64_t now, int64_t limit) {
 
 bool TokenStore::insert(const TokenRecord& r, const Sha256Digest& secret_hash) {
   std::lock_guard<std::mutex> lock(mutex_);
-  prune(r.created_at, kPruneBatch);
+  if (!guest_) prune(r.created_at, kPruneBatch);
   StatementUse s(insert_);
   s->bind(1, std::string_view(r.id));
   bind_digest(*s, 2, secret_hash);

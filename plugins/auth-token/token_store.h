@@ -50,12 +50,18 @@ struct ListPage {
   bool has_more = false;
 };
 
+struct StoreConfig {
+  std::string data_dir;
+  bool guest = false;  // ABI 1.6: beside a serving agentd; upgrade and remove nothing
+};
+
 class TokenStore {
  public:
   // Opens or creates data_dir/auth.db (mode 0600), brings its schema up to date and
   // removes every dead token due (prune). Each insert removes a few more.
   // `vfs`: the host's offered SQLite VFS (plugin_sqlite::offered_vfs), or empty.
-  TokenStore(const std::string& data_dir, const std::string& vfs);
+  // As a guest (ABI 1.6) it refuses a missing or older store and removes nothing.
+  TokenStore(const StoreConfig& config, const std::string& vfs);
 
   // False when the id is already taken (the caller draws a new one).
   bool insert(const TokenRecord& record, const Sha256Digest& secret_hash);
@@ -84,6 +90,7 @@ class TokenStore {
   Statement prune_expired_;
   Statement prune_revoked_;
   Statement dead_due_;
+  bool guest_ = false;
   struct Cached {
     StoredToken token;
     std::chrono::steady_clock::time_point read_at;

@@ -7,11 +7,16 @@
 namespace agentrt::plugin_sqlite {
 
 void migrate_to(Database& db, const char* const* steps, int64_t count, int64_t target,
-                const std::string& what) {
+                const std::string& what, bool may_upgrade) {
   // Most opens find the store current: a plain read says so without the write lock.
   int64_t version = db.query_int("PRAGMA user_version");
   target = std::min(target, count);
   if (version == target) return;
+  if (!may_upgrade && version < target)
+    throw sdk::Error(AGENTRT_ERR_UNAVAILABLE,
+                     what + " has schema version " + std::to_string(version) +
+                         ", older than this plugin's " + std::to_string(target) +
+                         "; only `agentd serve` of this version upgrades it");
   Transaction tx(db, "BEGIN IMMEDIATE");
   version = db.query_int("PRAGMA user_version");
   if (version > count)

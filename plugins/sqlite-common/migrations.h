@@ -15,7 +15,9 @@ namespace agentrt::plugin_sqlite {
 // before reading the version, so two processes opening a new store cannot both run a
 // step) and sets user_version to `target`, capped at `count`. `what` names the store in
 // the error for a newer one, e.g. "memory-sqlite: memory.db".
+// With `may_upgrade` false (a guest's open, ABI 1.6) a store older than `target` is
+// refused instead, and nothing is written.
 void migrate_to(Database& db, const char* const* steps, int64_t count, int64_t target,
-                const std::string& what);
+                const std::string& what, bool may_upgrade = true);
 
 }  // namespace agentrt::plugin_sqlite

@@ -2,6 +2,7 @@
 // but the one that issues a token; state survives a restart on the same data dir; the
 // first admin token is shown once only.
 #include "tests/api/admin_client.h"
+#include "tests/api/store_connection.h"
 
 #include <gtest/gtest.h>
 
@@ -123,6 +124,58 @@ TEST(AdminSecrets, AdminTokenVerbRefusesADataDirWithoutState) {
   EXPECT_TRUE(result.out.empty()) << result.out;
   EXPECT_NE(result.err.find("no agentd state in '" + typo + "'"), std::string::npos) << result.err;
   EXPECT_FALSE(std::filesystem::exists(typo));
+}
+
+// `agentd admin-token` of a newer build beside an older agentd (after a package
+// upgrade, before the restart) once upgraded the stores under it: a live /chat stalled
+// for 5 s, and the old build refused the data dir at its next start (audit 7a, M1). It
+// refuses a store older than itself now, and writes nothing.
+TEST(AdminSecrets, AdminTokenVerbUpgradesNoStore) {
+  TempDir dir;
+  {
+    AgentdProcess agentd(on_data_dir(dir.path()));
+    ASSERT_EQ(agentd.stop(), 0);
+  }
+  StoreConnection state(dir.path() + "/state.db");
+  const int64_t newest = state.count("SELECT max(version) FROM schema_migrations");
+  state.exec("DELETE FROM schema_migrations WHERE version = " + std::to_string(newest));
+  auto refused = run_agentd({"admin-token", "--data-dir", dir.path()});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(refused.out.empty()) << refused.out;
+  EXPECT_NE(refused.err.find("older than this agentd"), std::string::npos) << refused.err;
+  EXPECT_EQ(state.count("SELECT max(version) FROM schema_migrations"), newest - 1);
+  state.exec("INSERT INTO schema_migrations VALUES(" + std::to_string(newest) +
+             ", 'put back', 'now')");
+
+  StoreConnection auth(dir.path() + "/auth.db");
+  const int64_t auth_version = auth.count("PRAGMA user_version");
+  const int64_t tokens = auth.count("SELECT count(*) FROM tokens");
+  auth.exec("PRAGMA user_version = " + std::to_string(auth_version - 1));
+  refused = run_agentd({"admin-token", "--data-dir", dir.path()});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("older than this plugin's"), std::string::npos) << refused.err;
+  EXPECT_EQ(auth.count("PRAGMA user_version"), auth_version - 1);
+  EXPECT_EQ(auth.count("SELECT count(*) FROM tokens"), tokens);
+  auth.exec("PRAGMA user_version = " + std::to_string(auth_version));
+  auto minted = run_agentd({"admin-token", "--data-dir", dir.path()});
+  EXPECT_EQ(minted.exit_code, 0) << minted.err;
+  EXPECT_EQ(auth.count("SELECT count(*) FROM tokens"), tokens + 1);
+}
+
+// Run on a multi-cell data dir without --mode multi, it made a cell "default" there
+// (audit 7a, M1): a guest makes no cell.
+TEST(AdminSecrets, AdminTokenVerbMakesNoCell) {
+  TempDir dir;
+  AgentdProcess agentd(on_data_dir(dir.path(), {"--mode", "multi"}));
+  std::string admin = first_admin_token(agentd);
+  ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "acme"}}).status, 201);
+  auto result = run_agentd({"admin-token", "--data-dir", dir.path()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  auto cells = call(agentd, "GET", "/admin/cells", admin).json()["data"];
+  ASSERT_EQ(cells.size(), 1u) << cells.dump();
+  EXPECT_EQ(cells[0]["id"], "acme");
+  StoreConnection state(dir.path() + "/state.db");
+  EXPECT_EQ(state.count("SELECT count(*) FROM cells WHERE id = 'default'"), 0);
 }
 
 }  // namespace

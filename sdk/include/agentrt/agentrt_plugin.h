@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.5 (1.0 plus appended members, each marked "Since").
+ * agentrt plugin ABI, version 1.6 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 5
-#define AGENTRT_ABI_VERSION_STRING "1.5"
+#define AGENTRT_ABI_MINOR 6
+#define AGENTRT_ABI_VERSION_STRING "1.6"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -204,8 +204,13 @@ typedef struct agentrt_sink_t {
 /* ---- Common shape of every kind's function table ------------------------ */
 
 /* `create` receives the host table and the plugin's config object as JSON (for a
- * provider, also the "models" it must serve). On success it stores a new instance in
- * `*instance` and returns AGENTRT_OK. */
+ * provider, also the "models" it must serve; for an auth module or a memory backend,
+ * also the "data_dir"). On success it stores a new instance in `*instance` and returns
+ * AGENTRT_OK.
+ * Since 1.6, an auth module's config may carry "guest": true: the host is a short-lived
+ * tool beside a serving agentd (agentd admin-token), which may be an older build. Use
+ * the stores as they are: change no schema (fail, naming the store, when one needs an
+ * upgrade), start no background work, write nothing but what the calls ask for. */
 typedef int32_t (*agentrt_create_fn)(const agentrt_host_api_t* host, const char* config_json,
                                      size_t config_json_len, void** instance,
                                      agentrt_error_t* error);

@@ -66,6 +66,11 @@ class AuthTokenTest : public ::testing::Test {
     auth = std::make_unique<core::PluginInstance>(host.find("auth-token"),
                                                   json{{"data_dir", data_dir}}.dump());
   }
+  // As `agentd admin-token` makes it (ABI 1.6).
+  void open_as_guest() {
+    auth = std::make_unique<core::PluginInstance>(
+        host.find("auth-token"), json{{"data_dir", data_dir}, {"guest", true}}.dump());
+  }
   void close() { auth.reset(); }
   std::string db_path() const { return data_dir + "/auth.db"; }
 

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -180,6 +181,35 @@ TEST_F(AuthTokenStorage, DeadTokensGoAWeekAfterTheyDied) {
   EXPECT_EQ(db.text("SELECT count(*) FROM tokens"), "2") << "the newest row stays";
   EXPECT_NE(issue_for("after")["id"], next["id"]);
   EXPECT_EQ(list()["data"].size(), 2u);
+}
+
+// A guest (`agentd admin-token`, ABI 1.6) may run beside an older agentd: it upgrades
+// no store, makes none, and removes no dead token, so that it only adds a token.
+TEST_F(AuthTokenStorage, AGuestOnlyAddsTokens) {
+  json dead = issue_for("dead");
+  json live = issue_for("live");
+  close();
+  Sqlite db(db_path());
+  db.text("UPDATE tokens SET revoked_at = 1000 WHERE id = ?1", dead["id"]);
+  db.text("PRAGMA user_version = 2");
+  Failure older = failure([&] { open_as_guest(); });
+  EXPECT_EQ(older.code, AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_THAT(older.message, HasSubstr("older than this plugin's 3"));
+  EXPECT_EQ(db.text("PRAGMA user_version"), "2");
+  db.text("PRAGMA user_version = 3");
+  open_as_guest();
+  issue_for("minted");
+  EXPECT_EQ(db.text("SELECT count(*) FROM tokens"), "3") << "the guest removed the dead token";
+  close();
+  open();
+  EXPECT_EQ(db.text("SELECT count(*) FROM tokens"), "2") << "the owner removes it";
+
+  close();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::remove((db_path() + suffix).c_str());
+  Failure missing = failure([&] { open_as_guest(); });
+  EXPECT_EQ(missing.code, AGENTRT_ERR_UNAVAILABLE);
+  EXPECT_THAT(missing.message, HasSubstr("there is no"));
+  EXPECT_FALSE(std::filesystem::exists(db_path()));
 }
 
 // Verified rows are kept in memory for a second (token_store.h); a revoke written to

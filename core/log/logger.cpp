@@ -130,7 +130,11 @@ void send_line(const std::string& line) {
 
 // Logging is best effort: losing a line beats failing the request that logged it.
 void Logger::write(LogLevel level, std::string_view message, const nlohmann::json& fields) {
-  if (!enabled(level)) return;
+  if (enabled(level)) write_whatever_level(level, message, fields);
+}
+
+void Logger::write_whatever_level(LogLevel level, std::string_view message,
+                                  const nlohmann::json& fields) {
   try {
     send_line(format_line(level, message, fields));
   } catch (...) {

@@ -96,7 +96,9 @@ int serve_until_signal(const core::Config& config, core::Engine& engine, Shutdow
     core::log_error("cannot listen", {{"listen", config.listen}, {"error", e.what()}});
     return kExitError;
   }
-  core::log_info("listening", {{"address", server.address()}, {"mode", mode_name(config.mode)}});
+  core::Logger::write_whatever_level(
+      core::LogLevel::info, "listening",
+      {{"address", server.address()}, {"mode", mode_name(config.mode)}});
 
   const int signal = signals.wait();
   core::log_info("shutting down",

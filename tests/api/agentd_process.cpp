@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -179,6 +180,11 @@ void AgentdProcess::wait_until_listening(std::chrono::milliseconds timeout) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  // The destructor does not run for a constructor that throws: without this, the
+  // process outlived the failed test.
+  ::kill(pid_, SIGKILL);
+  wait_exit(pid_, std::chrono::seconds(5));
+  pid_ = -1;
   throw std::runtime_error("agentd did not log 'listening' in time; stderr:\n" + stderr_text());
 }
 

@@ -208,6 +208,17 @@ TEST(Lifecycle, ThreadsOfABurstEndOnceIdleWhileOthersStay) {
   EXPECT_EQ(staying.request("GET", "/health").status, 200);
 }
 
+// The "listening" line is the readiness signal, and carries the port the kernel chose
+// for :0; at log level warn or error it was never written (audit 7a, L1).
+TEST(Lifecycle, TheListeningLineComesAtEveryLogLevel) {
+  for (const char* level : {"warn", "error"}) {
+    AgentdProcess agentd(with_args({"--log-level", level}));  // waits for the line
+    EXPECT_EQ(agentd.request("GET", "/health").status, 200) << level;
+    for (const auto& line : agentd.log_lines())
+      EXPECT_NE(line.value("msg", ""), "request") << level << ": a request line at " << level;
+  }
+}
+
 TEST(Lifecycle, ListenFlagBeatsEnvironmentBeatsFile) {
   TempDir dir;
   const uint16_t file_port = free_port(), env_port = free_port(), flag_port = free_port();

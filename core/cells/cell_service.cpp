@@ -47,6 +47,16 @@ void CellService::ensure_default_cell() {
   create({{"id", kDefaultCellId}});
 }
 
+std::vector<std::string> CellService::cells_beside_default(int limit) const {
+  std::vector<std::string> ids;
+  store_.read([&](Connection& db) {
+    auto rows = db.prepare("SELECT id FROM cells WHERE id <> ? ORDER BY id LIMIT ?");
+    rows.bind(1, kDefaultCellId).bind(2, int64_t{limit});
+    while (rows.step()) ids.push_back(rows.column_text(0));
+  });
+  return ids;
+}
+
 Cell CellService::create(const nlohmann::json& body) {
   require_object(body);
   reject_unknown_fields(body, {"id", "timezone", "locale"});

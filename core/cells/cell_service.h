@@ -35,6 +35,9 @@ class CellService {
 
   // Makes "default" exist in single-cell mode; a no-op otherwise.
   void ensure_default_cell();
+  // Up to `limit` ids of cells other than "default", in id order: what a multi-cell
+  // data dir holds that single-cell mode cannot reach.
+  std::vector<std::string> cells_beside_default(int limit) const;
 
   Cell create(const nlohmann::json& body);  // 400, 409
   std::optional<Cell> find(const std::string& id) const;

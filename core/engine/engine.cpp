@@ -48,6 +48,20 @@ Engine::~Engine() {
   others_.clear();
 }
 
+// Single-cell mode on a multi-cell data dir (a forgotten --mode multi) once served only
+// a new cell "default", which stayed there, while the tenants' cells went unreachable
+// (audit 7a, L3).
+void Engine::refuse_cells_beside_default() const {
+  if (!single_cell()) return;
+  const std::vector<std::string> others = cells_->cells_beside_default(4);
+  if (others.empty()) return;
+  std::string named;
+  for (size_t i = 0; i < others.size() && i < 3; ++i) named += (i ? ", " : "") + others[i];
+  if (others.size() > 3) named += ", ...";
+  throw StartError("the data dir holds cells other than 'default' (" + named +
+                   "), which single-cell mode cannot serve: start agentd with --mode multi");
+}
+
 // A guest opens what minting a token needs and changes nothing else: no schema
 // upgrade, no default cell, no provider instances. It once ran the owner's whole start,
 // which upgraded an older serving agentd's stores under it and made a cell "default"
@@ -74,6 +88,7 @@ StartReport Engine::start(EngineRole role) {
   host_.scan(plugin_dirs_);
   create_instances();
   cells_ = std::make_unique<CellService>(*store_, single_cell());
+  refuse_cells_beside_default();
   cells_->ensure_default_cell();
   registry_ = std::make_unique<ProviderRegistry>(*store_, host_);
   std::set<std::string> disabled;

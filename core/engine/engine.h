@@ -98,6 +98,7 @@ class Engine {
  private:
   void create_instances();
   void start_guest();
+  void refuse_cells_beside_default() const;
   void start_auth(EngineRole role);
   // The cells' fence for the services whose stores a cell's deletion cannot see.
   CellHold cell_hold() const;

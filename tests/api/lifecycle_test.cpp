@@ -1,6 +1,6 @@
 // Starting and stopping the real agentd: signals, configuration precedence, startup
 // failures.
-#include "tests/api/agentd_process.h"
+#include "tests/api/admin_client.h"
 
 #include <Poco/Net/ServerSocket.h>
 #include <gtest/gtest.h>
@@ -217,6 +217,38 @@ TEST(Lifecycle, TheListeningLineComesAtEveryLogLevel) {
     for (const auto& line : agentd.log_lines())
       EXPECT_NE(line.value("msg", ""), "request") << level << ": a request line at " << level;
   }
+}
+
+// Started in single-cell mode by mistake, a multi-cell data dir once gained a cell
+// "default" for good and served none of its tenants (audit 7a, L3). agentd refuses it.
+TEST(Lifecycle, SingleCellModeRefusesADataDirWithOtherCells) {
+  TempDir dir;
+  auto on_dir = [&](std::vector<std::string> args) {
+    AgentdOptions options;
+    options.private_data_dir = false;
+    options.args = {"--data-dir", dir.path() + "/data"};
+    options.args.insert(options.args.end(), args.begin(), args.end());
+    return options;
+  };
+  std::string admin;
+  {
+    AgentdProcess multi(on_dir({"--mode", "multi"}));
+    admin = first_admin_token(multi);
+    ASSERT_EQ(call(multi, "POST", "/admin/cells", admin, {{"id", "acme"}}).status, 201);
+    ASSERT_EQ(multi.stop(), 0);
+  }
+  try {
+    AgentdProcess single(on_dir({}));
+    ADD_FAILURE() << "single-cell mode served a multi-cell data dir";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cells other than 'default' (acme)"), std::string::npos) << what;
+    EXPECT_NE(what.find("--mode multi"), std::string::npos) << what;
+  }
+  AgentdProcess multi(on_dir({"--mode", "multi"}));
+  const auto cells = call(multi, "GET", "/admin/cells", admin).json()["data"];
+  ASSERT_EQ(cells.size(), 1u) << cells.dump();
+  EXPECT_EQ(cells[0]["id"], "acme");
 }
 
 TEST(Lifecycle, ListenFlagBeatsEnvironmentBeatsFile) {

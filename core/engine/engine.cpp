@@ -1,6 +1,7 @@
 #include "core/engine/engine.h"
 
 #include "core/log/logger.h"
+#include "core/store/store_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -83,6 +84,7 @@ StartReport Engine::start(EngineRole role) {
   }
   lock_ = std::make_unique<DataDirLock>(config_.data_dir);
   store_ = std::make_unique<StateStore>(config_.data_dir);
+  refuse_lost_stores(*store_, config_.data_dir);
   log_info("state store open",
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
   host_.scan(plugin_dirs_);
@@ -131,6 +133,7 @@ StartReport Engine::start(EngineRole role) {
       [agents = agents_.get()](const std::string& cell) { agents->forget_cell(cell); });
   start_auth(EngineRole::owner);
   start_memory();
+  record_stores(*store_, config_.data_dir);
   return bootstrap_admin_token();
 }
 

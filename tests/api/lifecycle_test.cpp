@@ -251,6 +251,35 @@ TEST(Lifecycle, SingleCellModeRefusesADataDirWithOtherCells) {
   EXPECT_EQ(cells[0]["id"], "acme");
 }
 
+// A data dir that lost auth.db or memory.db (a partial restore, a backup of state.db
+// alone) once started afresh without a word: every token dead and no admin token made,
+// or all memory gone (audit 7a, M2). The start is refused, naming the store, and makes
+// none in its place.
+TEST(Lifecycle, AStoreTheLastStartHeldMustNotBeMissing) {
+  TempDir dir;
+  const std::string data = dir.path() + "/data";
+  AgentdOptions options;
+  options.private_data_dir = false;
+  options.args = {"--data-dir", data};
+  { AgentdProcess first(options); }
+  for (const std::string store : {"auth.db", "memory.db"}) {
+    const std::string kept = dir.path() + "/" + store;
+    std::filesystem::rename(data + "/" + store, kept);  // a clean stop left no WAL
+    try {
+      AgentdProcess again(options);
+      ADD_FAILURE() << "started without " << store;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("'" + store + "' is missing or empty"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(data + "/" + store)) << "made anew";
+    std::filesystem::rename(kept, data + "/" + store);
+    AgentdProcess restored(options);
+    EXPECT_EQ(restored.request("GET", "/health").status, 200);
+  }
+}
+
 TEST(Lifecycle, ListenFlagBeatsEnvironmentBeatsFile) {
   TempDir dir;
   const uint16_t file_port = free_port(), env_port = free_port(), flag_port = free_port();

@@ -1,0 +1,69 @@
+#include "core/store/store_files.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+namespace agentrt::core {
+namespace {
+
+constexpr const char* kMetaKey = "stores_beside_state";
+
+bool holds_data(const std::filesystem::path& path) {
+  std::error_code error;
+  for (const std::string& file : {path.string(), path.string() + "-wal"}) {
+    const uintmax_t size = std::filesystem::file_size(file, error);
+    if (!error && size > 0) return true;
+  }
+  return false;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> stores_beside_state(const std::string& data_dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(data_dir, error)) {
+    const std::filesystem::path& path = entry.path();
+    if (path.extension() == ".db" && path.filename() != "state.db" && holds_data(path))
+      names.push_back(path.filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void refuse_lost_stores(const StateStore& store, const std::string& data_dir) {
+  std::string recorded;
+  store.read([&](Connection& db) {
+    auto row = db.prepare("SELECT value FROM meta WHERE key = ?");
+    if (row.bind(1, kMetaKey).step()) recorded = row.column_text(0);
+  });
+  std::istringstream names(recorded);
+  for (std::string name; std::getline(names, name, ',');) {
+    if (name.empty() || holds_data(std::filesystem::path(data_dir) / name)) continue;
+    throw StoreError("'" + name + "' is missing or empty, but the data dir held it at agentd's " +
+                     "last start: restore it from a backup taken with state.db, or move the " +
+                     "data dir's files away to start afresh. To go on without it on purpose, " +
+                     "delete the key '" + kMetaKey + "' from state.db's meta table");
+  }
+}
+
+void record_stores(StateStore& store, const std::string& data_dir) {
+  const std::string names = joined(stores_beside_state(data_dir));
+  store.write([&](Connection& db) {
+    db.prepare(
+          "INSERT INTO meta(key, value) VALUES(?, ?) "
+          "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        .bind(1, kMetaKey)
+        .bind(2, names)
+        .run();
+  });
+}
+
+}  // namespace agentrt::core

@@ -65,23 +65,35 @@ std::string data_dir_file(const std::string& dir, const char* name) {
 DataDirInUse::DataDirInUse(const std::string& dir, pid_t holder)
     : StoreError(in_use_message(dir, holder)), holder_(holder) {}
 
+// The directory is locked as well as the file: deleting agentd.lock, a common reflex
+// with a "stale" lock file, once let a second agentd lock a new file beside the first
+// and serve the same stores (audit 7a, L4). The file names the holder.
 DataDirLock::DataDirLock(const std::string& dir) {
   create_private_dirs(dir);
   path_ = data_dir_file(dir, "agentd.lock");
+  dir_fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd_ < 0) throw StoreError("cannot open " + dir + ": " + std::strerror(errno));
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw StoreError("cannot open " + path_ + ": " + std::strerror(errno));
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+  if (fd_ < 0) {
+    const int error = errno;
+    ::close(dir_fd_);
+    throw StoreError("cannot open " + path_ + ": " + std::strerror(error));
+  }
+  for (const int fd : {dir_fd_, fd_}) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) continue;
     const int error = errno;
     const pid_t holder = read_holder(fd_);
     ::close(fd_);
+    ::close(dir_fd_);
     if (error == EWOULDBLOCK) throw DataDirInUse(dir, holder);
-    throw StoreError("cannot lock " + path_ + ": " + std::strerror(error));
+    throw StoreError("cannot lock " + (fd == fd_ ? path_ : dir) + ": " + std::strerror(error));
   }
   write_holder(fd_);
 }
 
 DataDirLock::~DataDirLock() {
   ::close(fd_);
+  ::close(dir_fd_);
 }
 
 }  // namespace agentrt::core

@@ -28,7 +28,8 @@ class DataDirInUse : public StoreError {
   pid_t holder_;
 };
 
-// An exclusive flock(2) on <dir>/agentd.lock, held for the object's life. The kernel
+// An exclusive flock(2) on <dir>/agentd.lock and on <dir> itself, held for the object's
+// life. The kernel
 // drops it when the process ends, however it ends, so a crash leaves no stale lock; the
 // file stays and names the last holder's pid. flock, not fcntl locks: those belong to
 // the process and any close() of the file by any thread would drop them.
@@ -47,6 +48,7 @@ class DataDirLock {
  private:
   std::string path_;
   int fd_ = -1;
+  int dir_fd_ = -1;
 };
 
 }  // namespace agentrt::core

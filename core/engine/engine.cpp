@@ -319,6 +319,10 @@ std::vector<std::string> Engine::service_problems() const {
       problems.push_back(e.what());
     }
   }
+  // serve starts without these, but only logs them: a check of the config names them.
+  probe.create_instances();
+  for (const auto& [name, reason] : probe.create_errors_)
+    problems.push_back("plugins." + name + ": " + reason);
   std::error_code ignored;
   std::filesystem::remove_all(scratch, ignored);
   return problems;

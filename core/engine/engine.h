@@ -81,7 +81,8 @@ class Engine {
   std::vector<PluginStatus> plugin_statuses() const;
   // Why the auth module or the memory backend would not start, as serve would say it,
   // each made once on a throwaway data dir so that its own config is checked too and
-  // the real store is left alone; empty when both would. For check-config.
+  // the real store is left alone; and which other enabled plugin serve would start
+  // without (not found, or refusing its config). Empty when all would. For check-config.
   std::vector<std::string> service_problems() const;
 
   StateStore& store() { return *store_; }

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace agentrt::core {
 namespace {
@@ -56,6 +57,24 @@ void create_private_dirs(const std::string& dir) {
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     throw StoreError("data directory '" + dir + "' is not a directory");
   }
+}
+
+std::optional<std::string> data_dir_problem(const std::string& dir) {
+  if (dir.empty()) return "data_dir is empty";
+  std::error_code error;
+  std::filesystem::path target = std::filesystem::absolute(dir, error).lexically_normal();
+  if (!target.has_filename() && target.has_relative_path()) target = target.parent_path();
+  std::filesystem::path path = target;
+  while (!std::filesystem::exists(path, error) && path.has_relative_path())
+    path = path.parent_path();
+  const bool itself = path == target;
+  const std::string what = itself
+                               ? "data_dir '" + dir + "'"
+                               : "data_dir '" + dir + "' cannot be made: '" + path.string() + "'";
+  if (!std::filesystem::is_directory(path, error)) return what + " is not a directory";
+  if (::access(path.c_str(), W_OK | X_OK) != 0)
+    return what + " is not writable by this user (uid " + std::to_string(::getuid()) + ")";
+  return std::nullopt;
 }
 
 std::string data_dir_file(const std::string& dir, const char* name) {

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 namespace agentrt::core {
@@ -15,6 +16,10 @@ namespace agentrt::core {
 // mkdir -p, every directory it creates 0700. StoreError when `dir` is empty, cannot be
 // made, or is not a directory.
 void create_private_dirs(const std::string& dir);
+// Why this user could not make or use `dir` as a data dir, or nothing; for check-config,
+// which must not touch the dir itself: not a directory, not writable, or a missing
+// path whose nearest existing ancestor is not a writable directory.
+std::optional<std::string> data_dir_problem(const std::string& dir);
 // `name` inside `dir`, with one slash between them however `dir` ends.
 std::string data_dir_file(const std::string& dir, const char* name);
 

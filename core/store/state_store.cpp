@@ -187,6 +187,21 @@ class StateStore::ReadPool {
   std::vector<std::unique_ptr<Connection>> idle_;
 };
 
+std::optional<std::string> StateStore::open_problem(const std::string& data_dir) {
+  const std::string path = data_dir_file(data_dir, "state.db");
+  if (size_of(path) == 0) return std::nullopt;
+  try {
+    Connection db(path, /*read_only=*/true);
+    const int stored = max_version(db);
+    const int newest = schema_migrations().back().version;
+    if (stored <= newest) return std::nullopt;
+    return "database schema version " + std::to_string(stored) + " is newer than this agentd (" +
+           std::to_string(newest) + "): " + path;
+  } catch (const StoreError& e) {
+    return std::string("cannot read ") + path + ": " + e.what();
+  }
+}
+
 StateStore::StateStore(const std::string& data_dir, const std::vector<Migration>& migrations,
                        Upgrades upgrades) {
   create_private_dirs(data_dir);

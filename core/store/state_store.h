@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ class StateStore {
                       const std::vector<Migration>& migrations = schema_migrations(),
                       Upgrades upgrades = Upgrades::apply);
   ~StateStore();
+
+  // Why serve could not open <data_dir>/state.db as this build, without opening it for
+  // writing (check-config): a schema newer than this build's. Nothing when the store is
+  // usable or absent.
+  static std::optional<std::string> open_problem(const std::string& data_dir);
 
   // Runs `work` in a write transaction (possibly shared with concurrent writers, see
   // write_batcher.h); returns once it is committed, or rolls `work`'s changes back

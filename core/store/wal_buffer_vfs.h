@@ -22,10 +22,11 @@
 // triggered it; only in xShmBarrier, which cannot fail, does it abort the process.
 // A write transaction on a database file that its path no longer names (deleted, or
 // replaced) is refused with SQLITE_READONLY_DBMOVED, as SQLite does itself only outside
-// WAL mode; the path is looked at at most every 50 ms. The WAL file finds its database file with sqlite3_database_file_object().
-// Database files are forwarded as they are but for those two hooks. Sub-journals are forwarded
-// with their writes cut into pieces the unix VFS takes whole (wal_buffer_vfs.cpp,
-// journal_write); other journals and temporary files are the default VFS's own objects.
+// WAL mode; the path is looked at at most every 50 ms. The WAL file finds its database file with
+// sqlite3_database_file_object(). Database files are forwarded as they are but for those two hooks.
+// Sub-journals are forwarded with their writes cut into pieces the unix VFS takes whole
+// (wal_buffer_vfs.cpp, journal_write); other journals and temporary files are the default VFS's own
+// objects.
 #pragma once
 
 #include <cstdint>

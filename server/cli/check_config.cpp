@@ -2,8 +2,12 @@
 // (it may hold an API key).
 #include "core/engine/engine.h"
 #include "core/log/logger.h"
+#include "core/store/data_dir.h"
+#include "core/store/state_store.h"
 #include "server/cli/commands.h"
 #include "server/cli/plugin_dirs.h"
+
+#include <Poco/Net/ServerSocket.h>
 
 #include <ostream>
 
@@ -43,6 +47,26 @@ void print_summary(const core::Config& config, std::ostream& out) {
       << " max_answer_bytes=" << l.max_answer_bytes << " max_answer_ms=" << l.max_answer_ms << '\n';
 }
 
+// What serve would refuse before any plugin runs, found without touching the data dir
+// or taking the port: check-config once said "config ok" for a data dir that was a
+// file or not writable, a store newer than the build, or an address not on this host
+// (audit 7a, M4). A port already taken is not one: the agentd being checked may hold it.
+std::vector<std::string> start_problems(const core::Config& config) {
+  std::vector<std::string> problems;
+  if (auto problem = core::data_dir_problem(config.data_dir))
+    problems.push_back(*problem);
+  else if (auto store = core::StateStore::open_problem(config.data_dir))
+    problems.push_back(*store);
+  const auto [host, port] = core::parse_listen_address(config.listen, "listen");
+  try {
+    Poco::Net::ServerSocket socket;
+    socket.bind(Poco::Net::SocketAddress(host, 0), true, false);
+  } catch (const Poco::Exception& e) {
+    problems.push_back("listen: cannot listen on " + host + ": " + e.displayText());
+  }
+  return problems;
+}
+
 }  // namespace
 
 int run_check_config(const Arguments& args, const core::Environment& env, std::ostream& out,
@@ -53,8 +77,9 @@ int run_check_config(const Arguments& args, const core::Environment& env, std::o
   // as serve makes them (their own config included) on a throwaway data dir.
   core::Logger::set_level(args.overrides.log_level ? *core::parse_log_level(config.log_level)
                                                    : core::LogLevel::warn);
-  const std::vector<std::string> problems =
-      core::Engine(config, engine_plugin_dirs(config)).service_problems();
+  std::vector<std::string> problems = start_problems(config);
+  for (std::string& problem : core::Engine(config, engine_plugin_dirs(config)).service_problems())
+    problems.push_back(std::move(problem));
   for (const std::string& problem : problems) err << "config error: " << problem << '\n';
   if (!problems.empty()) return kExitError;
   out << "config ok\n";

@@ -1,5 +1,6 @@
 // agentd's verbs other than serve, run as a user would run them.
 #include "tests/api/agentd_process.h"
+#include "tests/api/store_connection.h"
 
 #include <gtest/gtest.h>
 
@@ -128,6 +129,49 @@ TEST(Cli, CheckConfigRefusesWhatServeCannotStartWith) {
       run_agentd({"check-config", "--config", dir.write("good.json", "{}"), "--data-dir", data});
   EXPECT_EQ(good.exit_code, 0) << good.err;
   EXPECT_FALSE(std::filesystem::exists(data));
+}
+
+// check-config once said "config ok" for what serve then refused, or started without:
+// a data dir that is a file, a store newer than the build, an address not on this host,
+// a plugin name no plugin dir has, a plugin that refuses its config (audit 7a, M4).
+TEST(Cli, CheckConfigRefusesWhatServeWouldRefuseOrGoWithout) {
+  TempDir dir;
+  const std::string file = dir.write("a-file", "x");
+  const std::string data = dir.path() + "/data";
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {{"--data-dir", file}, "data_dir '" + file + "' is not a directory"},
+      {{"--data-dir", file + "/sub"}, "data_dir '" + file + "/sub' cannot be made: '" + file},
+      {{"--data-dir", data, "--listen", "10.255.255.1:9849"},
+       "listen: cannot listen on 10.255.255.1"},
+      {{"--data-dir", data, "--config",
+        dir.write("typo.json", R"({"plugins": {"open-ai": {"enabled": true}}})")},
+       "plugins.open-ai: enabled in the config but not found"},
+      {{"--data-dir", data, "--config",
+        dir.write("bad.json", R"({"plugins": {"openai": {"config": {"base_url": "ftp://x"}}}})")},
+       "plugins.openai: create failed: openai config: 'base_url' must start with"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args{"check-config"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const CommandResult result = run_agentd(args);
+    EXPECT_EQ(result.exit_code, 1) << c.expected << " -> " << result.out;
+    EXPECT_TRUE(contains(result.err, c.expected)) << c.expected << " -> " << result.err;
+  }
+  {
+    AgentdProcess agentd(with_args({"--data-dir", data}));
+    ASSERT_EQ(agentd.stop(), 0);
+  }
+  ASSERT_EQ(run_agentd({"check-config", "--data-dir", data}).exit_code, 0);
+  StoreConnection(data + "/state.db")
+      .exec("INSERT INTO schema_migrations VALUES(999, 'future', 'later')");
+  const CommandResult newer = run_agentd({"check-config", "--data-dir", data});
+  EXPECT_EQ(newer.exit_code, 1);
+  EXPECT_TRUE(contains(newer.err, "database schema version 999 is newer than this agentd"))
+      << newer.err;
 }
 
 TEST(Cli, CheckConfigReportsAMissingFile) {

@@ -34,6 +34,11 @@ void print_summary(const core::Config& config, std::ostream& out) {
       << "plugin_dirs: " << join(engine_plugin_dirs(config)) << '\n'
       << "plugins: " << join(plugins) << '\n'
       << "auth: " << config.auth << '\n'
+      << "memory_backend: " << config.memory_backend << '\n'
+      << "admin_token_file: "
+      << (config.admin_token_file.value_or(config.mode == core::CellMode::single) ? "true"
+                                                                                  : "false")
+      << '\n'
       << "server: threads=" << s.threads << " max_queued=" << s.max_queued
       << " thread_stack_kb=" << s.thread_stack_kb
       << " keep_alive_timeout_s=" << s.keep_alive_timeout_s

@@ -67,6 +67,8 @@ TEST(Cli, CheckConfigAcceptsAGoodConfig) {
   EXPECT_TRUE(contains(result.out, "max_answer_ms=90000")) << result.out;
   EXPECT_TRUE(contains(result.out, "max_answer_bytes=8388608")) << result.out;
   EXPECT_TRUE(contains(result.out, "echo (enabled)"));
+  EXPECT_TRUE(contains(result.out, "memory_backend: memory-sqlite\n")) << result.out;
+  EXPECT_TRUE(contains(result.out, "admin_token_file: false\n")) << "multi mode";
 }
 
 TEST(Cli, CheckConfigWithoutAnyConfigUsesDefaults) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 
@@ -101,6 +102,10 @@ bool is_applied(Connection& db, int version) {
 }
 
 void apply_migration(Connection& db, const Migration& m) {
+  // Said before as well as after: a step can take seconds on a large store, and a
+  // restart that went quiet meanwhile looked hung (audit 7a, L2).
+  log_info("applying schema migration", {{"version", m.version}, {"name", m.name}});
+  const auto began = std::chrono::steady_clock::now();
   db.exec("BEGIN IMMEDIATE");
   try {
     // Another agentd on the same data dir may have applied it since we looked; the
@@ -120,7 +125,10 @@ void apply_migration(Connection& db, const Migration& m) {
     throw StoreError("schema migration " + std::to_string(m.version) + " (" + m.name +
                      ") failed: " + e.what());
   }
-  log_info("applied schema migration", {{"version", m.version}, {"name", m.name}});
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - began);
+  log_info("applied schema migration",
+           {{"version", m.version}, {"name", m.name}, {"duration_ms", took.count()}});
 }
 
 void migrate(Connection& db, const std::vector<Migration>& migrations, const std::string& path,

@@ -3,6 +3,7 @@
 // the ABI and /work/shared/spec/decisions.md ("Tokens and auth") for the policy.
 #include "list_cursor.h"
 #include "requests.h"
+#include "sqlite-common/migrations.h"
 #include "time_format.h"
 #include "token_format.h"
 #include "token_store.h"
@@ -55,10 +56,16 @@ json record_json(const TokenRecord& r) {
 // a few redraws make a failure practically impossible without looping forever.
 constexpr int kIssueAttempts = 4;
 
+// The config, once the store's schema steps are set to go to the host's log.
+StoreConfig logged(StoreConfig config, const sdk::Host& host) {
+  plugin_sqlite::log_migrations_to(host);
+  return config;
+}
+
 class AuthTokenPlugin : public sdk::Auth {
  public:
   AuthTokenPlugin(const sdk::Host& host, const std::string& config_json)
-      : store_(parse_config(config_json), plugin_sqlite::offered_vfs(host)) {
+      : store_(logged(parse_config(config_json), host), plugin_sqlite::offered_vfs(host)) {
     host.log(AGENTRT_LOG_DEBUG, "auth-token store ready");
   }
 

@@ -6,6 +6,7 @@
 #include "list_cursor.h"
 #include "memory_store.h"
 #include "requests.h"
+#include "sqlite-common/migrations.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -29,6 +30,7 @@ std::string deleted(int64_t n) {
 
 Config with_vfs(Config config, const sdk::Host& host) {
   config.vfs = plugin_sqlite::offered_vfs(host);
+  plugin_sqlite::log_migrations_to(host);
   return config;
 }
 

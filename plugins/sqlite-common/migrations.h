@@ -6,10 +6,17 @@
 
 #include "sqlite_db.h"
 
+#include <agentrt/plugin.hpp>
+
 #include <cstdint>
 #include <string>
 
 namespace agentrt::plugin_sqlite {
+
+// Where migrate_to says what it does, for the plugin (this library is linked into each
+// plugin on its own): a step can take seconds on a large store, and went without a word
+// (audit 7a, L2). Set by the plugin's create before it opens its store.
+void log_migrations_to(const sdk::Host& host);
 
 // Runs steps[version .. target) in one IMMEDIATE transaction (which takes the write lock
 // before reading the version, so two processes opening a new store cannot both run a

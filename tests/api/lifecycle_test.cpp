@@ -1,6 +1,7 @@
 // Starting and stopping the real agentd: signals, configuration precedence, startup
 // failures.
 #include "tests/api/admin_client.h"
+#include "tests/api/store_connection.h"
 
 #include <Poco/Net/ServerSocket.h>
 #include <gtest/gtest.h>
@@ -278,6 +279,31 @@ TEST(Lifecycle, AStoreTheLastStartHeldMustNotBeMissing) {
     AgentdProcess restored(options);
     EXPECT_EQ(restored.request("GET", "/health").status, 200);
   }
+}
+
+// A plugin store's schema step can take seconds on a large store, and went without a
+// word at any log level (audit 7a, L2): it is said before and after, with its time.
+TEST(Lifecycle, APluginStoresSchemaStepIsLogged) {
+  TempDir dir;
+  AgentdOptions options;
+  options.private_data_dir = false;
+  options.args = {"--data-dir", dir.path() + "/data"};
+  { AgentdProcess first(options); }
+  {
+    StoreConnection auth(dir.path() + "/data/auth.db");
+    const int64_t version = auth.count("PRAGMA user_version");
+    ASSERT_EQ(version, 3) << "this test undoes step 3";
+    auth.exec("DROP INDEX tokens_by_expiry; DROP INDEX tokens_by_revocation;");
+    auth.exec("PRAGMA user_version = 2");
+  }
+  AgentdProcess again(options);
+  std::vector<std::string> said;
+  for (const auto& line : again.log_lines())
+    if (line.value("plugin", "") == "auth-token") said.push_back(line.value("msg", ""));
+  ASSERT_GE(said.size(), 2u) << again.stderr_text();
+  EXPECT_EQ(said[0], "auth-token: auth.db: upgrading the schema from version 2 to 3");
+  EXPECT_EQ(said[1].rfind("auth-token: auth.db: upgraded to schema version 3 in ", 0), 0u)
+      << said[1];
 }
 
 TEST(Lifecycle, ListenFlagBeatsEnvironmentBeatsFile) {

@@ -1,5 +1,7 @@
 #include "core/domain/json_text.h"
 
+#include "core/domain/utf8_prefix.h"
+
 #include <charconv>
 
 #if defined(__SSE2__)
@@ -134,9 +136,8 @@ std::string json_excerpt(const nlohmann::json& value, size_t max_bytes) {
   append_json_value(text, value);
   if (text.size() <= max_bytes) return text;
   constexpr std::string_view kEllipsis = "...";
-  size_t cut = max_bytes > kEllipsis.size() ? max_bytes - kEllipsis.size() : 0;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  text.resize(
+      utf8_prefix(text, max_bytes > kEllipsis.size() ? max_bytes - kEllipsis.size() : 0).size());
   return text.append(kEllipsis);
 }
 

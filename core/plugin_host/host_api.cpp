@@ -47,7 +47,20 @@ int32_t fail(agentrt_error_t* error, int32_t code, const std::string& message) n
   return code;
 }
 
-int32_t host_secret_lookup(agentrt_host_t*, const char* ref_json, size_t len,
+// Why a reference did not resolve names a variable or a path of the server's, which the
+// plugin's error took to any client of a run (audit 7a, L6): the log says it, the
+// plugin gets a message that points there.
+int32_t secret_failure(agentrt_host_t* host, agentrt_error_t* error, int32_t code,
+                       const char* why) noexcept {
+  try {
+    log_warn("a secret reference did not resolve",
+             {{"plugin", context_of(host)->plugin_name}, {"reason", why}});
+  } catch (...) {
+  }
+  return fail(error, code, "the API key reference did not resolve (agentd's log says why)");
+}
+
+int32_t host_secret_lookup(agentrt_host_t* host, const char* ref_json, size_t len,
                            agentrt_receive_fn receive, void* user,
                            agentrt_error_t* error) noexcept {
   try {
@@ -56,9 +69,9 @@ int32_t host_secret_lookup(agentrt_host_t*, const char* ref_json, size_t len,
     receive(user, secret.data(), secret.size());
     return AGENTRT_OK;
   } catch (const std::invalid_argument& e) {
-    return fail(error, AGENTRT_ERR_INVALID_ARGUMENT, e.what());
+    return secret_failure(host, error, AGENTRT_ERR_INVALID_ARGUMENT, e.what());
   } catch (const std::exception& e) {
-    return fail(error, AGENTRT_ERR_NOT_FOUND, e.what());
+    return secret_failure(host, error, AGENTRT_ERR_NOT_FOUND, e.what());
   }
 }
 

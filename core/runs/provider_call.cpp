@@ -1,5 +1,6 @@
 #include "core/runs/provider_call.h"
 
+#include "core/domain/utf8_prefix.h"
 #include "core/log/logger.h"
 #include "core/runs/delta_fields.h"
 
@@ -56,13 +57,6 @@ std::string error_code_for(int32_t abi_code) {
 }
 
 namespace {
-
-// The longest start of `text` of at most `room` bytes that ends at a character's end.
-std::string_view utf8_prefix(std::string_view text, size_t room) {
-  if (text.size() <= room) return text;
-  while (room > 0 && (static_cast<unsigned char>(text[room]) & 0xC0) == 0x80) --room;
-  return text.substr(0, room);
-}
 
 // Why a call was ended by this side: the client went away, or a limit was passed.
 struct CallStop {

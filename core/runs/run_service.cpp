@@ -3,6 +3,7 @@
 #include "core/domain/errors.h"
 #include "core/domain/ids.h"
 #include "core/domain/json_text.h"
+#include "core/domain/utf8_prefix.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
 #include "core/runs/context_window.h"
@@ -360,6 +361,13 @@ void log_finished(const std::string& run_id, const RunSummary& summary, int atte
   line.integer("attempts", attempts)
       .integer("input_tokens", summary.input_tokens)
       .integer("output_tokens", summary.output_tokens);
+  // Why it failed went to the client alone, so an operator whose key file went missing
+  // saw 502s and no reason (audit 7a, L6). Plugins' messages never carry a key.
+  if (summary.failed) {
+    constexpr size_t kMessageBytes = 300;
+    line.text("error_code", summary.error_code)
+        .text("error", utf8_prefix(summary.error_message, kMessageBytes));
+  }
   if (!request_line) log_info("run finished", own);
 }
 

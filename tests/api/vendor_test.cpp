@@ -114,6 +114,39 @@ TEST(VendorUsage, AnAnthropicStreamThatFailsLateKeepsTheInputItCounted) {
 // only) is refused before its run, 400 and nothing stored, on /chat and /run alike. It
 // once failed as a provider error with its question stored, and that question then
 // failed every later run of the session.
+// A key reference that did not resolve (a variable unset, a key file gone) told the
+// client the server's variable name or path, and the operator nothing: the request's
+// log line had no reason (audit 7a, L6). The log says why; the client is pointed there.
+TEST(VendorKeys, AKeyThatDoesNotResolveIsExplainedInTheLogNotToTheClient) {
+  FakeUpstream fake(Vendor::openai);
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const std::string variable = "AGENTRT_TEST_UNSET_KEY_7F3A";
+  json provider = {{"name", "keyless"},
+                   {"type", "openai"},
+                   {"base_url", fake.base_url()},
+                   {"api_key_ref", {{"source", "env"}, {"value", variable}}},
+                   {"models", {{{"id", "keyless-model"}, {"context_window", 4096}}}}};
+  ASSERT_EQ(
+      call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", {provider}}}).status,
+      200);
+  auto chat = call(agentd, "POST", "/chat", admin, run_body("hi", {{"model", "keyless-model"}}));
+  EXPECT_GE(chat.status, 500) << chat.body;
+  EXPECT_EQ(chat.body.find(variable), std::string::npos) << chat.body;
+  EXPECT_NE(chat.body.find("agentd's log says why"), std::string::npos) << chat.body;
+  EXPECT_TRUE(agentd.wait_for_log([&](const json& line) {
+    return line.value("msg", "") == "a secret reference did not resolve" &&
+           line.value("plugin", "") == "openai" &&
+           line.value("reason", "").find(variable) != std::string::npos;
+  })) << agentd.stderr_text();
+  EXPECT_TRUE(agentd.wait_for_log([&](const json& line) {
+    return line.value("msg", "") == "request" && line.value("path", "") == "/chat" &&
+           line.contains("error_code") &&
+           line.value("error", "").find("did not resolve") != std::string::npos;
+  })) << agentd.stderr_text();
+  EXPECT_EQ(fake.request_count(), 0u);
+}
+
 TEST(VendorRefusal, AnImageLinkToOllamaIsRefusedAndLeavesNothingBehind) {
   VendorSetup s(Vendor::ollama);
   s.fake.set_default(Reply::answer("fine", 1));

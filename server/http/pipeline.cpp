@@ -52,6 +52,25 @@ void require_json_content_type(const RequestContext& ctx) {
     throw ApiError(ErrorCode::unsupported_media_type, "Content-Type must be application/json");
 }
 
+// The path with any segment shaped like a bundled token ("art_" and more than a token
+// id) cut to its prefix: a client that pasted a token where an id belongs put its whole
+// value in the access log (audit 7a, N2).
+std::string_view path_for_log(std::string_view path, std::string& scrubbed) {
+  constexpr std::string_view kPrefix = "art_";
+  constexpr size_t kLongestId = 20;
+  if (path.find(kPrefix) == std::string_view::npos) return path;
+  scrubbed.clear();
+  for (size_t start = 0; start < path.size();) {
+    size_t end = path.find('/', start + 1);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view segment = path.substr(start, end - start);  // with its leading '/'
+    const bool token = segment.size() > 1 + kLongestId && segment.substr(1, 4) == kPrefix;
+    scrubbed.append(token ? "/art_[redacted]" : segment);
+    start = end;
+  }
+  return scrubbed;
+}
+
 // The request's own fields first, in the order docs/operator-guide.md gives, then
 // `added`: what the code that served it added to its line (core/log/request_log.h),
 // such as its run.
@@ -60,9 +79,10 @@ void log_access(const RequestContext& ctx, int status,
   if (!core::Logger::enabled(core::LogLevel::info)) return;
   const auto elapsed = std::chrono::steady_clock::now() - started;
   core::LogFields line;
+  std::string scrubbed;
   line.text("request_id", ctx.request_id)
       .text("method", ctx.method)
-      .text("path", ctx.path)
+      .text("path", path_for_log(ctx.path, scrubbed))
       .integer("status", status)
       .millis("duration_ms", std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count())
       .append(added);

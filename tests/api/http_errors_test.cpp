@@ -1,6 +1,6 @@
 // The request pipeline as a client of the real agentd sees it: error bodies, request
 // ids, body limits and the access log.
-#include "tests/api/agentd_process.h"
+#include "tests/api/admin_client.h"
 
 #include <gtest/gtest.h>
 
@@ -205,6 +205,25 @@ TEST(HttpErrors, KeepAliveConnectionServesSeveralRequests) {
   EXPECT_FALSE(refused.closes_connection());
   EXPECT_EQ(connection.request("GET", "/nope").status, 404);
   EXPECT_EQ(connection.request("GET", "/health").status, 200);
+}
+
+// A token pasted where an id belongs (a path segment) reached the access log whole
+// (audit 7a, N2): such a segment is logged as its prefix; ids stay as they are.
+TEST(HttpErrors, ATokenInThePathIsNotLogged) {
+  AgentdProcess agentd;
+  const std::string token = first_admin_token(agentd);
+  const std::string id = token.substr(0, 20);
+  agentd.request("GET", "/sessions/" + token + "/messages", {}, {{"X-Request-Id", "pasted"}});
+  agentd.request("GET", "/sessions/" + id, {}, {{"X-Request-Id", "an-id"}});
+  ASSERT_EQ(agentd.stop(SIGTERM), 0);
+  std::map<std::string, nlohmann::json> requests;
+  for (const nlohmann::json& line : agentd.log_lines())
+    if (line.value("msg", "") == "request") requests[line.value("request_id", "")] = line;
+  EXPECT_EQ(requests["pasted"]["path"], "/sessions/art_[redacted]/messages");
+  EXPECT_EQ(requests["an-id"]["path"], "/sessions/" + id);
+  const std::string log = agentd.stderr_text();
+  const size_t banner = log.find(token);  // the first start's, on stderr by design
+  EXPECT_EQ(log.find(token, banner + 1), std::string::npos) << "the token was logged";
 }
 
 TEST(HttpErrors, AccessLogHasOneJsonLinePerRequestAndNoHeaders) {

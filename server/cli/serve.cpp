@@ -20,6 +20,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace agentrt::server::cli {
 
@@ -88,14 +89,10 @@ void apply_scheduling(const core::ServerConfig& server) {
 }
 
 // Serves until a shutdown signal; returns the exit status. The engine is started.
-int serve_until_signal(const core::Config& config, core::Engine& engine, ShutdownSignals& signals) {
+int serve_until_signal(const core::Config& config, core::Engine& engine, ShutdownSignals& signals,
+                       ListenSocket bound) {
   HttpServer server(HttpServerOptions::from_config(config), make_pipeline(config, engine));
-  try {
-    server.start();
-  } catch (const std::exception& e) {
-    core::log_error("cannot listen", {{"listen", config.listen}, {"error", e.what()}});
-    return kExitError;
-  }
+  server.start(std::move(bound));
   core::Logger::write_whatever_level(
       core::LogLevel::info, "listening",
       {{"address", server.address()}, {"mode", mode_name(config.mode)}});
@@ -131,6 +128,14 @@ int run_serve(const Arguments& args, const core::Environment& env) {
   apply_scheduling(config.server);
   raise_open_file_limit(config);
 
+  // Bound before the data dir is touched: a start that cannot listen changes nothing.
+  std::optional<ListenSocket> bound;
+  try {
+    bound.emplace(HttpServerOptions::from_config(config));
+  } catch (const std::exception& e) {
+    core::log_error("cannot listen", {{"listen", config.listen}, {"error", e.what()}});
+    return kExitError;
+  }
   auto engine = std::make_unique<core::Engine>(config, engine_plugin_dirs(config));
   try {
     show_first_admin_token(engine->start());
@@ -146,7 +151,7 @@ int run_serve(const Arguments& args, const core::Environment& env) {
     core::log_error("cannot start the engine", {{"error", e.what()}});
     return kExitError;
   }
-  const int status = serve_until_signal(config, *engine, signals);
+  const int status = serve_until_signal(config, *engine, signals, std::move(*bound));
   engine.reset();
   core::log_info("stopped", {{"status", status}});
   return status;

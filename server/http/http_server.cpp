@@ -146,9 +146,23 @@ HttpServer::~HttpServer() {
   impl_->pool.reset();
 }
 
+struct ListenSocket::Impl {
+  Poco::Net::ServerSocket socket;
+};
+
+ListenSocket::ListenSocket(const HttpServerOptions& options)
+    : impl_(std::make_unique<Impl>(Impl{bind_socket(options)})) {}
+
+ListenSocket::~ListenSocket() = default;
+ListenSocket::ListenSocket(ListenSocket&&) noexcept = default;
+
 void HttpServer::start() {
+  start(ListenSocket(options_));
+}
+
+void HttpServer::start(ListenSocket bound) {
   if (impl_->server) throw std::logic_error("HttpServer started twice");
-  Poco::Net::ServerSocket socket = bind_socket(options_);
+  Poco::Net::ServerSocket socket = bound.impl_->socket;
   impl_->listener = socket;
   impl_->address = socket.address();
   const int threads = static_cast<int>(options_.threads);

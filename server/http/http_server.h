@@ -33,6 +33,24 @@ struct HttpServerOptions {
   static HttpServerOptions from_config(const core::Config& config);
 };
 
+// A listening socket bound ahead of the server that accepts on it. agentd binds before
+// its engine opens the data dir: a start that cannot listen once made the stores, ran
+// their upgrades and minted the first admin token first (audit 7a, L5). Clients that
+// connect meanwhile wait in the backlog.
+class ListenSocket {
+ public:
+  // Binds and listens. Throws std::runtime_error naming the address when it cannot.
+  explicit ListenSocket(const HttpServerOptions& options);
+  ~ListenSocket();
+  ListenSocket(ListenSocket&&) noexcept;
+  ListenSocket& operator=(ListenSocket&&) = delete;
+
+ private:
+  friend class HttpServer;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 class HttpServer {
  public:
   HttpServer(HttpServerOptions options, std::shared_ptr<RequestPipeline> pipeline);
@@ -44,6 +62,8 @@ class HttpServer {
   // Binds and starts accepting. Throws std::runtime_error naming the address when it
   // cannot bind.
   void start();
+  // Starts accepting on a socket bound before.
+  void start(ListenSocket bound);
 
   // The bound address with the actual port, e.g. "127.0.0.1:43817".
   std::string address() const;

@@ -366,13 +366,17 @@ TEST(Lifecycle, UnusableDataDirStopsServeWithExitOne) {
   EXPECT_NE(result.err.find("cannot open the state store"), std::string::npos) << result.err;
 }
 
-TEST(Lifecycle, PortInUseStopsServeWithExitOne) {
+TEST(Lifecycle, PortInUseStopsServeWithExitOneAndTouchesNothing) {
   Poco::Net::ServerSocket taken(Poco::Net::SocketAddress("127.0.0.1", 0));
   TempDir dir;
   const CommandResult result =
       run_agentd({"--listen", taken.address().toString(), "--data-dir", dir.path() + "/data"});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("cannot listen"), std::string::npos) << result.err;
+  // It binds before it opens the data dir: a start that cannot listen once made the
+  // stores and printed a first admin token no later start would show (audit 7a, L5).
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/data")) << "the data dir was made";
+  EXPECT_EQ(result.err.find("art_"), std::string::npos) << result.err;
 }
 
 AgentdOptions on_data_dir(const std::string& dir) {

@@ -66,7 +66,7 @@ TEST_P(Config, KeyFromEnvIsResolvedAtEachCall) {
 
   Outcome missing = run(*from_env, user_request("hi"));
   EXPECT_NE(missing.code(), AGENTRT_OK);
-  EXPECT_NE(missing.message().find(var), std::string::npos) << missing.message();
+  EXPECT_NE(missing.message().find("did not resolve"), std::string::npos) << missing.message();
   EXPECT_EQ(fake.request_count(), 0u);
 
   ::setenv(var.c_str(), "sk-env-first", 1);

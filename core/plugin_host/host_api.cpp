@@ -97,15 +97,24 @@ int32_t host_output_write(agentrt_output_t* out, const char* data, size_t len) n
   }
 }
 
+// An API key has no blanks at its ends: a file written by `echo key > file` ends in a
+// newline, and one pasted into an editor may gain spaces, which were sent as part of
+// the key (audit 7a, N4). Nothing left is an error, where it once sent no key at all.
+std::string trimmed_secret(std::string secret, const std::string& where) {
+  constexpr const char* kBlanks = " \t\r\n";
+  const size_t first = secret.find_first_not_of(kBlanks);
+  if (first == std::string::npos) throw std::runtime_error(where + " is empty");
+  secret.erase(secret.find_last_not_of(kBlanks) + 1);
+  secret.erase(0, first);
+  return secret;
+}
+
 std::string read_secret_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read secret file '" + path + "'");
   std::ostringstream content;
   content << in.rdbuf();
-  std::string secret = content.str();
-  // Files written by `echo key > file` end in a newline that is not part of the key.
-  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r')) secret.pop_back();
-  return secret;
+  return trimmed_secret(content.str(), "secret file '" + path + "'");
 }
 
 }  // namespace
@@ -163,7 +172,7 @@ std::string resolve_secret(std::string_view ref_json) {
     const char* secret = std::getenv(value.c_str());
     if (secret == nullptr)
       throw std::runtime_error("environment variable '" + value + "' is not set");
-    return secret;
+    return trimmed_secret(secret, "environment variable '" + value + "'");
   }
   if (source == "file") return read_secret_file(value);
   // Not quoted: an operator who swapped source and value put the secret there.

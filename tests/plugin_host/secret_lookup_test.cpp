@@ -64,6 +64,27 @@ TEST(SecretLookup, FileWithoutTrailingNewline) {
             AGENTRT_ERR_NOT_FOUND);
 }
 
+// Blanks at a key's ends were sent as part of it, and an empty key file sent no key at
+// all (audit 7a, N4).
+TEST(SecretLookup, BlanksAroundAKeyAreNotPartOfItAndNoKeyIsAnError) {
+  auto path = std::filesystem::temp_directory_path() / "agentrt-secret-blanks.key";
+  std::ofstream(path) << "  sk-padded \r\n";
+  Received r;
+  agentrt_error_t e;
+  const std::string ref = R"({"source":"file","value":")" + path.string() + "\"}";
+  ASSERT_EQ(lookup(ref, r, e), AGENTRT_OK);
+  EXPECT_EQ(r.value, "sk-padded");
+  std::ofstream(path) << " \n";
+  EXPECT_EQ(lookup(ref, r, e), AGENTRT_ERR_NOT_FOUND);
+  ::setenv("AGENTRT_TEST_BLANK_SECRET", "\t", 1);
+  EXPECT_EQ(lookup(R"({"source":"env","value":"AGENTRT_TEST_BLANK_SECRET"})", r, e),
+            AGENTRT_ERR_NOT_FOUND);
+  ::setenv("AGENTRT_TEST_BLANK_SECRET", " sk-env ", 1);
+  ASSERT_EQ(lookup(R"({"source":"env","value":"AGENTRT_TEST_BLANK_SECRET"})", r, e), AGENTRT_OK);
+  EXPECT_EQ(r.value, "sk-env");
+  std::filesystem::remove(path);
+}
+
 TEST(SecretLookup, BadReferencesAreInvalidAndNeverEchoTheValue) {
   Received r;
   agentrt_error_t e;

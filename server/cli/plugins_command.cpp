@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace agentrt::server::cli {
 
@@ -50,10 +52,27 @@ void print_table(const std::vector<core::PluginStatus>& plugins, std::ostream& o
   }
 }
 
+// The services serve cannot start without, when no loaded plugin of theirs is listed:
+// the listing said "no plugins found" and exited 0 for a binary copied without its
+// lib/ (audit 7a, N5).
+std::vector<std::string> missing_services(const core::Config& config,
+                                          const std::vector<core::PluginStatus>& plugins) {
+  auto loaded = [&](const std::string& name, const char* kind) {
+    for (const core::PluginStatus& p : plugins)
+      if (p.loaded && p.name == name && p.kind == kind) return true;
+    return false;
+  };
+  std::vector<std::string> missing;
+  if (!loaded(config.auth, "auth")) missing.push_back("the auth module '" + config.auth + "'");
+  if (!loaded(config.memory_backend, "memory_backend"))
+    missing.push_back("the memory backend '" + config.memory_backend + "'");
+  return missing;
+}
+
 }  // namespace
 
 int run_plugins(const Arguments& args, const core::Environment& env, std::ostream& out,
-                std::ostream& /*err*/) {
+                std::ostream& err) {
   // A ConfigError goes up to cli::run, which names the key and exits 1.
   const core::Config config = core::load_config(args.overrides, env);
   // The listing already says what loaded; the engine's per-plugin info lines would only
@@ -71,7 +90,10 @@ int run_plugins(const Arguments& args, const core::Environment& env, std::ostrea
   } else {
     print_table(plugins, out);
   }
-  return kExitOk;
+  const std::vector<std::string> missing = missing_services(config, plugins);
+  for (const std::string& service : missing)
+    err << "agentd: serve would not start: " << service << " is not loaded\n";
+  return missing.empty() ? kExitOk : kExitError;
 }
 
 }  // namespace agentrt::server::cli

@@ -211,6 +211,18 @@ TEST(Cli, PluginsListsBundledEchoAsATable) {
       << result.out;
 }
 
+// Run from a binary copied without its lib/ (or with a typo in "auth"), the listing
+// said "no plugins found" and exited 0 (audit 7a, N5): serve could not start.
+TEST(Cli, PluginsExitsOneWhenServeCouldNotStart) {
+  TempDir dir;
+  const CommandResult result =
+      run_agentd({"plugins", "--config", dir.write("c.json", R"({"auth": "auth-tokn"})")});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(contains(result.err, "serve would not start: the auth module 'auth-tokn'"))
+      << result.err;
+  EXPECT_TRUE(contains(result.out, "auth-token")) << "the listing still comes";
+}
+
 TEST(Cli, PluginsJsonListsLoadedAndRefusedPlugins) {
   TempDir dir;
   std::filesystem::create_directory(dir.path() + "/extra");

@@ -46,6 +46,15 @@ int ShutdownSignals::wait() {
   }
 }
 
+bool ShutdownSignals::arrived() {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  const timespec now{0, 0};
+  return ::sigtimedwait(&stop, nullptr, &now) > 0;
+}
+
 const char* signal_name(int signal) {
   switch (signal) {
     case SIGTERM:

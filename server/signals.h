@@ -19,6 +19,9 @@ class ShutdownSignals {
   // Blocks until SIGTERM or SIGINT arrives; returns which. A SIGHUP meanwhile is
   // logged and otherwise ignored.
   int wait();
+  // Whether SIGTERM or SIGINT came since the last wait() or arrived(), without
+  // blocking: a second one during the shutdown's grace period ends it.
+  bool arrived();
 
  private:
   sigset_t set_;

@@ -100,8 +100,16 @@ int serve_until_signal(const core::Config& config, core::Engine& engine, Shutdow
   const int signal = signals.wait();
   core::log_info("shutting down",
                  {{"signal", signal_name(signal)}, {"grace_s", config.server.shutdown_grace_s}});
-  const auto result = server.shutdown(std::chrono::seconds(config.server.shutdown_grace_s),
-                                      [&engine] { engine.runs().interrupt_all(); });
+  // A second signal ends the grace period at once: an operator who pressed Ctrl-C
+  // twice, or a supervisor's second SIGTERM, once waited it out (audit 7a, N7).
+  const auto result = server.shutdown(
+      std::chrono::seconds(config.server.shutdown_grace_s),
+      [&engine] { engine.runs().interrupt_all(); },
+      [&signals] {
+        if (!signals.arrived()) return false;
+        core::log_warn("a second signal: the grace period ends now");
+        return true;
+      });
   if (!result.released) {
     // A handler ignores its cut connection and still uses the engine: tearing the
     // engine down under it would be worse than leaving without cleanup.

@@ -193,7 +193,8 @@ int HttpServer::current_connections() const {
 }
 
 HttpServer::ShutdownResult HttpServer::shutdown(std::chrono::milliseconds grace,
-                                                const std::function<void()>& grace_expired) {
+                                                const std::function<void()>& grace_expired,
+                                                const std::function<bool()>& hurry) {
   if (!impl_->server || impl_->stopped) return {};
   impl_->stopped = true;
   pipeline_->begin_draining();
@@ -201,7 +202,14 @@ HttpServer::ShutdownResult HttpServer::shutdown(std::chrono::milliseconds grace,
   // Waits on running requests, not on connections: an idle keep-alive connection
   // would otherwise hold the shutdown for its whole keep-alive timeout.
   ShutdownResult result;
-  result.finished = impl_->wait_for([this] { return pipeline_->active_requests() == 0; }, grace);
+  bool hurried = false;
+  impl_->wait_for(
+      [&] {
+        hurried = hurried || (hurry && hurry());
+        return hurried || pipeline_->active_requests() == 0;
+      },
+      grace);
+  result.finished = pipeline_->active_requests() == 0;
   if (!result.finished && grace_expired) {
     // Streams still running get to end properly (done: interrupted) before the cut.
     grace_expired();

@@ -80,8 +80,10 @@ class HttpServer {
   // their threads.
   // `grace_expired` runs when requests are still active at the end of the grace period,
   // to make long streams finish on their own before their connections are cut.
+  // `hurry`, polled while the grace lasts, ends it early when true (a second SIGTERM).
   ShutdownResult shutdown(std::chrono::milliseconds grace,
-                          const std::function<void()>& grace_expired = {});
+                          const std::function<void()>& grace_expired = {},
+                          const std::function<bool()>& hurry = {});
 
   int current_connections() const;
 

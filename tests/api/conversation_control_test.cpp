@@ -315,6 +315,27 @@ TEST(ConversationControl, ShutdownEndsRunningStreamsAsInterrupted) {
   EXPECT_EQ(agentd.stop(0), 0) << "signal 0: only wait for the exit the SIGTERM above began";
 }
 
+// A second SIGTERM (a supervisor's, or Ctrl-C pressed twice) during the grace period
+// was waited out like the first (audit 7a, N7); it ends the grace at once, and the
+// streams still end properly.
+TEST(ConversationControl, ASecondSignalEndsTheGracePeriod) {
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(1000, dir, {{"server", {{"shutdown_grace_s", 60}}}}));
+  std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body(kLong + " " + kLong));
+  ASSERT_TRUE(stream->next());
+  const auto began = std::chrono::steady_clock::now();
+  ::kill(agentd.pid(), SIGTERM);
+  ASSERT_TRUE(agentd.wait_for_log(
+      [](const json& line) { return line.value("msg", "") == "shutting down"; }));
+  ::kill(agentd.pid(), SIGTERM);
+  auto rest = stream->rest();
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["reason"], "interrupted");
+  EXPECT_EQ(agentd.stop(0), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(10));
+}
+
 // SIGHUP, what operators send to reload and what a closed terminal sends, once killed
 // agentd with every stream it held, their turns lost (audit 7a, M3). It is logged and
 // changes nothing: the run goes on to its end and is stored.

@@ -1,6 +1,7 @@
 #include "core/store/state_store.h"
 #include "core/log/logger.h"
 #include "core/store/data_dir.h"
+#include "core/store/store_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,33 +11,22 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 
 namespace agentrt::core {
 namespace {
-
-// Bytes in `path`, 0 when it is absent.
-uintmax_t size_of(const std::filesystem::path& path) {
-  std::error_code error;
-  const uintmax_t size = std::filesystem::file_size(path, error);
-  return error ? 0 : size;
-}
 
 // A data dir whose state.db is gone (or empty) while another store of an earlier start
 // (auth.db, memory.db: any *.db) holds data. Opening it would make a new, empty state:
 // a first start, with a new admin token over admin.token, beside tokens and memory
 // that name cells and sessions it no longer has (audit 5c, F6). Refused instead.
 void refuse_lost_state(const std::string& data_dir, const std::string& path) {
-  if (size_of(path) > 0 || size_of(path + "-wal") > 0) return;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(data_dir, error)) {
-    const std::filesystem::path& other = entry.path();
-    if (other.extension() != ".db" || other.filename() == "state.db" || size_of(other) == 0)
-      continue;
-    throw StoreError("'" + path + "' is missing or empty, but '" + other.string() +
-                     "' holds data of an earlier start: restore state.db from a backup, or "
-                     "move the data dir's files away to start afresh");
-  }
+  if (store_holds_data(path)) return;
+  const std::vector<std::string> others = stores_beside_state(data_dir);
+  if (others.empty()) return;
+  throw StoreError("'" + path + "' is missing or empty, but '" +
+                   data_dir_file(data_dir, others.front().c_str()) +
+                   "' holds data of an earlier start: restore state.db from a backup, or "
+                   "move the data dir's files away to start afresh");
 }
 
 // After a failed statement SQLite may already have rolled back on its own; a second
@@ -197,7 +187,7 @@ class StateStore::ReadPool {
 
 std::optional<std::string> StateStore::open_problem(const std::string& data_dir) {
   const std::string path = data_dir_file(data_dir, "state.db");
-  if (size_of(path) == 0) return std::nullopt;
+  if (!store_holds_data(path)) return std::nullopt;
   try {
     Connection db(path, /*read_only=*/true);
     const int stored = max_version(db);

@@ -1,5 +1,7 @@
 #include "core/store/store_files.h"
 
+#include "core/store/data_dir.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
@@ -9,15 +11,6 @@ namespace {
 
 constexpr const char* kMetaKey = "stores_beside_state";
 
-bool holds_data(const std::filesystem::path& path) {
-  std::error_code error;
-  for (const std::string& file : {path.string(), path.string() + "-wal"}) {
-    const uintmax_t size = std::filesystem::file_size(file, error);
-    if (!error && size > 0) return true;
-  }
-  return false;
-}
-
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
@@ -26,12 +19,22 @@ std::string joined(const std::vector<std::string>& names) {
 
 }  // namespace
 
+bool store_holds_data(const std::string& path) {
+  std::error_code error;
+  for (const std::string& file : {path, path + "-wal"}) {
+    const uintmax_t size = std::filesystem::file_size(file, error);
+    if (!error && size > 0) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> stores_beside_state(const std::string& data_dir) {
   std::vector<std::string> names;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(data_dir, error)) {
     const std::filesystem::path& path = entry.path();
-    if (path.extension() == ".db" && path.filename() != "state.db" && holds_data(path))
+    if (path.extension() == ".db" && path.filename() != "state.db" &&
+        store_holds_data(path.string()))
       names.push_back(path.filename().string());
   }
   std::sort(names.begin(), names.end());
@@ -46,7 +49,7 @@ void refuse_lost_stores(const StateStore& store, const std::string& data_dir) {
   });
   std::istringstream names(recorded);
   for (std::string name; std::getline(names, name, ',');) {
-    if (name.empty() || holds_data(std::filesystem::path(data_dir) / name)) continue;
+    if (name.empty() || store_holds_data(data_dir_file(data_dir, name.c_str()))) continue;
     throw StoreError("'" + name + "' is missing or empty, but the data dir held it at agentd's " +
                      "last start: restore it from a backup taken with state.db, or move the " +
                      "data dir's files away to start afresh. To go on without it on purpose, " +

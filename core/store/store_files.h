@@ -13,6 +13,9 @@
 
 namespace agentrt::core {
 
+// Whether the SQLite store at `path` holds data: its file or its write-ahead log is not
+// empty.
+bool store_holds_data(const std::string& path);
 // The *.db files of `data_dir` other than state.db that hold data, by name, sorted.
 std::vector<std::string> stores_beside_state(const std::string& data_dir);
 

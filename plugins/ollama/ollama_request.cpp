@@ -35,10 +35,26 @@ void write_message(JsonWriter& out, const ChatMessage& message) {
   out.key("role").string(message.role).end_object();
 }
 
+// The configured context window of `model`, none for a model the config does not list.
+std::optional<int64_t> context_window(const ProviderConfig& config, const std::string& model) {
+  for (const nlohmann::json& entry : config.models) {
+    if (entry.value("id", "") != model) continue;
+    auto window = entry.find("context_window");
+    if (window != entry.end() && window->is_number_integer() && window->get<int64_t>() > 0)
+      return window->get<int64_t>();
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-// Members in nlohmann's order (sorted), so the text is what the document form wrote.
 std::string request_body(const ChatRequest& chat) {
+  return request_body(chat, std::nullopt);
+}
+
+// Members in nlohmann's order (sorted), so the text is what the document form wrote.
+std::string request_body(const ChatRequest& chat, std::optional<int64_t> num_ctx) {
   std::string body;
   body.reserve(body_size_hint(chat));
   JsonWriter out(body);
@@ -51,8 +67,9 @@ std::string request_body(const ChatRequest& chat) {
       [&](const ChatMessage& message) { write_message(out, message); });
   out.end_array();
   out.key("model").string(chat.model);
-  if (chat.max_tokens || chat.temperature) {
+  if (chat.max_tokens || chat.temperature || num_ctx) {
     out.key("options").begin_object();
+    if (num_ctx) out.key("num_ctx").integer(*num_ctx);
     if (chat.max_tokens) out.key("num_predict").integer(*chat.max_tokens);
     if (chat.temperature) out.key("temperature").number(*chat.temperature);
     out.end_object();
@@ -67,7 +84,10 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
   request.url = config.base_url + "/api/chat";
   request.headers = {"Content-Type: application/json", "Accept: application/x-ndjson"};
   if (!api_key.empty()) request.headers.push_back("Authorization: Bearer " + api_key);
-  request.body = request_body(chat);
+  // Ollama cuts a prompt longer than its own default window (2,048 or 4,096 tokens,
+  // by version) from the front without a word, system message first; agentd fills the
+  // window the config declares, so that is the window it asks for.
+  request.body = request_body(chat, context_window(config, chat.model));
   return request;
 }
 

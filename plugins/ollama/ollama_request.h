@@ -5,6 +5,8 @@
 #include "common/http_stream.h"
 #include "common/provider_config.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace agentrt::providers::ollama {
@@ -15,7 +17,8 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
                           const std::string& api_key);
 
 // The JSON body alone: text parts joined into "content", inline images as bare
-// base64 in "images".
+// base64 in "images", and `num_ctx`, when given, in "options".
 std::string request_body(const ChatRequest& chat);
+std::string request_body(const ChatRequest& chat, std::optional<int64_t> num_ctx);
 
 }  // namespace agentrt::providers::ollama

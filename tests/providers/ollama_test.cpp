@@ -31,7 +31,7 @@ TEST_F(Ollama, SendsTheChatWireFormat) {
   json expected = {
       {"model", kModel},
       {"stream", true},
-      {"options", {{"num_predict", 100}, {"temperature", 0.25}}},
+      {"options", {{"num_ctx", 8192}, {"num_predict", 100}, {"temperature", 0.25}}},
       {"messages", json::array({{{"role", "system"}, {"content", "You are terse."}},
                                 {{"role", "user"},
                                  {"content", "What is in these pictures?"},
@@ -46,7 +46,23 @@ TEST_F(Ollama, JoinsSeveralTextPartsWithNewlines) {
   request["messages"][0]["content"].push_back({{"type", "text"}, {"text", "second"}});
   ASSERT_FALSE(run(*provider, request).error);
   EXPECT_EQ(fake.last_request().json()["messages"][0]["content"], "first\nsecond");
-  EXPECT_FALSE(fake.last_request().json().contains("options"));
+  EXPECT_EQ(fake.last_request().json()["options"], (json{{"num_ctx", 8192}}));
+}
+
+// Ollama's own window (2,048 or 4,096 tokens) cuts a longer prompt from the front,
+// system message first, and says nothing; the engine fills the configured one.
+TEST_F(Ollama, AsksForTheContextWindowTheConfigDeclaresForTheModel) {
+  json config = config_for(fake, "");
+  config["models"] =
+      json::array({{{"id", "small"}, {"context_window", 2048}, {"supports_vision", false}},
+                   {{"id", kModel}, {"context_window", 32768}, {"supports_vision", true}}});
+  auto wide = make_provider(Vendor::ollama, config);
+  ASSERT_FALSE(run(*wide, user_request("hi")).error);
+  EXPECT_EQ(fake.last_request().json()["options"]["num_ctx"], 32768);
+  json small = user_request("hi");
+  small["model"] = "small";
+  ASSERT_FALSE(run(*wide, small).error);
+  EXPECT_EQ(fake.last_request().json()["options"], (json{{"num_ctx", 2048}}));
 }
 
 TEST_F(Ollama, SendsABearerTokenOnlyWhenAKeyIsConfigured) {

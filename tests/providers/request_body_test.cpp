@@ -20,7 +20,8 @@ namespace {
 using nlohmann::json;
 
 const std::vector<std::function<std::string(const ChatRequest&)>> kVendors = {
-    openai::request_body, anthropic::request_body, ollama::request_body};
+    openai::request_body, anthropic::request_body,
+    [](const ChatRequest& chat) { return ollama::request_body(chat); }};
 
 // The same body from the scan's reading (texts borrowed) and the document's (escaped
 // afresh); `request` must be read by the scan.

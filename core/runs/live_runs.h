@@ -64,6 +64,12 @@ class LiveRun {
   void discard();
   const std::atomic<bool>& discarded() const { return discarded_; }
 
+  // Its done says `interrupted`: set before its end goes out, so an interrupt that
+  // came after its answer was whole, while it was being stored, answers false (audit 8a,
+  // F3).
+  void end_interrupted() { ended_interrupted_.store(true, std::memory_order_relaxed); }
+  bool ended_interrupted() const { return ended_interrupted_.load(std::memory_order_relaxed); }
+
   void finish();
   // Blocks until the run finishes or `timeout` passes; true when finished.
   bool wait_finished(std::chrono::milliseconds timeout) const;
@@ -84,6 +90,7 @@ class LiveRun {
   bool finished_ = false;
   std::atomic<bool> cancelled_{false};
   std::atomic<bool> discarded_{false};
+  std::atomic<bool> ended_interrupted_{false};
   CancelWaker waker_;
 };
 

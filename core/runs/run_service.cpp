@@ -347,8 +347,17 @@ void store_then_end(SessionStore& sessions, PreparedRun& run, const RunSummary& 
     }));
     throw;
   }
+  if (summary.reason == "interrupted") live.end_interrupted();
   guard.remove();
   deliver(live.append_text([&](int64_t) { return std::move(done); }));
+}
+
+// A run that ends unstored, its own client answered with an error instead of a stream,
+// was seen live by followers (GET /runs/{id}/events) from its run_start on. Their
+// stream ends as every stream does, where it closed after run_start (audit 8a, F2).
+void end_for_followers(LiveRun& live, std::string_view code, std::string_view message) {
+  live.append_text([&](int64_t seq) { return error_event_text(code, message, seq); });
+  live.append_text([&](int64_t seq) { return done_text("error", live.id, 0, 0, seq); });
 }
 
 // On the line of the request that ran it (request_log.h), else a line of its own.
@@ -414,10 +423,19 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
   if (result.refused && !(store_start && store_start->started())) {
     std::string_view why = result.error_message;
     if (why.rfind("request: ", 0) == 0) why.remove_prefix(9);  // the bundled plugins' prefix
-    throw invalid("model '" + run.model.model.id +
-                  "' cannot take this request: " + std::string(why));
+    const std::string message =
+        "model '" + run.model.model.id + "' cannot take this request: " + std::string(why);
+    end_for_followers(live, "invalid_request", message);
+    throw invalid(message);
   }
-  if (store_start) store_start->finish();
+  if (store_start) {
+    try {
+      store_start->finish();
+    } catch (...) {
+      end_for_followers(live, "internal", "the run could not be stored");
+      throw;
+    }
+  }
 
   const int attempts = result.attempts;
   RunSummary summary = summarise(std::move(result), run.context);

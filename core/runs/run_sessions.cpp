@@ -81,9 +81,10 @@ nlohmann::json RunService::interrupt(const std::string& cell, const Principal& w
   running->cancel();
   // Answer once the run has stored its partial answer, so a read right after sees it.
   // A run whose provider ignores the cancel past the wait is still going: it was asked
-  // to stop, and was not interrupted (audit 4a, F6).
+  // to stop, and was not interrupted (audit 4a, F6). Nor was one whose answer was whole
+  // before the cancel came: it ends end_turn all the same (audit 8a, F3).
   const bool stopped = running->wait_finished(settings_.stop_wait);
-  return {{"interrupted", stopped}, {"run_id", running->id}};
+  return {{"interrupted", stopped && running->ended_interrupted()}, {"run_id", running->id}};
 }
 
 namespace {

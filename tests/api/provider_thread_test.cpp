@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+#include <regex>
+#include <thread>
+
 namespace agentrt::test {
 namespace {
 
@@ -127,6 +131,45 @@ TEST_F(ProviderThread, AStreamsStartGoesOutBeforeItsRetriesWaitWhenNoCallStarts)
   ASSERT_FALSE(stored.empty());
   EXPECT_EQ(stored.front(), run.start);
   EXPECT_EQ(std::vector<json>(stored.begin() + 1, stored.end()), run.rest);
+}
+
+// A /chat whose provider refuses the request is a 400 and stores nothing; whoever
+// followed the run meanwhile (its id named by session_busy) saw its run_start, and their
+// stream ends as every stream does, with error and done (audit 8a, F2): it closed after
+// run_start.
+TEST_F(ProviderThread, AFollowerOfARunRefusedUnstoredGetsErrorAndDone) {
+  auto chat = std::async(std::launch::async, [&] {
+    return call(agentd, "POST", "/chat", admin, body("refuse-after 1500", {{"session_id", "s"}}));
+  });
+  // The new session is its live run's until the run ends: seen, it is busy.
+  for (int i = 0; i < 100 && call(agentd, "GET", "/sessions/s/messages", admin).status != 200; ++i)
+    std::this_thread::sleep_for(10ms);
+  auto busy = call(agentd, "POST", "/chat", admin, body("x", {{"session_id", "s"}}));
+  ASSERT_EQ(busy.status, 409) << busy.body;
+  std::smatch id;
+  const std::string busy_message = busy.json()["error"]["message"];
+  ASSERT_TRUE(std::regex_search(busy_message, id, std::regex("run_[0-9a-f]+"))) << busy_message;
+  const std::string run_id = id.str();
+  SseClient follower(agentd.port(), "GET", "/runs/" + run_id + "/events",
+                     {{"Authorization", "Bearer " + admin}});
+  ASSERT_EQ(follower.status(), 200) << follower.error_body();
+  const std::vector<json> events = follower.rest();
+
+  auto refused = chat.get();
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  const std::string message = refused.json()["error"]["message"];
+  EXPECT_NE(message.find("cannot send this"), std::string::npos) << message;
+  ASSERT_EQ(events.size(), 3u) << json(events).dump();
+  EXPECT_EQ(events[0]["type"], "run_start");
+  EXPECT_EQ(events[1]["type"], "error");
+  EXPECT_EQ(events[1]["code"], "invalid_request");
+  EXPECT_EQ(events[1]["message"], message);
+  EXPECT_EQ(events[2]["type"], "done");
+  EXPECT_EQ(events[2]["reason"], "error");
+  EXPECT_EQ(events[2]["usage"], (json{{"input_tokens", 0}, {"output_tokens", 0}}));
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i]["seq"], i + 1) << i;
+  EXPECT_EQ(call(agentd, "GET", "/runs/" + run_id + "/events", admin).status, 404)
+      << "nothing of a refused run is stored";
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <future>
 #include <stdexcept>
+#include <thread>
 
 namespace agentrt::test {
 namespace {
@@ -106,6 +107,35 @@ TEST_F(RunStart, AnEndThatCannotBeStoredStillEndsTheStreamWithAnErrorAndDone) {
   EXPECT_EQ(events.back()["type"], "done");
   EXPECT_EQ(events.back()["reason"], "error");
   EXPECT_EQ(events.back()["seq"], events.size());
+}
+
+// An interrupt that comes once the answer is whole, while the run is being stored,
+// stops nothing: the run ends end_turn, and the interrupt says it interrupted nothing
+// (audit 8a, F3: it answered true).
+TEST_F(RunStart, AnInterruptAfterTheAnswerWasWholeSaysItInterruptedNothing) {
+  setup.fake.set_default(Reply::answer("Hello there, friend", 3));
+  store.exec("BEGIN IMMEDIATE");  // the run's start, and so its end, wait for this
+  auto opening = std::async(std::launch::async, [&] {
+    return open_run(setup.agentd, setup.admin, setup.body("hello", {{"session_id", "s1"}}));
+  });
+  ASSERT_TRUE(setup.fake.wait_for_requests(1, 3s));
+  std::this_thread::sleep_for(300ms);  // the fake's whole answer is in
+  auto interrupting = std::async(std::launch::async, [&] {
+    return call(setup.agentd, "POST", "/sessions/s1/interrupt", setup.admin, json::object());
+  });
+  std::this_thread::sleep_for(300ms);
+  store.exec("ROLLBACK");
+
+  const HttpResponse interrupted = interrupting.get();
+  ASSERT_EQ(interrupted.status, 200) << interrupted.body;
+  auto stream = opening.get();
+  ASSERT_EQ(stream->status(), 200) << stream->error_body();
+  const std::vector<json> events = stream->rest();
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["reason"], "end_turn");
+  EXPECT_EQ(joined_text(events), "Hello there, friend");
+  EXPECT_EQ(interrupted.json()["interrupted"], false) << interrupted.body;
+  EXPECT_EQ(interrupted.json()["run_id"], events.front()["run_id"]);
 }
 
 }  // namespace

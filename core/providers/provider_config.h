@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct ProviderRecord {
   std::vector<ModelInfo> models;
   nlohmann::json options = nlohmann::json::object();  // plugin-specific, e.g. timeouts
   std::string created_at, updated_at;
+  int64_t seq = 0;  // the stored row's, kept by an update: lists go newest first by it
 };
 
 // Parses one element of "providers"; `index` names it in errors ("providers[2].type").

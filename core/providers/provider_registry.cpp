@@ -4,6 +4,8 @@
 #include "core/domain/json_fields.h"
 #include "core/log/logger.h"
 
+#include <algorithm>
+#include <climits>
 #include <mutex>
 
 namespace agentrt::core {
@@ -54,7 +56,7 @@ std::vector<ProviderRecord> ProviderRegistry::stored() const {
   std::vector<ProviderRecord> records;
   store_.read([&](Connection& db) {
     auto row = db.prepare(
-        "SELECT name, type, base_url, api_key_ref, models, created_at, updated_at, options "
+        "SELECT name, type, base_url, api_key_ref, models, created_at, updated_at, options, seq "
         "FROM shared_providers ORDER BY seq");
     while (row.step()) {
       ProviderRecord r;
@@ -67,6 +69,7 @@ std::vector<ProviderRecord> ProviderRegistry::stored() const {
       r.created_at = row.column_text(5);
       r.updated_at = row.column_text(6);
       r.options = nlohmann::json::parse(row.column_text(7));
+      r.seq = row.column_int(8);
       records.push_back(std::move(r));
     }
   });
@@ -141,9 +144,9 @@ void ProviderRegistry::check_unique(const std::vector<ProviderRecord>& incoming)
   }
 }
 
-void ProviderRegistry::persist(const std::vector<ProviderRecord>& records) {
+void ProviderRegistry::persist(std::vector<ProviderRecord>& records) {
   store_.write([&](Connection& db) {
-    for (const auto& r : records) {
+    for (auto& r : records) {
       auto upsert = db.prepare(
           "INSERT INTO shared_providers(name, type, base_url, api_key_ref, models, created_at, "
           "updated_at, options) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7) ON CONFLICT(name) DO "
@@ -160,6 +163,8 @@ void ProviderRegistry::persist(const std::vector<ProviderRecord>& records) {
       else
         upsert.bind(4, r.api_key_ref.dump());
       upsert.run();
+      auto seq = db.prepare("SELECT seq FROM shared_providers WHERE name = ?");
+      if (seq.bind(1, r.name).step()) r.seq = seq.column_int(0);
       db.prepare("DELETE FROM provider_models WHERE provider_name = ?").bind(1, r.name).run();
       for (const auto& m : r.models)
         db.prepare("INSERT INTO provider_models(model_id, provider_name) VALUES (?, ?)")
@@ -201,19 +206,28 @@ nlohmann::json ProviderRegistry::upsert(const nlohmann::json& body) {
     shadowed_.erase(records[i].name);
     log_info("shared provider saved", {{"provider", records[i].name}, {"type", records[i].type}});
   }
-  return list_locked();
+  return list_locked(PageRequest{});
 }
 
-nlohmann::json ProviderRegistry::list() const {
+nlohmann::json ProviderRegistry::list(const PageRequest& page) const {
   std::shared_lock lock(mutex_);
-  return list_locked();
+  return list_locked(page);
 }
 
-nlohmann::json ProviderRegistry::list_locked() const {
-  nlohmann::json data = nlohmann::json::array();
+// Newest first like every list (audit 8a, F1: by name, unpaged), from the entries in
+// memory, which hold every shared provider served.
+nlohmann::json ProviderRegistry::list_locked(const PageRequest& page) const {
+  std::vector<const ProviderRecord*> records;
   for (const auto& [name, entry] : providers_)
-    if (!entry.configured) data.push_back(public_json(entry.record));
-  return {{"data", data}, {"next_cursor", nullptr}};  // the whole list always fits one page
+    if (!entry.configured && entry.record.seq < page.after.value_or(INT64_MAX))
+      records.push_back(&entry.record);
+  std::sort(records.begin(), records.end(),
+            [](const ProviderRecord* a, const ProviderRecord* b) { return a->seq > b->seq; });
+  const bool more = records.size() > static_cast<size_t>(page.limit);
+  if (more) records.resize(static_cast<size_t>(page.limit));
+  nlohmann::json data = nlohmann::json::array();
+  for (const ProviderRecord* record : records) data.push_back(public_json(*record));
+  return page_body(std::move(data), more, records.empty() ? 0 : records.back()->seq);
 }
 
 void ProviderRegistry::remove(const std::string& name) {

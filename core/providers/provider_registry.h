@@ -4,6 +4,7 @@
 // unique across both.
 #pragma once
 
+#include "core/domain/paging.h"
 #include "core/plugin_host/plugin_host.h"
 #include "core/providers/provider_config.h"
 #include "core/store/state_store.h"
@@ -43,7 +44,8 @@ class ProviderRegistry {
   // the full list. 400 for bad fields or a config the plugin refuses, 409 for a model
   // id or name that is already taken.
   nlohmann::json upsert(const nlohmann::json& body);
-  nlohmann::json list() const;           // {"data":[...]} of shared providers, keys masked
+  // {"data","next_cursor"} of shared providers, newest first, keys masked.
+  nlohmann::json list(const PageRequest& page = {}) const;
   void remove(const std::string& name);  // 404
 
   std::optional<ResolvedModel> resolve(const std::string& model_id) const;
@@ -58,8 +60,8 @@ class ProviderRegistry {
   std::optional<std::string> clash_with_config(const ProviderRecord& record) const;
   void check_unique(const std::vector<ProviderRecord>& incoming) const;
   std::vector<ProviderRecord> stored() const;
-  void persist(const std::vector<ProviderRecord>& records);
-  nlohmann::json list_locked() const;
+  void persist(std::vector<ProviderRecord>& records);  // sets each record's seq
+  nlohmann::json list_locked(const PageRequest& page) const;
 
   StateStore& store_;
   const PluginHost& plugins_;

@@ -10,8 +10,9 @@ void add_provider_routes(Router& router, core::Engine& engine) {
                 response.send_json(200, engine.providers().upsert(ctx.json));
               }});
   router.add({"GET", "/admin/shared-providers", RouteScope::root, RouteAccess::admin, false,
-              [&engine](RequestContext&, Response& response) {
-                response.send_json(200, engine.providers().list());
+              [&engine](RequestContext& ctx, Response& response) {
+                response.send_json(200, engine.providers().list(core::parse_page_request(
+                                            ctx.query_param("limit"), ctx.query_param("cursor"))));
               }});
   router.add({"DELETE", "/admin/shared-providers/{name}", RouteScope::root, RouteAccess::admin,
               false, [&engine](RequestContext& ctx, Response& response) {

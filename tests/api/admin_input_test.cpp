@@ -138,5 +138,38 @@ TEST_F(AdminInput, SharedProviders) {
   EXPECT_EQ(snapshot(), before);
 }
 
+// Like every list: newest first, paged, a bad limit or cursor refused (audit 8a, F1: by
+// name, the whole list, any query taken).
+TEST_F(AdminInput, SharedProvidersListNewestFirstInPages) {
+  auto save = [&](const std::string& name, const std::string& model) {
+    const json provider = {
+        {"name", name}, {"type", "echo"}, {"models", {{{"id", model}, {"context_window", 1000}}}}};
+    return call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", {provider}}})
+        .status;
+  };
+  for (const std::string name : {"zeta", "alpha", "mid"}) ASSERT_EQ(save(name, "m-" + name), 200);
+  ASSERT_EQ(save("zeta", "m-zeta2"), 200);  // an update keeps its place
+  auto names = [](const json& page) {
+    std::vector<std::string> out;
+    for (const json& p : page["data"]) out.push_back(p["name"]);
+    return out;
+  };
+  const json first = call(agentd, "GET", "/admin/shared-providers?limit=2", admin).json();
+  EXPECT_EQ(names(first), (std::vector<std::string>{"mid", "alpha"}));
+  ASSERT_TRUE(first["next_cursor"].is_string()) << first.dump();
+  const json second =
+      call(agentd, "GET",
+           "/admin/shared-providers?limit=2&cursor=" + first["next_cursor"].get<std::string>(),
+           admin)
+          .json();
+  EXPECT_EQ(names(second), (std::vector<std::string>{"zeta"}));
+  EXPECT_TRUE(second["next_cursor"].is_null());
+  EXPECT_EQ(names(call(agentd, "GET", "/admin/shared-providers", admin).json()),
+            (std::vector<std::string>{"mid", "alpha", "zeta"}));
+  expect_refused("GET", "/admin/shared-providers?limit=abc", nullptr, 400, "limit");
+  expect_refused("GET", "/admin/shared-providers?limit=0", nullptr, 400, "limit");
+  expect_refused("GET", "/admin/shared-providers?cursor=junk", nullptr, 400, "cursor");
+}
+
 }  // namespace
 }  // namespace agentrt::test

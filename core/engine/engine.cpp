@@ -201,8 +201,8 @@ std::vector<MemoryItem> Engine::run_memory(const MemoryScope& scope) {
       "agent_memory", "about_me", "consensus", "session", "working", "environment", "unknown"};
   std::vector<MemoryItem> items;
   // Most runs have little or no memory: one count saves a list call per empty layer.
-  // agent_memory is read per namespace, whoever wrote it, so the actor's count says
-  // nothing about it.
+  // agent_memory is read for one namespace (the actor's entries there), so the actor's
+  // count of the layer, across every namespace, says nothing about it.
   const MemoryTotalsCache::Totals totals = memory_->visible_totals(scope.cell, scope.actor);
   for (const std::string_view layer : kPriority) {
     if (std::find(scope.layers.begin(), scope.layers.end(), layer) == scope.layers.end()) continue;

@@ -101,7 +101,9 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
                             {"actor", actor},
                             {"session_id", optional_value(session_id)},
                             {"metadata", metadata}};
-  if (!is_memory_layer(layer)) {
+  // "unknown" is not one of the six named layers either, so it is said as any other
+  // (decisions: "the response says so"; audit 8a, F4).
+  if (!is_memory_layer(layer) || layer == "unknown") {
     request["requested_layer"] = layer;
     layer = "unknown";
   }

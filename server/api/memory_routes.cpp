@@ -16,6 +16,14 @@ core::MemoryQuery memory_query(const RequestContext& ctx) {
   return query;
 }
 
+// An entry is named by its id: only `actor` (whose view, for an admin) narrows it. The
+// lists' filters turned a stray ?namespace= into a 404 (audit 8a, F14).
+core::MemoryQuery entry_query(const RequestContext& ctx) {
+  core::MemoryQuery query;
+  query.actor = ctx.query_param("actor");
+  return query;
+}
+
 }  // namespace
 
 void add_memory_routes(Router& router, core::Engine& engine) {
@@ -45,12 +53,11 @@ void add_memory_routes(Router& router, core::Engine& engine) {
   router.add({"GET", "/memory/{id}", RouteScope::cell, RouteAccess::token, false,
               [&engine](RequestContext& ctx, Response& response) {
                 response.send_json(200, engine.memory().get(ctx.cell, *ctx.principal,
-                                                            ctx.param("id"), memory_query(ctx)));
+                                                            ctx.param("id"), entry_query(ctx)));
               }});
   router.add({"DELETE", "/memory/{id}", RouteScope::cell, RouteAccess::token, false,
               [&engine](RequestContext& ctx, Response& response) {
-                engine.memory().remove(ctx.cell, *ctx.principal, ctx.param("id"),
-                                       memory_query(ctx));
+                engine.memory().remove(ctx.cell, *ctx.principal, ctx.param("id"), entry_query(ctx));
                 response.send_no_content();
               }});
 }

@@ -69,6 +69,10 @@ TEST_F(Memory, SaveGetListDelete) {
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, bob).status, 404) << "another actor's entry";
   EXPECT_EQ(call(agentd, "DELETE", "/memory/" + id, bob).status, 404);
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, admin).status, 200);
+  // The lists' filters name no entry (audit 8a, F14: they turned it into a 404).
+  EXPECT_EQ(call(agentd, "GET", "/memory/" + id + "?namespace=x&session_id=y&layer=working", alice)
+                .status,
+            200);
   EXPECT_EQ(list_all(agentd, alice, {{"layer", "about_me"}}).size(), 1u);
   EXPECT_EQ(call(agentd, "DELETE", "/memory/" + id, alice).status, 204);
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, alice).status, 404);
@@ -78,6 +82,9 @@ TEST_F(Memory, UnknownLayersLandInUnknownAndSharedLayersAreShared) {
   json odd = save(alice, {{"layer", "dreams"}, {"content", "flying"}});
   EXPECT_EQ(odd["layer"], "unknown");
   EXPECT_EQ(odd["requested_layer"], "dreams");
+  json named = save(alice, {{"layer", "unknown"}, {"content", "where?"}});
+  EXPECT_EQ(named["layer"], "unknown");
+  EXPECT_EQ(named["requested_layer"], "unknown") << "unknown is not one of the six either";
   save(alice, {{"layer", "consensus"}, {"content", "we ship on fridays"}});
   save(bob, {{"layer", "consensus"}, {"content", "we test first"}});
   EXPECT_EQ(list_all(agentd, alice, {{"layer", "consensus"}}).size(), 2u);

@@ -13,7 +13,7 @@ int64_t unix_seconds_ceil(std::chrono::system_clock::time_point t);
 // The same for now, rounded down.
 int64_t now_unix_seconds();
 
-// "2026-11-21T23:59:59Z".
+// "2026-11-21T23:59:59.000Z": whole seconds, in the milliseconds shape of the API.
 std::string iso8601_utc(int64_t unix_seconds);
 
 }  // namespace agentrt::auth_token

@@ -7,11 +7,12 @@
 
 namespace agentrt::test {
 
-// Parses "YYYY-MM-DDTHH:MM:SSZ"; -1 when the text has any other shape.
+// Parses "YYYY-MM-DDTHH:MM:SS.000Z" (whole seconds, in the API's milliseconds shape);
+// -1 when the text has any other shape.
 inline int64_t parse_iso8601(const std::string& text) {
   std::tm tm{};
-  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  if (end == nullptr || *end != '\0' || text.size() != 20) return -1;
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+  if (end == nullptr || *end != '\0' || text.size() != 24) return -1;
   return static_cast<int64_t>(timegm(&tm));
 }
 

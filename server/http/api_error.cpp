@@ -1,5 +1,7 @@
 #include "server/http/api_error.h"
 
+#include "server/http/token_shapes.h"
+
 namespace agentrt::server {
 
 namespace {
@@ -67,9 +69,12 @@ std::vector<ApiError::Header> ApiError::headers() const {
   return all;
 }
 
+// Messages name what the request named (a path, an id), which may be a token the client
+// pasted there: it goes back redacted, as to the log.
 nlohmann::json error_body(const ApiError& error, std::string_view request_id) {
-  return {
-      {"error", {{"code", error.code()}, {"message", error.what()}, {"request_id", request_id}}}};
+  std::string scratch;
+  const std::string_view message = redact_token_shapes(error.what(), scratch);
+  return {{"error", {{"code", error.code()}, {"message", message}, {"request_id", request_id}}}};
 }
 
 ApiError from_domain_error(const core::DomainError& error) {

@@ -11,6 +11,7 @@
 #include "server/http/media_type.h"
 #include "server/http/request_id.h"
 #include "server/http/response.h"
+#include "server/http/token_shapes.h"
 #include "server/http/uri.h"
 
 #include <Poco/Net/HTTPServerResponse.h>
@@ -52,23 +53,10 @@ void require_json_content_type(const RequestContext& ctx) {
     throw ApiError(ErrorCode::unsupported_media_type, "Content-Type must be application/json");
 }
 
-// The path with any segment shaped like a bundled token ("art_" and more than a token
-// id) cut to its prefix: a client that pasted a token where an id belongs put its whole
-// value in the access log (audit 7a, N2).
+// A token pasted where an id belongs put its whole value in the access log (audit 7a,
+// N2).
 std::string_view path_for_log(std::string_view path, std::string& scrubbed) {
-  constexpr std::string_view kPrefix = "art_";
-  constexpr size_t kLongestId = 20;
-  if (path.find(kPrefix) == std::string_view::npos) return path;
-  scrubbed.clear();
-  for (size_t start = 0; start < path.size();) {
-    size_t end = path.find('/', start + 1);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view segment = path.substr(start, end - start);  // with its leading '/'
-    const bool token = segment.size() > 1 + kLongestId && segment.substr(1, 4) == kPrefix;
-    scrubbed.append(token ? "/art_[redacted]" : segment);
-    start = end;
-  }
-  return scrubbed;
+  return redact_token_shapes(path, scrubbed);
 }
 
 // The request's own fields first, in the order docs/operator-guide.md gives, then

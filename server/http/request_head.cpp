@@ -171,7 +171,10 @@ RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
     } else if (equals_ignoring_case(name, "Content-Type")) {
       keep_first(head.content_type, value);
     } else if (equals_ignoring_case(name, "Authorization")) {
-      keep_first(head.authorization, value);
+      // One field (RFC 9110 11.6.2): a proxy that checks the last of two while agentd
+      // acts on the first would let one caller through as another (audit 8b, F5).
+      if (head.authorization != nullptr) malformed("more than one Authorization field");
+      head.authorization = &value;
     } else if (equals_ignoring_case(name, "X-Request-Id")) {
       keep_first(head.request_id, value);
     } else if (equals_ignoring_case(name, "Connection")) {

@@ -226,6 +226,37 @@ TEST(HttpErrors, ATokenInThePathIsNotLogged) {
   EXPECT_EQ(log.find(token, banner + 1), std::string::npos) << "the token was logged";
 }
 
+// Nor echoed: error messages name the path or id the request gave (audit 8b, N1).
+TEST(HttpErrors, ATokenInThePathIsNotEchoed) {
+  AgentdProcess agentd;
+  const std::string token = first_admin_token(agentd);
+  for (const auto& [method, path] :
+       std::vector<std::pair<std::string, std::string>>{{"GET", "/nope/" + token},
+                                                        {"GET", "/admin/tokens/" + token},
+                                                        {"GET", "/sessions/" + token}}) {
+    const HttpResponse response =
+        agentd.request(method, path, {}, {{"Authorization", "Bearer " + token}});
+    EXPECT_GE(response.status, 400) << path;
+    EXPECT_EQ(response.body.find(token.substr(20)), std::string::npos) << response.body;
+    EXPECT_NE(response.body.find("art_[redacted]"), std::string::npos) << response.body;
+  }
+}
+
+// One request, one credential: a proxy that checks the last of two Authorization
+// fields while agentd took the first let one caller act as another (audit 8b, F5).
+TEST(HttpErrors, TwoAuthorizationFieldsAreRefused) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  HttpConnection connection = agentd.connect();
+  connection.send_raw("GET /admin/tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + admin +
+                      "\r\nAuthorization: Bearer art_other\r\n\r\n");
+  const HttpResponse response = connection.read_response();
+  expect_error(response, 400, "invalid_request");  // "malformed HTTP request", as any such head
+  EXPECT_EQ(
+      agentd.request("GET", "/admin/tokens", {}, {{"Authorization", "Bearer " + admin}}).status,
+      200);
+}
+
 TEST(HttpErrors, AccessLogHasOneJsonLinePerRequestAndNoHeaders) {
   AgentdProcess agentd;
   const HttpResponse ok =

@@ -83,6 +83,15 @@ TEST(RequestHead, RefusesABodyWhoseLengthHasTwoAnswers) {
   EXPECT_TRUE(chunked.getChunkedTransferEncoding());
 }
 
+// Two credentials are two answers to who is asking: a proxy in front that checks one
+// and agentd that acts on the other disagree (audit 8b, F5: the first was taken).
+TEST(RequestHead, RefusesASecondAuthorizationField) {
+  expect_refused(with_fields("Authorization: Bearer a\r\nAuthorization: Bearer b\r\n"), "two");
+  expect_refused(with_fields("Authorization: Bearer a\r\nauthorization: Bearer a\r\n"),
+                 "the same twice");
+  expect_refused(with_fields("Authorization: Bearer a\r\nAuthorization:\r\n"), "an empty second");
+}
+
 // Content-Length = 1*DIGIT: Poco's parser also took a sign and thousands separators, so
 // "1,000" was a body of a thousand bytes to it and of one to a stricter reader.
 TEST(RequestHead, RefusesALengthThatIsNotDigitsAlone) {
@@ -126,7 +135,7 @@ TEST(RequestHead, AnswersAsPocosGettersDid) {
       "POST / HTTP/1.1\r\nExpect: 100-continue, x\r\n\r\n",
       "POST / HTTP/1.1\r\nexpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n",
       "POST / HTTP/1.1\r\nContent-Type: text/plain\r\ncontent-type: application/json\r\n"
-      "Authorization: Bearer a\r\nAUTHORIZATION: Bearer b\r\nx-request-id: r1\r\n\r\n",
+      "AUTHORIZATION: Bearer a\r\nx-request-id: r1\r\nX-Request-Id: r2\r\n\r\n",
   };
   for (const std::string& text : heads) {
     Poco::Net::HTTPRequest request;
@@ -147,7 +156,8 @@ TEST(RequestHead, AnswersAsPocosGettersDid) {
   Poco::Net::HTTPRequest request;
   RequestHead head;
   parse_request_head(heads.back(), request, &head);
-  EXPECT_EQ(field_text(head.authorization), "Bearer a") << "the first";
+  EXPECT_EQ(field_text(head.authorization), "Bearer a");
+  EXPECT_EQ(field_text(head.request_id), "r1") << "the first";
   Poco::Net::HTTPRequest bare;
   parse_request_head("GET / HTTP/1.1\r\n\r\n", bare, &head);
   EXPECT_EQ(head.authorization, nullptr);

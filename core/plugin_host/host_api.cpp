@@ -106,6 +106,13 @@ std::string trimmed_secret(std::string secret, const std::string& where) {
   if (first == std::string::npos) throw std::runtime_error(where + " is empty");
   secret.erase(secret.find_last_not_of(kBlanks) + 1);
   secret.erase(0, first);
+  // A key is one word of visible characters. A file of several lines (the wrong file,
+  // /etc/shadow) or of NUL-separated ones (/proc/self/environ) failed later, as a header
+  // holding a line break, and so told any client of a run that the server's file had
+  // that shape (audit 8b, N4): now it fails here, and only the log says why.
+  for (const char c : secret)
+    if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f')
+      throw std::runtime_error(where + " holds a blank or a control character inside the key");
   return secret;
 }
 

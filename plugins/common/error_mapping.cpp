@@ -29,16 +29,55 @@ std::string with_detail(std::string head, const std::string& detail) {
   return detail.empty() ? head : head + ": " + detail;
 }
 
+constexpr std::string_view kMark = "[redacted]";
+
+bool in_word(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '*';
+}
+
+// A word of an upstream's message that tells part of the key: a masked quote of it
+// ("sk-proj-****1234", as OpenAI's 401 writes it) or a piece of it of 8 characters or
+// more. Such a fingerprint is for the key's owner, not for every actor whose run
+// failed (audit 8b, F4).
+bool key_fragment(std::string_view word, std::string_view secret) {
+  if (word.find('*') != std::string_view::npos) {
+    const bool head = word.size() >= 3 && secret.substr(0, 3) == word.substr(0, 3);
+    const bool tail = word.size() >= 4 && secret.size() >= 4 &&
+                      secret.substr(secret.size() - 4) == word.substr(word.size() - 4);
+    return head || tail;
+  }
+  return word.size() >= 8 && secret.find(word) != std::string_view::npos;
+}
+
+std::string redact_fragments(const std::string& text, std::string_view secret) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    if (!in_word(text[at])) {
+      out += text[at++];
+      continue;
+    }
+    size_t end = at;
+    while (end < text.size() && in_word(text[end])) ++end;
+    const std::string_view word(text.data() + at, end - at);
+    if (key_fragment(word, secret))
+      out += kMark;
+    else
+      out += word;
+    at = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string redact(std::string text, std::string_view secret) {
-  static constexpr std::string_view kMark = "[redacted]";
   if (secret.empty()) return text;
   for (size_t at = text.find(secret); at != std::string::npos;
        at = text.find(secret, at + kMark.size())) {
     text.replace(at, secret.size(), kMark);
   }
-  return text;
+  return redact_fragments(text, secret);
 }
 
 sdk::Error redact(const sdk::Error& error, std::string_view secret) {

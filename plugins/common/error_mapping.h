@@ -25,7 +25,9 @@ struct UpstreamErrorInfo {
 sdk::Error map_http_error(const HttpResponse& response, const UpstreamErrorInfo& info,
                           std::string_view secret, std::time_t now);
 
-// `text` with every occurrence of `secret` replaced by "[redacted]".
+// `text` with every occurrence of `secret` replaced by "[redacted]", and so every word
+// that tells part of it: a masked quote sharing its first 3 or last 4 characters, or a
+// piece of 8 characters or more.
 std::string redact(std::string text, std::string_view secret);
 
 // `error` with every occurrence of `secret` in its message replaced: the last line of

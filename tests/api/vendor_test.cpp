@@ -117,19 +117,36 @@ TEST(VendorUsage, AnAnthropicStreamThatFailsLateKeepsTheInputItCounted) {
 // A key reference that did not resolve (a variable unset, a key file gone) told the
 // client the server's variable name or path, and the operator nothing: the request's
 // log line had no reason (audit 7a, L6). The log says why; the client is pointed there.
+// An unset variable, and a file of several lines, which is no key (audit 8b, N4: it
+// failed later, as "a request header holds a line break", telling the file's shape).
 TEST(VendorKeys, AKeyThatDoesNotResolveIsExplainedInTheLogNotToTheClient) {
   FakeUpstream fake(Vendor::openai);
   AgentdProcess agentd;
   const std::string admin = first_admin_token(agentd);
   const std::string variable = "AGENTRT_TEST_UNSET_KEY_7F3A";
+  TempDir dir;
+  const std::string lines = dir.write("two-lines.key", "root:x:0:0:root\nbin:x:1:1:bin\n");
   json provider = {{"name", "keyless"},
                    {"type", "openai"},
                    {"base_url", fake.base_url()},
                    {"api_key_ref", {{"source", "env"}, {"value", variable}}},
                    {"models", {{{"id", "keyless-model"}, {"context_window", 4096}}}}};
+  json shaped = provider;
+  shaped["name"] = "shaped";
+  shaped["api_key_ref"] = {{"source", "file"}, {"value", lines}};
+  shaped["models"][0]["id"] = "shaped-model";
   ASSERT_EQ(
-      call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", {provider}}}).status,
+      call(agentd, "POST", "/admin/shared-providers", admin, {{"providers", {provider, shaped}}})
+          .status,
       200);
+  auto refused = call(agentd, "POST", "/chat", admin, run_body("hi", {{"model", "shaped-model"}}));
+  EXPECT_GE(refused.status, 500) << refused.body;
+  EXPECT_NE(refused.body.find("agentd's log says why"), std::string::npos) << refused.body;
+  EXPECT_EQ(refused.body.find("line break"), std::string::npos) << refused.body;
+  EXPECT_TRUE(agentd.wait_for_log([&](const json& line) {
+    return line.value("msg", "") == "a secret reference did not resolve" &&
+           line.value("reason", "").find("two-lines.key") != std::string::npos;
+  })) << agentd.stderr_text();
   auto chat = call(agentd, "POST", "/chat", admin, run_body("hi", {{"model", "keyless-model"}}));
   EXPECT_GE(chat.status, 500) << chat.body;
   EXPECT_EQ(chat.body.find(variable), std::string::npos) << chat.body;

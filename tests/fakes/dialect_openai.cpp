@@ -8,6 +8,13 @@ namespace {
 
 using nlohmann::json;
 
+// A wrong key as OpenAI's 401 quotes it: its head and its last 4 characters, the rest
+// starred ("sk-proj-********1234").
+std::string masked(const std::string& key) {
+  if (key.size() <= 12) return key;
+  return key.substr(0, 8) + std::string(key.size() - 12, '*') + key.substr(key.size() - 4);
+}
+
 class OpenAiDialect : public Dialect {
  public:
   std::string api_path() const override { return "/v1/chat/completions"; }
@@ -22,10 +29,11 @@ class OpenAiDialect : public Dialect {
                             "You didn't provide an API key. You need to provide your API key "
                             "in an Authorization header using Bearer auth.");
     if (!required_key.empty() && auth != "Bearer " + required_key)
-      return Reply::failure(401, "invalid_api_key",
-                            "Incorrect API key provided: " + auth.substr(auth.find(' ') + 1) +
-                                ". You can find your API key at "
-                                "https://platform.openai.com/account/api-keys.");
+      return Reply::failure(
+          401, "invalid_api_key",
+          "Incorrect API key provided: " + masked(auth.substr(auth.find(' ') + 1)) +
+              ". You can find your API key at "
+              "https://platform.openai.com/account/api-keys.");
     return refuse_common(request, api_path(), false);
   }
 

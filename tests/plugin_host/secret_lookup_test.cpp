@@ -85,6 +85,24 @@ TEST(SecretLookup, BlanksAroundAKeyAreNotPartOfItAndNoKeyIsAnError) {
   std::filesystem::remove(path);
 }
 
+// A key is one word: a file of several lines or NUL-separated values is the wrong
+// file, refused at lookup (audit 8b, N4: it failed later, in words that told its shape).
+TEST(SecretLookup, AKeyWithABlankOrControlCharacterInsideIsNoKey) {
+  auto path = std::filesystem::temp_directory_path() / "agentrt-secret-lines.key";
+  const std::string ref = R"({"source":"file","value":")" + path.string() + "\"}";
+  Received r;
+  agentrt_error_t e;
+  for (const std::string& content :
+       {std::string("root:x:0:0\nbin:x:1:1\n"), std::string("A=1\0B=2\0", 8),
+        std::string("sk-one sk-two"), std::string("sk-a\x7f")}) {
+    std::ofstream(path, std::ios::binary) << content;
+    EXPECT_EQ(lookup(ref, r, e), AGENTRT_ERR_NOT_FOUND) << content;
+  }
+  std::ofstream(path, std::ios::binary) << "sk-ok-\xc3\xa9\n";
+  EXPECT_EQ(lookup(ref, r, e), AGENTRT_OK) << "bytes past ASCII are the upstream's to judge";
+  std::filesystem::remove(path);
+}
+
 TEST(SecretLookup, BadReferencesAreInvalidAndNeverEchoTheValue) {
   Received r;
   agentrt_error_t e;

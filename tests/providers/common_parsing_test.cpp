@@ -166,6 +166,21 @@ TEST(ErrorMapping, RedactsTheKeyEvenWhenTheTextIsClipped) {
   EXPECT_EQ(redact("nothing", ""), "nothing");
 }
 
+// What tells part of the key goes too: a masked quote, a piece (audit 8b, F4).
+TEST(ErrorMapping, RedactsWhatTellsPartOfTheKey) {
+  const std::string key = "sk-proj-SECRETabcdefghijklmnop1234";
+  EXPECT_EQ(redact("Incorrect API key provided: sk-proj-************1234. See docs.", key),
+            "Incorrect API key provided: [redacted]. See docs.");
+  EXPECT_EQ(redact("key ****1234 refused", key), "key [redacted] refused");
+  EXPECT_EQ(redact("key sk-p***** refused", key), "key [redacted] refused");
+  EXPECT_EQ(redact("key 'SECRETabcdef' unknown", key), "key '[redacted]' unknown");
+  for (const std::string& kept :
+       {std::string("rate limit of 1234 tokens"), std::string("5 * 3 = 15"),
+        std::string("the sk-proj keys"), std::string("use ****9999 instead"),
+        std::string("caf\xc3\xa9 ok")})
+    EXPECT_EQ(redact(kept, key), kept);
+}
+
 TEST(ErrorMapping, ClipsOnlyBetweenCharacters) {
   EXPECT_EQ(clip_utf8("a\xC3\xBC"
                       "b",

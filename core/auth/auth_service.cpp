@@ -6,6 +6,8 @@
 #include "core/domain/json_text.h"
 #include "core/domain/plugin_call.h"
 
+#include <strings.h>
+
 namespace agentrt::core {
 AuthService::AuthService(std::shared_ptr<PluginInstance> plugin, CellHold hold_cell)
     : plugin_(std::move(plugin)), hold_cell_(std::move(hold_cell)) {}
@@ -48,6 +50,7 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   std::string actor = required_string(body, "actor");
   if (actor.empty() || utf8_length(actor) > 256)
     throw invalid("field 'actor' must be 1 to 256 characters");
+  check_actor_name(actor);
   auto cell = optional_string(body, "cell");
   // Held until the token is stored, so that the cell's deletion, which revokes its
   // tokens, comes after and revokes this one too.
@@ -57,7 +60,8 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   bool admin = optional_bool(body, "admin").value_or(false);
   // An admin token naming no actor writes as this one: a plain token of that name would
   // read what every such admin wrote.
-  if (!admin && actor == kAdminActor)
+  // In any case ("Admin" reads as the same name).
+  if (!admin && strcasecmp(actor.c_str(), kAdminActor) == 0)
     throw invalid("field 'actor': '" + actor + "' is kept for admin tokens");
   return call(plugin_->plugin().auth_table().issue,
               {{"ttl_s", *ttl},

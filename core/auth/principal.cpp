@@ -4,16 +4,34 @@
 
 namespace agentrt::core {
 
+void check_actor_name(std::string_view actor) {
+  // What a person reads as one name must be one name: a control character (NUL among
+  // them) or a blank at an end made names that print alike and are not (audit 8b, N2).
+  for (size_t i = 0; i < actor.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(actor[i]);
+    const bool c1 = byte == 0xC2 && i + 1 < actor.size() &&
+                    static_cast<unsigned char>(actor[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(actor[i + 1]) <= 0x9F;
+    if (byte < 0x20 || byte == 0x7F || c1)
+      throw invalid("field 'actor' must not hold a control character");
+  }
+  if (!actor.empty() && (actor.front() == ' ' || actor.back() == ' '))
+    throw invalid("field 'actor' must not begin or end with a blank");
+}
+
 std::string acting_actor(const Principal& who, const std::optional<std::string>& requested) {
   if (!who.admin) return who.actor;
-  return requested && !requested->empty() ? *requested : kAdminActor;
+  if (!requested || requested->empty()) return kAdminActor;
+  check_actor_name(*requested);
+  return *requested;
 }
 
 std::optional<std::string> reading_actor(const Principal& who,
                                          const std::optional<std::string>& requested) {
   if (!who.admin) return who.actor;
-  if (requested && !requested->empty()) return requested;
-  return std::nullopt;
+  if (!requested || requested->empty()) return std::nullopt;
+  check_actor_name(*requested);
+  return requested;
 }
 
 void require_cell_access(const Principal& who, const std::string& cell) {

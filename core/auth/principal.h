@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace agentrt::core {
 
@@ -22,6 +23,10 @@ struct Principal {
 };
 
 constexpr const char* kAdminActor = "admin";
+
+// Throws invalid, naming field 'actor', for a name with a control character or a
+// blank at either end.
+void check_actor_name(std::string_view actor);
 
 // The actor a write acts as: a non-admin token's own actor whatever was asked; an admin
 // token's requested actor, or "admin" when it names none.

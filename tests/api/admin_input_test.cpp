@@ -40,6 +40,20 @@ TEST_F(AdminInput, Tokens) {
   expect_refused("POST", "/admin/tokens", {{"ttl", 5}, {"actor", "a"}}, 400, "ttl");
   expect_refused("POST", "/admin/tokens", {{"actor", "a"}}, 400, "ttl");
   expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}}, 400, "actor");
+  // One name reads as one name (audit 8b, N2).
+  for (const std::string& odd :
+       {std::string("al\0ice", 6), std::string("bob\n"), std::string("x\x7f"),
+        std::string("c\xc2\x85"
+                    "d"),
+        std::string(" admin"), std::string("eve ")})
+    expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", odd}}, 400, "actor");
+  for (const char* admin_alike : {"Admin", "ADMIN"})
+    expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", admin_alike}}, 400,
+                   "kept for admin tokens");
+  ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "c1"}}).status, 201);
+  expect_refused("GET", "/cells/c1/sessions?actor=a%00b", nullptr, 400, "actor");
+  expect_refused("GET", "/cells/c1/memory?actor=a%0a", nullptr, 400, "actor");
+  EXPECT_EQ(call(agentd, "DELETE", "/admin/cells/c1", admin).status, 204);
   expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", true}}, 400, "actor");
   expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "a"}, {"admin", "yes"}}, 400,
                  "admin");

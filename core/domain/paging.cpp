@@ -2,38 +2,44 @@
 
 #include "core/domain/errors.h"
 
-#include <cstdio>
+#include <agentrt/cursor_seal.hpp>
+
+#include <mutex>
+#include <string_view>
 
 namespace agentrt::core {
 namespace {
 
-// A cursor is "p" followed by the position in hex and a check digit, so a hand-made or
-// truncated cursor is refused instead of silently paging from somewhere else.
-char check_digit(const std::string& hex) {
-  unsigned sum = 7;
-  for (char c : hex) sum = sum * 31 + static_cast<unsigned char>(c);
-  return "abcdefghijklmnopqrstuvwxyz"[sum % 26];
+// "c" and the sealed position: 17 characters. The seal is its own check, so a hand-made
+// or truncated cursor is refused instead of silently paging from somewhere else.
+constexpr char kPrefix = 'c';
+
+std::mutex seal_mutex;
+sdk::CursorSeal current_seal;
+
+sdk::CursorSeal seal() {
+  std::lock_guard<std::mutex> lock(seal_mutex);
+  return current_seal;
 }
 
 }  // namespace
 
+void use_cursor_key(const std::string& hex_key) {
+  std::optional<sdk::CursorSeal> keyed = sdk::CursorSeal::from_hex(hex_key);
+  if (!keyed) return;
+  std::lock_guard<std::mutex> lock(seal_mutex);
+  current_seal = *keyed;
+}
+
 std::string encode_cursor(int64_t position) {
-  char hex[32];
-  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(position));
-  return std::string("p") + hex + check_digit(hex);
+  return kPrefix + seal().seal(static_cast<uint64_t>(position));
 }
 
 std::optional<int64_t> decode_cursor(const std::string& cursor) {
-  if (cursor.size() < 3 || cursor.size() > 18 || cursor[0] != 'p') return std::nullopt;
-  std::string hex = cursor.substr(1, cursor.size() - 2);
-  if (check_digit(hex) != cursor.back()) return std::nullopt;
-  int64_t value = 0;
-  for (char c : hex) {
-    int digit = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-    if (digit < 0) return std::nullopt;
-    value = value * 16 + digit;
-  }
-  return value;
+  if (cursor.size() != 17 || cursor[0] != kPrefix) return std::nullopt;
+  std::optional<uint64_t> position = seal().open(std::string_view(cursor).substr(1));
+  if (!position) return std::nullopt;
+  return static_cast<int64_t>(*position);
 }
 
 PageRequest parse_page_request(const std::optional<std::string>& limit,

@@ -1,5 +1,5 @@
 // Lists answer {"data":[...],"next_cursor":<string|null>}, newest first. A cursor is
-// opaque to clients; inside it is the position of the last row served.
+// opaque to clients; inside it is the position of the last row served, sealed.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,6 +22,9 @@ struct PageRequest {
 PageRequest parse_page_request(const std::optional<std::string>& limit,
                                const std::optional<std::string>& cursor);
 
+// Cursors carry the position sealed (agentrt/cursor_seal.hpp) under the key set here,
+// the data dir's, which the engine sets as it starts; until then an all-zero key.
+void use_cursor_key(const std::string& hex_key);  // 32 hex digits; false ones are ignored
 std::string encode_cursor(int64_t position);
 std::optional<int64_t> decode_cursor(const std::string& cursor);
 

@@ -1,6 +1,8 @@
 #include "core/engine/engine.h"
 
+#include "core/domain/paging.h"
 #include "core/log/logger.h"
+#include "core/store/cursor_key.h"
 #include "core/store/store_files.h"
 
 #include <fcntl.h>
@@ -85,6 +87,8 @@ StartReport Engine::start(EngineRole role) {
   lock_ = std::make_unique<DataDirLock>(config_.data_dir);
   store_ = std::make_unique<StateStore>(config_.data_dir);
   refuse_lost_stores(*store_, config_.data_dir);
+  cursor_key_ = cursor_key(*store_);
+  use_cursor_key(cursor_key_);
   log_info("state store open",
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
   host_.scan(plugin_dirs_);
@@ -154,6 +158,8 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
   plugin_config["data_dir"] = std::filesystem::absolute(data_dir).string();
   // Since ABI 1.6; an older plugin, which may refuse keys it does not know, never sees it.
   if (engine_role == EngineRole::guest && plugin->abi_minor() >= 6) plugin_config["guest"] = true;
+  // Since ABI 1.7, for the plugin's own list cursors (agentrt/cursor_seal.hpp).
+  if (!cursor_key_.empty() && plugin->abi_minor() >= 7) plugin_config["cursor_key"] = cursor_key_;
   try {
     return std::make_shared<PluginInstance>(plugin, plugin_config.dump());
   } catch (const PluginError& e) {

@@ -120,6 +120,7 @@ class Engine {
   std::unique_ptr<DataDirLock> lock_;  // before the host and the store: released last
   PluginHost host_;
   std::unique_ptr<StateStore> store_;
+  std::string cursor_key_;  // the data dir's (core/store/cursor_key.h); none for a guest
   std::map<std::string, std::shared_ptr<ProviderInstance>> providers_;
   std::map<std::string, std::shared_ptr<PluginInstance>> others_;  // memory backends
   std::map<std::string, std::string> create_errors_;               // plugin name -> reason

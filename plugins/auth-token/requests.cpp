@@ -44,7 +44,9 @@ std::optional<int64_t> parse_ttl(const json& request) {
 StoreConfig parse_config(const std::string& config_json) {
   json config = parse_request_object(config_json, "auth-token config");
   for (const auto& item : config.items())
-    if (item.key() != "data_dir" && item.key() != "guest")
+    // "cursor_key" (ABI 1.7) goes unused: a token list is for admins of the whole
+    // engine, who see every token, so its cursors hide nothing from them.
+    if (item.key() != "data_dir" && item.key() != "guest" && item.key() != "cursor_key")
       invalid_request("auth-token config: unknown key '" + item.key() + "'");
   auto it = config.find("data_dir");
   if (it == config.end()) invalid_request("auth-token config: data_dir is required");

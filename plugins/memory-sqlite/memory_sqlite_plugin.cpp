@@ -37,9 +37,7 @@ Config with_vfs(Config config, const sdk::Host& host) {
 class MemorySqlitePlugin : public sdk::MemoryBackend {
  public:
   MemorySqlitePlugin(const sdk::Host& host, const std::string& config_json)
-      : store_(with_vfs(parse_config(config_json), host)) {
-    host.log(AGENTRT_LOG_DEBUG, "memory-sqlite store ready");
-  }
+      : MemorySqlitePlugin(host, parse_config(config_json)) {}
 
   std::string save(const std::string& request_json) override {
     return entry_json(store_.save(parse_save(request_json))).dump();
@@ -52,10 +50,10 @@ class MemorySqlitePlugin : public sdk::MemoryBackend {
   }
 
   std::string list(const std::string& request_json) override {
-    ListPage page = store_.list(parse_list(request_json));
+    ListPage page = store_.list(parse_list(request_json, seal_));
     json data = json::array();
     for (const EntryRow& row : page.rows) data.push_back(entry_json(row));
-    json next = page.has_more ? json(encode_cursor(page.rows.back().seq)) : json(nullptr);
+    json next = page.has_more ? json(encode_cursor(page.rows.back().seq, seal_)) : json(nullptr);
     return json{{"data", std::move(data)}, {"next_cursor", std::move(next)}}.dump();
   }
 
@@ -97,6 +95,12 @@ class MemorySqlitePlugin : public sdk::MemoryBackend {
   }
 
  private:
+  MemorySqlitePlugin(const sdk::Host& host, Config config)
+      : seal_(config.cursor_seal), store_(with_vfs(std::move(config), host)) {
+    host.log(AGENTRT_LOG_DEBUG, "memory-sqlite store ready");
+  }
+
+  sdk::CursorSeal seal_;
   MemoryStore store_;
 };
 

@@ -78,7 +78,7 @@ Config parse_config(const std::string& config_json) {
   json config = parse_request_object(config_json, "memory-sqlite config");
   for (const auto& item : config.items())
     if (item.key() != "data_dir" && item.key() != "search_candidates" &&
-        item.key() != "checkpoint_pages")
+        item.key() != "checkpoint_pages" && item.key() != "cursor_key")
       invalid_request("memory-sqlite config: unknown key '" + item.key() + "'");
   Config c;
   auto dir = config.find("data_dir");
@@ -90,6 +90,13 @@ Config parse_config(const std::string& config_json) {
   if (config.contains("checkpoint_pages"))
     c.checkpoint_pages =
         bounded_int(config, "checkpoint_pages", kMinCheckpointPages, kMaxCheckpointPages);
+  if (auto key = config.find("cursor_key"); key != config.end()) {
+    std::optional<sdk::CursorSeal> seal =
+        key->is_string() ? sdk::CursorSeal::from_hex(key->get_ref<const std::string&>())
+                         : std::nullopt;
+    if (!seal) invalid_request("memory-sqlite config: cursor_key must be 32 hex digits");
+    c.cursor_seal = *seal;
+  }
   return c;
 }
 
@@ -126,7 +133,7 @@ LayerRequest parse_layer_request(const std::string& request_json) {
   return {parse_filter(request), parse_layer(request), optional_string(request, "owner")};
 }
 
-ListRequest parse_list(const std::string& request_json) {
+ListRequest parse_list(const std::string& request_json, const sdk::CursorSeal& seal) {
   json request = parse_request_object(request_json, "list request");
   ListRequest r;
   r.filter = parse_filter(request);
@@ -136,7 +143,7 @@ ListRequest parse_list(const std::string& request_json) {
     r.max_tokens = bounded_int(request, "max_tokens", 1, std::numeric_limits<int>::max());
   std::optional<std::string> cursor = optional_string(request, "cursor");
   if (cursor) {
-    r.before_seq = decode_cursor(*cursor);
+    r.before_seq = decode_cursor(*cursor, seal);
     if (!r.before_seq) invalid_request("invalid cursor");
   }
   return r;

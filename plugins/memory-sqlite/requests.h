@@ -5,6 +5,8 @@
 
 #include "layers.h"
 
+#include <agentrt/cursor_seal.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +30,8 @@ struct Config {
   std::string data_dir;
   int search_candidates = kDefaultSearchCandidates;
   int checkpoint_pages = kDefaultCheckpointPages;
+  // The host's "cursor_key" (ABI 1.7); an all-zero key without one.
+  sdk::CursorSeal cursor_seal;
   // Not from the config: the SQLite VFS the host offers (plugin_sqlite::offered_vfs),
   // or empty for SQLite's default.
   std::string vfs;
@@ -88,7 +92,7 @@ Config parse_config(const std::string& config_json);
 SaveRequest parse_save(const std::string& request_json);
 IdRequest parse_id_request(const std::string& request_json);
 LayerRequest parse_layer_request(const std::string& request_json);
-ListRequest parse_list(const std::string& request_json);
+ListRequest parse_list(const std::string& request_json, const sdk::CursorSeal& seal);
 Filter parse_count(const std::string& request_json);
 SearchRequest parse_search(const std::string& request_json);
 SessionRequest parse_session_request(const std::string& request_json);

@@ -1,6 +1,7 @@
 // List cursors: opaque, strict, and stable while entries are added and removed.
 #include "memory_fixture.h"
 
+#include "core/domain/plugin_call.h"
 #include "core/memory/memory_service.h"
 #include "list_cursor.h"
 
@@ -14,19 +15,39 @@ using memory_sqlite::decode_cursor;
 using memory_sqlite::encode_cursor;
 
 TEST(MemoryCursorCodec, RoundTripsAndRefusesAnythingElse) {
-  for (int64_t seq : {int64_t{1}, int64_t{42}, int64_t{1} << 40, INT64_MAX})
-    EXPECT_EQ(decode_cursor(encode_cursor(seq)), seq);
-  std::string good = encode_cursor(7);
-  for (std::string bad : {std::string(), std::string("m1"), good + "0", good.substr(1),
-                          std::string("m10000000000000000"), std::string("m2000000000000007"),
-                          std::string("m1000000000000000G"), std::string("m18000000000000000"),
-                          std::string("m1-000000000000007")})
-    EXPECT_FALSE(decode_cursor(bad).has_value()) << bad;
+  const sdk::CursorSeal seal = *sdk::CursorSeal::from_hex("00112233445566778899aabbccddeeff");
+  for (int64_t seq : {int64_t{1}, int64_t{42}, int64_t{1} << 40, (int64_t{1} << 48) - 1})
+    EXPECT_EQ(decode_cursor(encode_cursor(seq, seal), seal), seq);
+  std::string good = encode_cursor(7, seal);
+  EXPECT_EQ(good.find("0000000000000007"), std::string::npos) << "sealed: " << good;
+  EXPECT_FALSE(decode_cursor(good, sdk::CursorSeal())) << "under another key";
+  for (std::string bad : {std::string(), std::string("m2"), good + "0", good.substr(1),
+                          std::string("m10000000000000007"), encode_cursor(0, seal),
+                          std::string("m2000000000000000G"), std::string("m2-000000000000007")})
+    EXPECT_FALSE(decode_cursor(bad, seal).has_value()) << bad;
+}
+
+// The host's key reaches the plugin (ABI 1.7 "cursor_key"), so its cursors are sealed
+// under the data dir's key, not the all-zero one (audit 8b, F1).
+TEST_F(MemoryTest, CursorsAreSealedUnderTheHostsKey) {
+  for (int i = 0; i < 3; ++i) save({});
+  const std::string key = "00112233445566778899aabbccddeeff";
+  core::PluginInstance keyed(host.find("memory-sqlite"),
+                             json{{"data_dir", data_dir}, {"cursor_key", key}}.dump());
+  json request = with(filter("c1"), {{"layer", "about_me"}, {"limit", 1}});
+  const json page = core::call_plugin_json(keyed, keyed.plugin().memory_table().list, request);
+  const std::string cursor = page["next_cursor"];
+  const sdk::CursorSeal seal = *sdk::CursorSeal::from_hex(key);
+  EXPECT_TRUE(decode_cursor(cursor, seal)) << cursor;
+  EXPECT_FALSE(decode_cursor(cursor, sdk::CursorSeal())) << "sealed under the zero key";
+  EXPECT_THROW(core::PluginInstance(host.find("memory-sqlite"),
+                                    json{{"data_dir", data_dir}, {"cursor_key", "short"}}.dump()),
+               core::PluginError);
 }
 
 TEST_F(MemoryTest, GarbageCursorsAreInvalid) {
   save({});
-  for (json cursor : {json("garbage"), json(""), json("m1zzzzzzzzzzzzzzzz"), json("m1\"; DROP")}) {
+  for (json cursor : {json("garbage"), json(""), json("m2zzzzzzzzzzzzzzzz"), json("m1\"; DROP")}) {
     Failure f = failure([&] { list(filter("c1"), "about_me", 10, cursor); });
     EXPECT_EQ(f.code, AGENTRT_ERR_INVALID_ARGUMENT) << cursor;
     EXPECT_EQ(f.message, "invalid cursor");

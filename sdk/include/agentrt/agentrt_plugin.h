@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.6 (1.0 plus appended members, each marked "Since").
+ * agentrt plugin ABI, version 1.7 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 6
-#define AGENTRT_ABI_VERSION_STRING "1.6"
+#define AGENTRT_ABI_MINOR 7
+#define AGENTRT_ABI_VERSION_STRING "1.7"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -210,7 +210,11 @@ typedef struct agentrt_sink_t {
  * Since 1.6, an auth module's config may carry "guest": true: the host is a short-lived
  * tool beside a serving agentd (agentd admin-token), which may be an older build. Use
  * the stores as they are: change no schema (fail, naming the store, when one needs an
- * upgrade), start no background work, write nothing but what the calls ask for. */
+ * upgrade), start no background work, write nothing but what the calls ask for.
+ * Since 1.7, an auth module's or memory backend's config carries "cursor_key" (32 hex
+ * digits), the data dir's secret for list cursors, the same at every start: seal the
+ * positions a list hands out as cursors with it (agentrt/cursor_seal.hpp), so that a
+ * cursor does not tell how many rows others wrote between two pages. */
 typedef int32_t (*agentrt_create_fn)(const agentrt_host_api_t* host, const char* config_json,
                                      size_t config_json_len, void** instance,
                                      agentrt_error_t* error);

@@ -164,6 +164,25 @@ Cell CellService::update(const std::string& id, const nlohmann::json& body) {
   return *updated;
 }
 
+bool CellService::record_mode() {
+  constexpr const char* kMetaKey = "cell_mode";
+  const char* now = single_cell_ ? "single" : "multi";
+  bool moved = false;
+  store_.write([&](Connection& db) {
+    auto row = db.prepare("SELECT value FROM meta WHERE key = ?");
+    const std::string before = row.bind(1, kMetaKey).step() ? row.column_text(0) : "";
+    moved = before == "single" && !single_cell_;
+    if (before == now) return;  // a start like the last writes nothing
+    db.prepare(
+          "INSERT INTO meta(key, value) VALUES(?, ?) "
+          "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        .bind(1, kMetaKey)
+        .bind(2, now)
+        .run();
+  });
+  return moved;
+}
+
 void CellService::remove(const std::string& id) {
   if (single_cell_ && id == kDefaultCellId)
     throw conflict("the default cell cannot be deleted in single-cell mode");

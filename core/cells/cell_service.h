@@ -39,6 +39,10 @@ class CellService {
   // data dir holds that single-cell mode cannot reach.
   std::vector<std::string> cells_beside_default(int limit) const;
 
+  // Records this start's mode in state.db; true when the last start served the data
+  // dir in single-cell mode and this one serves it in multi.
+  bool record_mode();
+
   Cell create(const nlohmann::json& body);  // 400, 409
   std::optional<Cell> find(const std::string& id) const;
   // The cell's incarnation (its row's seq, new for a cell made again under a deleted

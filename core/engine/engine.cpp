@@ -95,6 +95,14 @@ StartReport Engine::start(EngineRole role) {
   create_instances();
   cells_ = std::make_unique<CellService>(*store_, single_cell());
   refuse_cells_beside_default();
+  // Tokens issued in single-cell mode name no cell, and a token of no cell is valid in
+  // every cell: moved to multi mode, each reaches every tenant, those made later too
+  // (audit 8b, F3). Not refused, since the move is documented; said where it happens.
+  if (cells_->record_mode())
+    log_warn(
+        "this data dir was last served in single-cell mode: the tokens issued then name no "
+        "cell, so each now reaches every cell, those made later too; revoke them and issue "
+        "tokens with a cell");
   cells_->ensure_default_cell();
   registry_ = std::make_unique<ProviderRegistry>(*store_, host_);
   std::set<std::string> disabled;

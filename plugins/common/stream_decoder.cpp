@@ -52,6 +52,7 @@ void SseDecoder::end_of_stream() {
     throw sdk::Error(AGENTRT_ERR_UPSTREAM,
                      "upstream answered without a single server-sent event (not a stream: a "
                      "whole JSON answer, or an HTML page from a proxy?)");
+  if (!out_.finished()) on_end_without_marker();
   if (!out_.finished()) truncated();
 }
 

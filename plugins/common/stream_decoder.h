@@ -38,6 +38,9 @@ class SseDecoder : public StreamDecoder {
  protected:
   // One complete event; called only until the end marker was seen.
   virtual void on_event(const SseEvent& event) = 0;
+  // The body ended cleanly, after one event at least, with no end marker: a vendor
+  // whose events show the answer whole may finish it here. Otherwise it is truncated.
+  virtual void on_end_without_marker() {}
   DeltaEmitter& out_;
 
  private:

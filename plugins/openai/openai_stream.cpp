@@ -223,4 +223,8 @@ void ChunkDecoder::on_event(const SseEvent& event) {
   if (fields_.usage) usage_ = fields_.usage;
 }
 
+void ChunkDecoder::on_end_without_marker() {
+  if (!finish_reason_.empty()) out_.finish(usage_, engine_finish_reason(finish_reason_));
+}
+
 }  // namespace agentrt::providers::openai

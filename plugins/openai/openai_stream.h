@@ -74,6 +74,10 @@ class ChunkDecoder : public SseDecoder {
 
  private:
   void on_event(const SseEvent& event) override;
+  // An answer whose finish_reason came is whole without "data: [DONE]", which some
+  // OpenAI-compatible servers never send and OpenAI's own SDK does not wait for; one
+  // cut before its finish_reason is still truncated.
+  void on_end_without_marker() override;
 
   ChunkFields fields_;  // reused, so that its buffers stop allocating
   ChunkHead head_;

@@ -68,7 +68,7 @@ class OpenAiDialect : public Dialect {
       last["usage"] = usage;
       events.push_back(sse_data(ctx, last.dump()));
     }
-    events.push_back(sse_data(ctx, "[DONE]"));
+    if (!reply.no_terminator) events.push_back(sse_data(ctx, "[DONE]"));
     return events;
   }
 

@@ -72,13 +72,15 @@ struct Reply {
   std::string text = "Hello, world!";                 // the answer, cut into `deltas` deltas at
   int deltas = 3;                                     // UTF-8 character boundaries
   std::optional<FakeUsage> usage = FakeUsage{12, 5};  // nullopt: the stream has none
-  std::string finish;        // the vendor's own finish word ("length", "max_tokens",
-                             // "stop_sequence"...); "" = its normal end of turn
-  bool crlf = false;         // end stream lines with CRLF instead of LF
-  bool hold_open = false;    // after the stream's end marker, keep the response open
-                             // (no final chunk) until the client leaves
-  bool close_after = false;  // close the connection once the response is complete,
-                             // unannounced, as a server whose keep-alive time ran out
+  std::string finish;          // the vendor's own finish word ("length", "max_tokens",
+                               // "stop_sequence"...); "" = its normal end of turn
+  bool crlf = false;           // end stream lines with CRLF instead of LF
+  bool hold_open = false;      // after the stream's end marker, keep the response open
+                               // (no final chunk) until the client leaves
+  bool close_after = false;    // close the connection once the response is complete,
+                               // unannounced, as a server whose keep-alive time ran out
+  bool no_terminator = false;  // openai: end the body after the finish (and usage) chunks
+                               // without "data: [DONE]", as some compatible servers do
 
   std::chrono::milliseconds delta_delay{0};  // waited before each delta
   std::vector<size_t> split_at;              // body byte offsets at which a write is cut in two;

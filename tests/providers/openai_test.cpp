@@ -81,5 +81,20 @@ TEST_F(OpenAi, MapsFinishReasons) {
   }
 }
 
+// Some OpenAI-compatible servers end the body after the finish and usage chunks with no
+// "data: [DONE]"; OpenAI's SDK does not wait for it. Such an answer is whole: it failed
+// as "ended before its end marker". One cut before its finish_reason is still cut
+// (Transport.StreamWithoutItsEndMarkerIsTruncatedNotFinished).
+TEST_F(OpenAi, AnAnswerWhoseFinishCameIsWholeWithoutTheTerminator) {
+  Reply reply = Reply::answer("all of it", 3);
+  reply.no_terminator = true;
+  fake.enqueue(reply);
+  Outcome out = run(*provider, user_request("hi"));
+  ASSERT_FALSE(out.error) << out.message();
+  EXPECT_EQ(out.text(), "all of it");
+  EXPECT_EQ(out.usage, (json{{"input_tokens", 12}, {"output_tokens", 5}}));
+  EXPECT_EQ(out.finish, (json{{"reason", "end_turn"}}));
+}
+
 }  // namespace
 }  // namespace agentrt::test

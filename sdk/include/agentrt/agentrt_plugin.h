@@ -162,7 +162,7 @@ typedef struct agentrt_host_api_t {
 
 /* Delta kinds (uint32_t). A host ignores a kind it does not know, so later minors
  * can add kinds (tool calls, reasoning) without breaking older hosts. */
-#define AGENTRT_DELTA_TEXT 1   /* data: UTF-8 answer text fragment */
+#define AGENTRT_DELTA_TEXT 1   /* data: UTF-8 answer text fragment, whole characters */
 #define AGENTRT_DELTA_USAGE 2  /* data: {"input_tokens":n,"output_tokens":n} */
 #define AGENTRT_DELTA_FINISH 3 /* data: {"reason":"end_turn|max_tokens|..."} */
 

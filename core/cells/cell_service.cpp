@@ -4,6 +4,7 @@
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
 #include "core/log/logger.h"
+#include "core/store/meta.h"
 #include "core/store/paged_query.h"
 
 namespace agentrt::core {
@@ -166,21 +167,12 @@ Cell CellService::update(const std::string& id, const nlohmann::json& body) {
 
 bool CellService::record_mode() {
   constexpr const char* kMetaKey = "cell_mode";
-  const char* now = single_cell_ ? "single" : "multi";
-  bool moved = false;
-  store_.write([&](Connection& db) {
-    auto row = db.prepare("SELECT value FROM meta WHERE key = ?");
-    const std::string before = row.bind(1, kMetaKey).step() ? row.column_text(0) : "";
-    moved = before == "single" && !single_cell_;
-    if (before == now) return;  // a start like the last writes nothing
-    db.prepare(
-          "INSERT INTO meta(key, value) VALUES(?, ?) "
-          "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-        .bind(1, kMetaKey)
-        .bind(2, now)
-        .run();
-  });
-  return moved;
+  const std::string now = single_cell_ ? "single" : "multi";
+  std::optional<std::string> before;
+  store_.read([&](Connection& db) { before = meta_value(db, kMetaKey); });
+  if (before == now) return false;  // a start like the last writes nothing
+  store_.write([&](Connection& db) { set_meta_value(db, kMetaKey, now); });
+  return before == "single";
 }
 
 void CellService::remove(const std::string& id) {

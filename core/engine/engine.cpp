@@ -3,6 +3,7 @@
 #include "core/domain/paging.h"
 #include "core/log/logger.h"
 #include "core/store/cursor_key.h"
+#include "core/store/meta.h"
 #include "core/store/store_files.h"
 
 #include <fcntl.h>
@@ -240,9 +241,7 @@ std::vector<MemoryItem> Engine::run_memory(const MemoryScope& scope) {
 // restarting does not mint a new one for whoever reads stderr.
 StartReport Engine::bootstrap_admin_token() {
   bool done = false;
-  store_->read([&](Connection& db) {
-    done = db.prepare("SELECT 1 FROM meta WHERE key = 'admin_bootstrapped'").step();
-  });
+  store_->read([&](Connection& db) { done = meta_value(db, "admin_bootstrapped").has_value(); });
   if (done) return {};
   StartReport report;
   report.first_admin_token = auth_->mint_admin();
@@ -251,9 +250,7 @@ StartReport Engine::bootstrap_admin_token() {
     write_private_file(path, *report.first_admin_token + "\n");
     report.admin_token_file = path;
   }
-  store_->write([&](Connection& db) {
-    db.exec("INSERT INTO meta(key, value) VALUES ('admin_bootstrapped', '1')");
-  });
+  store_->write([&](Connection& db) { set_meta_value(db, "admin_bootstrapped", "1"); });
   return report;
 }
 

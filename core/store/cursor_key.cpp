@@ -1,6 +1,7 @@
 #include "core/store/cursor_key.h"
 
 #include "core/domain/ids.h"
+#include "core/store/meta.h"
 
 namespace agentrt::core {
 namespace {
@@ -10,16 +11,12 @@ constexpr const char* kMetaKey = "cursor_key";
 }  // namespace
 
 std::string cursor_key(StateStore& store) {
-  std::string key;
-  store.write([&](Connection& db) {
-    db.prepare("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO NOTHING")
-        .bind(1, kMetaKey)
-        .bind(2, random_hex(16))
-        .run();
-    auto row = db.prepare("SELECT value FROM meta WHERE key = ?");
-    if (row.bind(1, kMetaKey).step()) key = row.column_text(0);
-  });
-  return key;
+  std::optional<std::string> key;
+  store.read([&](Connection& db) { key = meta_value(db, kMetaKey); });
+  if (key) return *key;  // every start but the first: nothing to write
+  const std::string made = random_hex(16);
+  store.write([&](Connection& db) { set_meta_value(db, kMetaKey, made); });
+  return made;
 }
 
 }  // namespace agentrt::core

@@ -1,6 +1,7 @@
 #include "core/store/store_files.h"
 
 #include "core/store/data_dir.h"
+#include "core/store/meta.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -43,10 +44,7 @@ std::vector<std::string> stores_beside_state(const std::string& data_dir) {
 
 void refuse_lost_stores(const StateStore& store, const std::string& data_dir) {
   std::string recorded;
-  store.read([&](Connection& db) {
-    auto row = db.prepare("SELECT value FROM meta WHERE key = ?");
-    if (row.bind(1, kMetaKey).step()) recorded = row.column_text(0);
-  });
+  store.read([&](Connection& db) { recorded = meta_value(db, kMetaKey).value_or(""); });
   std::istringstream names(recorded);
   for (std::string name; std::getline(names, name, ',');) {
     if (name.empty() || store_holds_data(data_dir_file(data_dir, name.c_str()))) continue;
@@ -59,14 +57,7 @@ void refuse_lost_stores(const StateStore& store, const std::string& data_dir) {
 
 void record_stores(StateStore& store, const std::string& data_dir) {
   const std::string names = joined(stores_beside_state(data_dir));
-  store.write([&](Connection& db) {
-    db.prepare(
-          "INSERT INTO meta(key, value) VALUES(?, ?) "
-          "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-        .bind(1, kMetaKey)
-        .bind(2, names)
-        .run();
-  });
+  store.write([&](Connection& db) { set_meta_value(db, kMetaKey, names); });
 }
 
 }  // namespace agentrt::core

@@ -2,6 +2,7 @@
 // under way or queued (its page cache holds what the last commits wrote), on a read
 // connection otherwise, and never a way to write.
 #include "core/store/state_store.h"
+#include "tests/core/store_test_util.h"
 #include "tests/core/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -17,11 +18,10 @@
 namespace agentrt::core {
 namespace {
 
-using namespace std::chrono_literals;
+using test_util::insert_key;
+using test_util::wait_for_pending;
 
-void insert_key(Connection& db, const std::string& key) {
-  db.prepare("INSERT INTO meta(key, value) VALUES(?, 'v')").bind(1, key).run();
-}
+using namespace std::chrono_literals;
 
 bool has_key(Connection& db, const std::string& key) {
   Statement q = db.prepare("SELECT count(*) FROM meta WHERE key = ?");
@@ -50,13 +50,6 @@ Seen short_read_of(const StateStore& store, const std::string& key) {
     seen.found = has_key(db, key);
   });
   return seen;
-}
-
-bool wait_for_pending(const StateStore& store, size_t n) {
-  for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;
-       std::this_thread::sleep_for(1ms))
-    if (store.pending_writes() == n) return true;
-  return false;
 }
 
 TEST(ShortReadTest, AnIdleWritersConnectionReadsWhatWasJustCommitted) {

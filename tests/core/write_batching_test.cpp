@@ -3,6 +3,7 @@
 // checkpointer on its own: wal_checkpointer_test.cpp.
 #include "core/store/state_store.h"
 #include "core/store/write_batcher.h"
+#include "tests/core/store_test_util.h"
 #include "tests/core/temp_dir.h"
 
 #include <sched.h>
@@ -23,6 +24,9 @@
 namespace agentrt::core {
 namespace {
 
+using test_util::insert_key;
+using test_util::wait_for_pending;
+
 using namespace std::chrono_literals;
 
 int64_t count_keys(const StateStore& store, const std::string& key) {
@@ -35,10 +39,6 @@ int64_t count_keys(const StateStore& store, const std::string& key) {
   return n;
 }
 
-void insert_key(Connection& db, const std::string& key) {
-  db.prepare("INSERT INTO meta(key, value) VALUES(?, 'v')").bind(1, key).run();
-}
-
 // A database with the schema, then the file on its own: one writer connection and its
 // group commit, without the StateStore around them.
 struct BareBatcher {
@@ -49,13 +49,6 @@ struct BareBatcher {
 };
 
 constexpr int64_t kWalLimit = 64 * 1024 * 1024;  // journal_size_limit
-
-bool wait_for_pending(const StateStore& store, size_t n) {
-  for (auto until = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < until;
-       std::this_thread::sleep_for(1ms))
-    if (store.pending_writes() == n) return true;
-  return false;
-}
 
 // Holds the writer inside a transaction until released, so the writes started
 // meanwhile queue up and commit together as one batch.

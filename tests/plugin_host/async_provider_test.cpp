@@ -25,7 +25,7 @@ struct Result {
   std::optional<PluginError> error;
 };
 
-std::string request(const std::string& what) {
+std::string async_request(const std::string& what) {
   return test::one_message_request("async", what);
 }
 
@@ -44,7 +44,7 @@ class AsyncProvider : public ::testing::Test {
     Result r;
     try {
       provider->complete(
-          request(what),
+          async_request(what),
           [&](const ProviderDelta& d) {
             r.kinds.push_back(d.kind);
             if (d.kind == AGENTRT_DELTA_TEXT) r.text.append(d.data);
@@ -149,7 +149,7 @@ TEST_F(AsyncProvider, MeanwhileRunsOnceACallIsUnderWayAndNeverForARefusedOne) {
       std::optional<PluginError> error;
       try {
         provider->complete(
-            request(what),
+            async_request(what),
             [&](const ProviderDelta&) {
               ++delivered;
               return true;

@@ -12,7 +12,7 @@
 namespace agentrt::core {
 namespace {
 
-std::string request(const std::string& what) {
+std::string misbehaving_request(const std::string& what) {
   return test::one_message_request("misbehaving", what);
 }
 
@@ -27,7 +27,7 @@ class MisbehavingProvider : public ::testing::Test {
   std::optional<PluginError> complete(const std::string& what, std::string& seen) {
     try {
       provider->complete(
-          request(what),
+          misbehaving_request(what),
           [&](const ProviderDelta& d) {
             seen.append(d.data);
             return true;
@@ -72,7 +72,7 @@ TEST_F(MisbehavingProvider, AnErrorMessageWithoutANulIsReadNoFurtherThanItsStruc
 TEST_F(MisbehavingProvider, WhatComesAfterTheStopIsDroppedAndTheRunIsInterrupted) {
   std::string kept;
   ProviderResult result = call_provider(
-      *provider, request("ignore-stop"), CallPolicy{},
+      *provider, misbehaving_request("ignore-stop"), CallPolicy{},
       [&](std::string_view text) {
         kept.append(text);
         return kept.size() < 3;  // the client leaves after the third delta
@@ -85,8 +85,8 @@ TEST_F(MisbehavingProvider, WhatComesAfterTheStopIsDroppedAndTheRunIsInterrupted
 
 TEST_F(MisbehavingProvider, ACountBelowZeroIsNoCount) {
   ProviderResult result = call_provider(
-      *provider, request("negative"), CallPolicy{}, [](std::string_view) { return true; },
-      [] { return false; });
+      *provider, misbehaving_request("negative"), CallPolicy{},
+      [](std::string_view) { return true; }, [] { return false; });
   EXPECT_EQ(result.text, "fine");
   EXPECT_FALSE(result.input_tokens);
   EXPECT_FALSE(result.output_tokens);

@@ -4,7 +4,8 @@
 #include "tests/providers/decoder_sink.h"
 #include "tests/providers/fields_check.h"
 
-namespace agentrt::test {
+// Named for its vendor: the unity build puts the three vendors' files in one unit.
+namespace agentrt::test::anthropic_fields {
 namespace {
 
 using providers::anthropic::EventFields;
@@ -186,4 +187,4 @@ TEST(AnthropicDecoder, AnErrorEventEndsTheCall) {
 }
 
 }  // namespace
-}  // namespace agentrt::test
+}  // namespace agentrt::test::anthropic_fields

@@ -4,7 +4,8 @@
 #include "tests/providers/decoder_sink.h"
 #include "tests/providers/fields_check.h"
 
-namespace agentrt::test {
+// Named for its vendor: the unity build puts the three vendors' files in one unit.
+namespace agentrt::test::ollama_fields {
 namespace {
 
 using providers::ollama::LineFields;
@@ -120,4 +121,4 @@ TEST(OllamaDecoder, AnErrorLineEndsTheCallAfterTheTextBeforeIt) {
 }
 
 }  // namespace
-}  // namespace agentrt::test
+}  // namespace agentrt::test::ollama_fields

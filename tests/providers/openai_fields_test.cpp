@@ -4,7 +4,8 @@
 #include "tests/providers/decoder_sink.h"
 #include "tests/providers/fields_check.h"
 
-namespace agentrt::test {
+// Named for its vendor: the unity build puts the three vendors' files in one unit.
+namespace agentrt::test::openai_fields {
 namespace {
 
 using providers::Usage;
@@ -421,4 +422,4 @@ TEST(OpenAiDecoder, ChunksThatAFrameFitsOrNotGiveTheSameDeltas) {
 }
 
 }  // namespace
-}  // namespace agentrt::test
+}  // namespace agentrt::test::openai_fields

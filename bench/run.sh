@@ -359,7 +359,7 @@ mkdir -p "$work/start-existing"
 "$bin/start_probe" --runs "$start_runs" --settle-ms 1000 -- "$bin/agentd" serve \
   --listen '127.0.0.1:{port}' --data-dir "$work/start-existing" \
   >"$work/r/start-existing" 2>"$work/r/start-existing.err" || echo '{}' >"$work/r/start-existing"
-log "start: fresh $(jq -c '{median_healthy_ms, median_rss_kb}' "$work/r/start-fresh"), existing $(jq -c '{median_healthy_ms, median_rss_kb}' "$work/r/start-existing")"
+log "start: fresh $(jq -c '{median_healthy_ms, median_rss_kb, median_stopped_ms}' "$work/r/start-fresh"), existing $(jq -c '{median_healthy_ms, median_rss_kb, median_stopped_ms}' "$work/r/start-existing")"
 
 log "7. the state store alone (store_bench, 3 runs)"
 for run in 1 2 3; do
@@ -513,13 +513,14 @@ mkdir -p "$(dirname "$report")"
   echo "## 6. Start time and idle memory"
   echo
   echo "bench/load/start_probe: fork+exec of \`agentd serve\` (default config) to the first 200"
-  echo "\`/health\` with \`\"status\":\"ok\"\`, polled every 1 ms; VmRSS 1 s later; $start_runs starts each."
+  echo "\`/health\` with \`\"status\":\"ok\"\`, polled every 1 ms; VmRSS 1 s later; then SIGTERM to the exit,"
+  echo "polled every 1 ms; $start_runs starts each."
   echo
-  echo "| data dir | median healthy ms | median idle RSS MB | each start (ms / MB) |"
-  echo "|---|---:|---:|---|"
+  echo "| data dir | median healthy ms | median idle RSS MB | median SIGTERM to exit ms | each start (ms / MB) |"
+  echo "|---|---:|---:|---:|---|"
   for row in "empty (first start: schema, admin token)|start-fresh" "existing|start-existing"; do
     f="${row##*|}"
-    echo "| ${row%%|*} | $(j "$f" .median_healthy_ms) | $(calc "v = \"$(j "$f" .median_rss_kb)\"; if (v !~ /^[0-9.]+\$/) print \"n/a\"; else printf \"%.1f\", v / 1024") | $(jq -r '[.runs[] | "\(.healthy_ms) / \(.rss_kb / 1024 | . * 10 | floor / 10)"] | join(", ")' "$work/r/$f" 2>/dev/null || echo n/a) |"
+    echo "| ${row%%|*} | $(j "$f" .median_healthy_ms) | $(calc "v = \"$(j "$f" .median_rss_kb)\"; if (v !~ /^[0-9.]+\$/) print \"n/a\"; else printf \"%.1f\", v / 1024") | $(j "$f" .median_stopped_ms) | $(jq -r '[.runs[] | "\(.healthy_ms) / \(.rss_kb / 1024 | . * 10 | floor / 10)"] | join(", ")' "$work/r/$f" 2>/dev/null || echo n/a) |"
   done
   echo
   echo "- **Idle RSS $idle_rss_mb MB** (target 30: $(verdict "$idle_rss_mb" '<=' 30)); **healthy in $healthy_ms ms** (target 200: $(verdict "$healthy_ms" '<=' 200))."

@@ -6,7 +6,7 @@
 // In COMMAND and ARGS, "{port}" becomes a free loopback port picked for each run and
 // "{run}" the run's number (1..runs), e.g. for a fresh data directory per run. Healthy
 // means a 200 whose body has "status":"ok". Each run ends with SIGTERM (SIGKILL after
-// 15 s). Prints one JSON object on stdout: every run and the medians.
+// 15 s), timed to the exit. Prints one JSON object on stdout: every run and the medians.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -89,14 +89,19 @@ std::string substitute(std::string s, const std::string& key, const std::string&
   return s;
 }
 
-void stop(pid_t pid) {
+// Milliseconds from SIGTERM to the exit, polled every millisecond; -1 if it had to be
+// killed.
+double stop(pid_t pid) {
+  const Clock::time_point t0 = Clock::now();
   kill(pid, SIGTERM);
-  for (int i = 0; i < 1500; ++i) {
-    if (waitpid(pid, nullptr, WNOHANG) == pid) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 15000; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid)
+      return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
+  return -1;
 }
 
 double median(std::vector<double> v) {
@@ -130,7 +135,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> command(argv + i + 1, argv + argc);
 
-  std::vector<double> healthy_ms, rss_kb;
+  std::vector<double> healthy_ms, rss_kb, stopped_ms;
   std::string runs_json;
   for (int run = 1; run <= runs; ++run) {
     const int port = free_port();
@@ -168,15 +173,19 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
     const long rss = status_number(pid, "VmRSS");
     const long threads = status_number(pid, "Threads");
-    stop(pid);
+    const double stopped = stop(pid);
     healthy_ms.push_back(took);
     rss_kb.push_back(static_cast<double>(rss));
-    char entry[160];
-    std::snprintf(entry, sizeof entry, "%s{\"healthy_ms\":%.2f,\"rss_kb\":%ld,\"threads\":%ld}",
-                  run == 1 ? "" : ",", took, rss, threads);
+    stopped_ms.push_back(stopped);
+    char entry[200];
+    std::snprintf(entry, sizeof entry,
+                  "%s{\"healthy_ms\":%.2f,\"rss_kb\":%ld,\"threads\":%ld,\"stopped_ms\":%.2f}",
+                  run == 1 ? "" : ",", took, rss, threads, stopped);
     runs_json += entry;
   }
-  std::printf("{\"runs\":[%s],\"median_healthy_ms\":%.2f,\"median_rss_kb\":%.0f}\n",
-              runs_json.c_str(), median(healthy_ms), median(rss_kb));
+  std::printf(
+      "{\"runs\":[%s],\"median_healthy_ms\":%.2f,\"median_rss_kb\":%.0f,"
+      "\"median_stopped_ms\":%.2f}\n",
+      runs_json.c_str(), median(healthy_ms), median(rss_kb), median(stopped_ms));
   return 0;
 }

@@ -39,7 +39,18 @@ void AcceptErrorLog::exception() {
   report("unknown exception", false);
 }
 
+std::atomic<int> AcceptErrorLog::stopping_{0};
+
+AcceptErrorLog::Stopping::Stopping() {
+  ++stopping_;
+}
+
+AcceptErrorLog::Stopping::~Stopping() {
+  --stopping_;
+}
+
 void AcceptErrorLog::report(const std::string& what, bool out) {
+  if (stopping_.load() > 0) return;
   unsigned held_back = 0;
   {
     std::lock_guard lock(mutex_);

@@ -95,7 +95,7 @@ struct HttpServer::Impl {
   // Stops accepting and closes the listening socket, so that new clients are refused
   // instead of waiting in the backlog of a server that will never serve them.
   // Poco's acceptor waits for clients in polls of 250 ms and looks at its stop flag
-  // between them, so a stop waited up to 250 ms (all of it right after a start). Shut
+  // between them, so a stop waited up to 250 ms (most of it soon after a start). Shut
   // down for reading, the socket reads as ready at once and accept() fails, and the
   // acceptor finds the flag; if it gets there first it only goes round again.
   void stop_accepting() {

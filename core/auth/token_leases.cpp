@@ -16,7 +16,11 @@ TokenLeases::Lease TokenLeases::hold(const std::string& token_id, std::function<
   const bool born_revoked = revoked_lately(token_id);
   state->revoked = born_revoked;
   if (!born_revoked) state->on_revoke = std::move(on_revoke);
-  held_.emplace(token_id, state.get());
+  Lease::State*& newest = held_[token_id];
+  state->older = newest;
+  if (newest != nullptr) newest->newer = state.get();
+  newest = state.get();
+  ++open_;
   lock.unlock();
   if (born_revoked && on_revoke) on_revoke();
   return Lease(this, token_id, std::move(state));
@@ -30,12 +34,12 @@ size_t TokenLeases::revoke(const std::string& token_id) {
     std::lock_guard lock(mutex_);
     recent_[next_recent_] = token_id;
     next_recent_ = (next_recent_ + 1) % recent_.size();
-    auto [first, last] = held_.equal_range(token_id);
-    for (auto it = first; it != last; ++it) {
-      Lease::State& state = *it->second;
-      if (state.revoked.exchange(true)) continue;
+    auto it = held_.find(token_id);
+    for (Lease::State* state = it == held_.end() ? nullptr : it->second; state != nullptr;
+         state = state->older) {
+      if (state->revoked.exchange(true)) continue;
       ++ended;
-      if (state.on_revoke) to_run.push_back(std::move(state.on_revoke));
+      if (state->on_revoke) to_run.push_back(std::move(state->on_revoke));
     }
   }
   // Outside the lock: an on_revoke may wake a run whose thread is releasing its lease.
@@ -45,17 +49,24 @@ size_t TokenLeases::revoke(const std::string& token_id) {
 
 size_t TokenLeases::open() const {
   std::lock_guard lock(mutex_);
-  return held_.size();
+  return open_;
 }
 
-void TokenLeases::release(const std::string& token_id, const Lease::State* state) {
+void TokenLeases::release(const std::string& token_id, Lease::State* state) {
   std::lock_guard lock(mutex_);
-  auto [first, last] = held_.equal_range(token_id);
-  for (auto it = first; it != last; ++it)
-    if (it->second == state) {
-      held_.erase(it);
-      return;
-    }
+  --open_;
+  if (state->older != nullptr) state->older->newer = state->newer;
+  if (state->newer != nullptr) {
+    state->newer->older = state->older;
+    return;
+  }
+  // The token's newest lease: its list now starts at the next older one, if any.
+  auto it = held_.find(token_id);
+  if (it == held_.end()) return;  // cannot be: every registered lease is in its list
+  if (state->older != nullptr)
+    it->second = state->older;
+  else
+    held_.erase(it);
 }
 
 bool TokenLeases::revoked_lately(const std::string& token_id) const {

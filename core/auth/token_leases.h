@@ -38,6 +38,11 @@ class TokenLeases {
     struct State {
       std::atomic<bool> revoked{false};
       std::function<void()> on_revoke;
+      // The token's other leases, newest first, under the owner's mutex: a lease
+      // leaves its token's list in constant time, however many streams share the
+      // token (a service's one token can carry thousands).
+      State* newer = nullptr;
+      State* older = nullptr;
     };
     Lease(TokenLeases* owner, std::string token_id, std::unique_ptr<State> state)
         : owner_(owner), token_id_(std::move(token_id)), state_(std::move(state)) {}
@@ -56,11 +61,13 @@ class TokenLeases {
   size_t open() const;
 
  private:
-  void release(const std::string& token_id, const Lease::State* state);
+  void release(const std::string& token_id, Lease::State* state);
   bool revoked_lately(const std::string& token_id) const;  // under mutex_
 
   mutable std::mutex mutex_;
-  std::unordered_multimap<std::string, Lease::State*> held_;  // each owned by its lease
+  // Each token's newest lease, the head of its list; each state is owned by its lease.
+  std::unordered_map<std::string, Lease::State*> held_;
+  size_t open_ = 0;
   std::array<std::string, kRecentRevocations> recent_;
   size_t next_recent_ = 0;
 };

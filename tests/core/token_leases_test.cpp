@@ -67,6 +67,30 @@ TEST(TokenLeases, ALeaseWithoutATokenIdIsNeverRevoked) {
   EXPECT_EQ(leases.open(), 0u);
 }
 
+// Leases of one token end in any order (the newest, the oldest, one between): each
+// leaves the token's list, and a revocation still reaches every lease left, and only
+// those.
+TEST(TokenLeases, LeasesEndingInAnyOrderLeaveTheRestRevocable) {
+  TokenLeases leases;
+  std::vector<int> hooks(6, 0);
+  std::vector<std::optional<TokenLeases::Lease>> held;
+  for (int i = 0; i < 6; ++i) held.emplace_back(leases.hold("tok", [&hooks, i] { ++hooks[i]; }));
+  auto other = leases.hold("tok_other");
+  for (int i : {5, 0, 3}) held[i].reset();  // the newest, the oldest, one between
+  EXPECT_EQ(leases.open(), 4u);
+  EXPECT_EQ(leases.revoke("tok"), 3u);
+  EXPECT_EQ(hooks, (std::vector<int>{0, 1, 1, 0, 1, 0}));
+  EXPECT_FALSE(other.revoked());
+  held.clear();
+  EXPECT_EQ(leases.open(), 1u);
+  auto again = leases.hold("tok_again");
+  for (int i = 0; i < 3; ++i) held.emplace_back(leases.hold("tok_again"));
+  held[1].reset();  // one between
+  held.clear();
+  EXPECT_EQ(leases.revoke("tok_again"), 1u) << "only the lease still held";
+  EXPECT_TRUE(again.revoked());
+}
+
 TEST(TokenLeases, LeasesComeAndGoWhileTokensAreRevoked) {
   TokenLeases leases;
   std::vector<std::thread> streams;

@@ -34,7 +34,7 @@
 # run, for callgrind_annotate.
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
 # opened over 5 s, 2 s of warm-up), and each run prints the streams finished in the D
-# seconds measured, the fewest live, agentd's CPU (% of a core) and its CPU per delta
+# seconds measured, the fewest open and live, agentd's CPU (% of a core) and its CPU per delta
 # (µs). Needs the Release tree built (bench/run.sh builds it) and wrk.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -103,7 +103,7 @@ streams() { # variant pid address token
   local done live
   done=$(jq .completed "$work/streams.json")
   live=$(jq .live.min "$work/streams.json")
-  echo "$1: streams_done=$done live_min=$live ttfd_p50_ms=$(jq '.ttfd_us.p50 / 1000 | floor' "$work/streams.json") ttfd_p99_ms=$(jq '.ttfd_us.p99 / 1000 | floor' "$work/streams.json") cpu_pct=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)/$D}") cpu_us_per_delta=$(awk "BEGIN{printf \"%.1f\", ($c1-$c0)*10000/($done*64)}")"
+  echo "$1: streams_done=$done open_min=$(jq .open.min "$work/streams.json") live_min=$live ttfd_p50_ms=$(jq '.ttfd_us.p50 / 1000 | floor' "$work/streams.json") ttfd_p99_ms=$(jq '.ttfd_us.p99 / 1000 | floor' "$work/streams.json") cpu_pct=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)/$D}") cpu_us_per_delta=$(awk "BEGIN{printf \"%.1f\", ($c1-$c0)*10000/($done*64)}")"
 }
 
 one() { # variant

@@ -14,6 +14,8 @@
 //   ttfd   request sent -> first occurrence of --first in the body (the first delta)
 //   total  request sent -> response complete
 //   gap    between successive reads of a stream after its first delta
+//   open   streams requested on an established connection and not yet complete (the
+//          server holds them, whether or not their head came yet), sampled as live
 //   live   streams with their head received and not yet complete, sampled every
 //          --sample-ms during the window
 //   active live streams that received body bytes within the last --active-ms (the
@@ -252,7 +254,7 @@ struct Conn {
 
 struct Stats {
   std::vector<double> ttfb_us, ttfd_us, total_us, gap_us;
-  std::vector<int> live, active;
+  std::vector<int> open, live, active;
   long completed = 0, errors_status = 0, errors_incomplete = 0, errors_io = 0;
   long errors_connect = 0;
 };
@@ -294,6 +296,7 @@ class Load {
       while (next_to_start < conns_.size() && conns_[next_to_start].start_at <= now)
         open(conns_[next_to_start++]);
       if (now >= window_start_ && now < window_end_ && now >= next_sample) {
+        stats_.open.push_back(count_if([](const Conn& c) { return c.in_request; }));
         stats_.live.push_back(live_count());
         stats_.active.push_back(active_count(now));
         next_sample += std::chrono::milliseconds(o_.sample_ms);
@@ -324,6 +327,8 @@ class Load {
     std::printf(",");
     print_percentiles("gap_us", stats_.gap_us);
     std::printf(",");
+    print_counts("open", stats_.open);
+    std::printf(",");
     print_counts("live", stats_.live);
     std::printf(",");
     print_counts("active", stats_.active);
@@ -352,24 +357,22 @@ class Load {
 
   int active_count(Clock::time_point now) const {
     const auto limit = std::chrono::milliseconds(o_.active_ms);
-    int n = 0;
-    for (const Conn& c : conns_)
-      if (c.in_request && c.reader.head_received && now - c.last_read <= limit) ++n;
-    return n;
+    return count_if([&](const Conn& c) {
+      return c.in_request && c.reader.head_received && now - c.last_read <= limit;
+    });
+  }
+
+  template <typename Pred>
+  int count_if(Pred pred) const {
+    return static_cast<int>(std::count_if(conns_.begin(), conns_.end(), pred));
   }
 
   int live_count() const {
-    int n = 0;
-    for (const Conn& c : conns_)
-      if (c.in_request && c.reader.head_received) ++n;
-    return n;
+    return count_if([](const Conn& c) { return c.in_request && c.reader.head_received; });
   }
 
   int in_flight() const {
-    int n = 0;
-    for (const Conn& c : conns_)
-      if (c.in_request || c.connecting) ++n;
-    return n;
+    return count_if([](const Conn& c) { return c.in_request || c.connecting; });
   }
 
   size_t index(const Conn& c) const { return static_cast<size_t>(&c - conns_.data()); }

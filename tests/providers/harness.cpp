@@ -41,9 +41,15 @@ std::unique_ptr<ProviderInstance> make_provider(Vendor vendor, const json& confi
   auto provider = std::make_unique<ProviderInstance>(provider_plugin(vendor), config.dump());
   // The suite runs twice (CMakeLists.txt): through the plugins' own threads (ABI 1.2
   // complete_async), as agentd calls them, and through the blocking complete that
-  // older hosts call.
-  const char* blocking = std::getenv("AGENTRT_TEST_BLOCKING_PROVIDERS");
-  provider->set_blocking_only(blocking != nullptr && std::string(blocking) == "1");
+  // older hosts call: AGENTRT_TEST_BLOCKING_PROVIDERS=1, or =curl for the blocking
+  // complete with libcurl doing every call (AGENTRT_UPSTREAM_CLIENT=curl).
+  const char* blocking_env = std::getenv("AGENTRT_TEST_BLOCKING_PROVIDERS");
+  const std::string blocking = blocking_env == nullptr ? "" : blocking_env;
+  const char* client = std::getenv("AGENTRT_UPSTREAM_CLIENT");
+  // Set once, before the first provider: the plugins' threads read the environment.
+  if (blocking == "curl" && (client == nullptr || std::string(client) != "curl"))
+    ::setenv("AGENTRT_UPSTREAM_CLIENT", "curl", 1);
+  provider->set_blocking_only(blocking == "1" || blocking == "curl");
   return provider;
 }
 

@@ -38,7 +38,6 @@ json config_for(const FakeUpstream& fake, const std::string& key) {
 }
 
 std::unique_ptr<ProviderInstance> make_provider(Vendor vendor, const json& config) {
-  auto provider = std::make_unique<ProviderInstance>(provider_plugin(vendor), config.dump());
   // The suite runs twice (CMakeLists.txt): through the plugins' own threads (ABI 1.2
   // complete_async), as agentd calls them, and through the blocking complete that
   // older hosts call: AGENTRT_TEST_BLOCKING_PROVIDERS=1, or =curl for the blocking
@@ -46,9 +45,11 @@ std::unique_ptr<ProviderInstance> make_provider(Vendor vendor, const json& confi
   const char* blocking_env = std::getenv("AGENTRT_TEST_BLOCKING_PROVIDERS");
   const std::string blocking = blocking_env == nullptr ? "" : blocking_env;
   const char* client = std::getenv("AGENTRT_UPSTREAM_CLIENT");
-  // Set once, before the first provider: the plugins' threads read the environment.
+  // Set once, before the first provider exists: the plugins' threads read the
+  // environment, and setenv beside a getenv is a data race.
   if (blocking == "curl" && (client == nullptr || std::string(client) != "curl"))
     ::setenv("AGENTRT_UPSTREAM_CLIENT", "curl", 1);
+  auto provider = std::make_unique<ProviderInstance>(provider_plugin(vendor), config.dump());
   provider->set_blocking_only(blocking == "1" || blocking == "curl");
   return provider;
 }

@@ -296,7 +296,7 @@ class Load {
       while (next_to_start < conns_.size() && conns_[next_to_start].start_at <= now)
         open(conns_[next_to_start++]);
       if (now >= window_start_ && now < window_end_ && now >= next_sample) {
-        stats_.open.push_back(count_if([](const Conn& c) { return c.in_request; }));
+        stats_.open.push_back(open_count());
         stats_.live.push_back(live_count());
         stats_.active.push_back(active_count(now));
         next_sample += std::chrono::milliseconds(o_.sample_ms);
@@ -365,6 +365,10 @@ class Load {
   template <typename Pred>
   int count_if(Pred pred) const {
     return static_cast<int>(std::count_if(conns_.begin(), conns_.end(), pred));
+  }
+
+  int open_count() const {
+    return count_if([](const Conn& c) { return c.in_request; });
   }
 
   int live_count() const {

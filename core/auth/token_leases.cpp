@@ -20,7 +20,6 @@ TokenLeases::Lease TokenLeases::hold(const std::string& token_id, std::function<
   state->older = newest;
   if (newest != nullptr) newest->newer = state.get();
   newest = state.get();
-  ++open_;
   lock.unlock();
   if (born_revoked && on_revoke) on_revoke();
   return Lease(this, token_id, std::move(state));
@@ -49,20 +48,22 @@ size_t TokenLeases::revoke(const std::string& token_id) {
 
 size_t TokenLeases::open() const {
   std::lock_guard lock(mutex_);
-  return open_;
+  size_t count = 0;
+  for (const auto& [token_id, newest] : held_)
+    for (const Lease::State* state = newest; state != nullptr; state = state->older) ++count;
+  return count;
 }
 
 void TokenLeases::release(const std::string& token_id, Lease::State* state) {
   std::lock_guard lock(mutex_);
-  --open_;
   if (state->older != nullptr) state->older->newer = state->newer;
   if (state->newer != nullptr) {
     state->newer->older = state->older;
     return;
   }
-  // The token's newest lease: its list now starts at the next older one, if any.
+  // The token's newest lease, the head of its list: the list now starts at the next
+  // older one, if any.
   auto it = held_.find(token_id);
-  if (it == held_.end()) return;  // cannot be: every registered lease is in its list
   if (state->older != nullptr)
     it->second = state->older;
   else

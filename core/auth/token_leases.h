@@ -58,6 +58,7 @@ class TokenLeases {
   // Marks every lease on `token_id` revoked and runs their on_revoke; returns how many.
   size_t revoke(const std::string& token_id);
 
+  // Leases held now, counted (for tests and diagnostics; no request asks).
   size_t open() const;
 
  private:
@@ -67,7 +68,6 @@ class TokenLeases {
   mutable std::mutex mutex_;
   // Each token's newest lease, the head of its list; each state is owned by its lease.
   std::unordered_map<std::string, Lease::State*> held_;
-  size_t open_ = 0;
   std::array<std::string, kRecentRevocations> recent_;
   size_t next_recent_ = 0;
 };

@@ -44,11 +44,9 @@ std::unique_ptr<ProviderInstance> make_provider(Vendor vendor, const json& confi
   // complete with libcurl doing every call (AGENTRT_UPSTREAM_CLIENT=curl).
   const char* blocking_env = std::getenv("AGENTRT_TEST_BLOCKING_PROVIDERS");
   const std::string blocking = blocking_env == nullptr ? "" : blocking_env;
-  const char* client = std::getenv("AGENTRT_UPSTREAM_CLIENT");
-  // Set once, before the first provider exists: the plugins' threads read the
-  // environment, and setenv beside a getenv is a data race.
-  if (blocking == "curl" && (client == nullptr || std::string(client) != "curl"))
-    ::setenv("AGENTRT_UPSTREAM_CLIENT", "curl", 1);
+  // Set before the first provider exists, and left alone after (no overwrite): the
+  // plugins' threads read the environment, and setenv beside a getenv is a data race.
+  if (blocking == "curl") ::setenv("AGENTRT_UPSTREAM_CLIENT", "curl", /*overwrite=*/0);
   auto provider = std::make_unique<ProviderInstance>(provider_plugin(vendor), config.dump());
   provider->set_blocking_only(blocking == "1" || blocking == "curl");
   return provider;

@@ -5,7 +5,7 @@
 #include <sys/time.h>
 
 #include <cerrno>
-#include <cstdio>
+#include <string>
 
 namespace agentrt::server {
 namespace {
@@ -20,6 +20,19 @@ std::chrono::milliseconds send_timeout_of(int fd) {
       (tv.tv_sec == 0 && tv.tv_usec == 0))
     return std::chrono::seconds(30);
   return std::chrono::milliseconds(tv.tv_sec * 1000 + tv.tv_usec / 1000);
+}
+
+// Appends "<size in upper-case hex>\r\n", as snprintf's "%zX\r\n" would: by hand, since
+// snprintf's format parsing took about 700 instructions, 6% of agentd's a streamed delta.
+void append_size_line(std::string& out, size_t size) {
+  char digits[2 * sizeof size];
+  size_t n = 0;
+  do {
+    digits[n++] = "0123456789ABCDEF"[size & 0xF];
+    size >>= 4;
+  } while (size != 0);
+  while (n > 0) out.push_back(digits[--n]);
+  out.append("\r\n");
 }
 
 }  // namespace
@@ -39,9 +52,8 @@ bool ChunkWriter::write(std::string_view data) {
     sent_ = 0;
   }
   if (framed_) {
-    char size_line[24];
-    int n = std::snprintf(size_line, sizeof size_line, "%zX\r\n", data.size());
-    pending_.append(size_line, static_cast<size_t>(n)).append(data).append("\r\n");
+    append_size_line(pending_, data.size());
+    pending_.append(data).append("\r\n");
   } else {
     pending_.append(data);
   }

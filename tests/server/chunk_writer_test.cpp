@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -55,6 +56,28 @@ TEST(ChunkWriter, FramesEachWriteAsOneChunk) {
   EXPECT_TRUE(writer.write(""));  // never the empty chunk that ends a response
   EXPECT_EQ(pair.read_all_available(),
             "A\r\ndata: {}\n\n\r\n12C\r\n" + std::string(300, 'x') + "\r\n");
+}
+
+TEST(ChunkWriter, SizeLinesAreUpperCaseHexWithEveryDigit) {
+  for (size_t size : {1, 15, 16, 255, 256, 4095, 65535, 65536, 1048575}) {
+    SocketPair pair(5s);
+    char size_line[24];
+    std::snprintf(size_line, sizeof size_line, "%zX\r\n", size);
+    const std::string expected = size_line + std::string(size, 'z') + "\r\n";
+    std::string received;
+    std::thread reader([&] {
+      char buf[65536];
+      while (received.size() < expected.size()) {
+        ssize_t n = ::recv(pair.reader, buf, sizeof buf, 0);
+        if (n <= 0) return;
+        received.append(buf, static_cast<size_t>(n));
+      }
+    });
+    ChunkWriter writer(pair.writer);
+    EXPECT_TRUE(writer.write(std::string(size, 'z')));
+    reader.join();
+    EXPECT_EQ(received, expected) << size;
+  }
 }
 
 TEST(ChunkWriter, AnotherThreadQueuesInsteadOfBlockingAndTheOwnerDrains) {

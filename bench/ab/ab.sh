@@ -35,7 +35,10 @@
 # With STREAMS=N, the load is instead N concurrent /run streams (64 deltas 20 ms apart,
 # opened over 5 s, 2 s of warm-up), and each run prints the streams finished in the D
 # seconds measured, the fewest open and live, agentd's CPU (% of a core) and its CPU per delta
-# (µs). Needs the Release tree built (bench/run.sh builds it) and wrk.
+# (µs); with CALLGRIND=1 too, agentd's instructions over those D seconds per delta of the
+# streams finished in them (ir_per_delta, counted as the CPU is), at a few streams
+# (STREAMS=20: under valgrind agentd keeps up with about that many).
+# Needs the Release tree built (bench/run.sh builds it) and wrk.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 default_bin="${BUILD_DIR:-$root/build-bench}"
@@ -96,14 +99,25 @@ streams() { # variant pid address token
     --active-ms 250 >"$work/streams.json" 2>/dev/null &
   local load=$! c0 c1
   sleep 7
+  [ "${CALLGRIND:-0}" = 1 ] && callgrind_control -i on "$2" >/dev/null 2>&1
   c0=$(awk '{print $14+$15}' "/proc/$2/stat")
   sleep "$D"
   c1=$(awk '{print $14+$15}' "/proc/$2/stat")
+  [ "${CALLGRIND:-0}" = 1 ] && callgrind_control -i off "$2" >/dev/null 2>&1
   wait "$load" || true
   local done live
   done=$(jq .completed "$work/streams.json")
   live=$(jq .live.min "$work/streams.json")
   echo "$1: streams_done=$done open_min=$(jq .open.min "$work/streams.json") live_min=$live ttfd_p50_ms=$(jq '.ttfd_us.p50 / 1000 | floor' "$work/streams.json") ttfd_p99_ms=$(jq '.ttfd_us.p99 / 1000 | floor' "$work/streams.json") cpu_pct=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)/$D}") cpu_us_per_delta=$(awk "BEGIN{printf \"%.1f\", ($c1-$c0)*10000/($done*64)}")"
+}
+
+# Keeps the run's callgrind profile as CALLGRIND_KEEP.<n> when asked, else drops it.
+keep_profile() {
+  if [ -n "${CALLGRIND_KEEP:-}" ]; then
+    kept=$((${kept:-0} + 1))
+    mv "$work/callgrind.out" "$CALLGRIND_KEEP.$kept"
+  fi
+  rm -f "$work/callgrind.out"
 }
 
 one() { # variant
@@ -129,9 +143,17 @@ one() { # variant
   curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d "{\"providers\":[{\"name\":\"mock\",\"type\":\"openai\",\"base_url\":\"http://127.0.0.1:$mock_port/v1\",\"api_key_ref\":{\"source\":\"inline\",\"value\":\"sk\"},\"models\":[{\"id\":\"mock-model\",\"context_window\":${WINDOW:-8192}}]}]}" "http://$addr/admin/shared-providers" >/dev/null
   user=$(curl -sS -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' -d '{"ttl":"24h","actor":"bench"}' "http://$addr/admin/tokens" | jq -r .token)
   if [ -n "$STREAMS" ]; then
-    streams "$1" "$pid" "$addr" "$user"
+    local line
+    line=$(streams "$1" "$pid" "$addr" "$user")
     kill "$pid"
     wait "$pid" 2>/dev/null || true
+    if [ "${CALLGRIND:-0}" = 1 ]; then
+      local ir
+      ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$work/callgrind.out")
+      line="$line ir_per_delta=$((ir / ($(jq .completed "$work/streams.json") * 64)))"
+      keep_profile
+    fi
+    echo "$line"
     return
   fi
   cp "$work/chat.json" "$work/load.json"
@@ -164,11 +186,7 @@ one() { # variant
     local ir
     ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$work/callgrind.out")
     echo "$1: requests=$(jq .requests <<<"$r") ir_per_chat=$((ir / $(jq .requests <<<"$r")))"
-    if [ -n "${CALLGRIND_KEEP:-}" ]; then
-      kept=$((${kept:-0} + 1))
-      mv "$work/callgrind.out" "$CALLGRIND_KEEP.$kept"
-    fi
-    rm -f "$work/callgrind.out"
+    keep_profile
     return
   fi
   echo "$1: rps=$(jq .rps <<<"$r") p50=$(jq .latency_us.p50 <<<"$r") p99=$(jq .latency_us.p99 <<<"$r") p999=$(jq .latency_us.p999 <<<"$r") p99_wrk=$(jq .latency_us_wrk.p99 <<<"$r") cpu_us=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)*10000/$(jq .requests <<<"$r")}") errors=$(jq '[.errors[]] | add' <<<"$r")"

@@ -153,7 +153,13 @@ void AsyncCall::check(Clock::time_point now) {
       next_check_ = *complete_at_ + kEndGrace;
       if (now < next_check_) return;
       // The answer is whole; an upstream that keeps the response open no longer matters.
-      end_response(plain_ ? plain_->finish() : transfer_.response, adapter_, *decoder_, key_);
+      // The built-in client's socket is the loop's to unwatch before plain_done() closes
+      // it or hands it on (TransferLoop::run_checks).
+      if (plain_) {
+        plain_grace_over_ = true;
+        return;
+      }
+      end_response(transfer_.response, adapter_, *decoder_, key_);
       end(nullptr);
       return;
     }

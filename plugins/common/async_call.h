@@ -72,6 +72,9 @@ class AsyncCall {
   void woken();
   // Cancellation, stall and end grace, due at next_check().
   void check(Clock::time_point now);
+  // check() found the end grace over on a call served by the built-in client: the loop
+  // stops watching its socket, then plain_done() ends the call.
+  bool plain_grace_over() const { return plain_grace_over_; }
   // Ends the call unless it already ended: with `failure`, or as a success when that
   // is null. report() then tells the sink.
   void end(std::exception_ptr failure);
@@ -103,6 +106,7 @@ class AsyncCall {
   bool text_held_ = false;  // unflushed_ was called since the last flush_text()
   bool waker_registered_ = false;
   std::optional<Clock::time_point> complete_at_;
+  bool plain_grace_over_ = false;
   Clock::time_point next_check_;
   bool ended_ = false;
   std::exception_ptr failure_;  // how the call ended; none for success

@@ -329,6 +329,10 @@ void TransferLoop::run_checks() {
     // check moved, left one behind.
     if (it == calls_.end() || it->second->next_check() != due.when) continue;
     it->second->check(now);
+    if (it->second->plain_grace_over()) {
+      unwatch(due.id);  // before the connection is closed, and its number free again
+      it->second->plain_done();
+    }
     if (it->second->ended())
       finish(due.id);
     else

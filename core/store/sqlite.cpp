@@ -67,8 +67,8 @@ Connection::Connection(const std::string& path, bool read_only) {
 }
 
 Connection::~Connection() {
-  for (auto& [sql, statements] : idle_)
-    for (sqlite3_stmt* stmt : statements) sqlite3_finalize(stmt);
+  for (auto& [sql, idle] : idle_)
+    for (sqlite3_stmt* stmt : idle->statements) sqlite3_finalize(stmt);
   // close_v2 defers the close until outstanding statements are finalized instead of
   // failing with SQLITE_BUSY and leaking the handle.
   if (db_ != nullptr) sqlite3_close_v2(db_);
@@ -85,26 +85,32 @@ void Connection::exec(const char* sql) {
 }
 
 Statement Connection::prepare(std::string_view sql) {
-  std::string key(sql);
-  auto found = idle_.find(key);
-  if (found != idle_.end() && !found->second.empty()) {
-    sqlite3_stmt* stmt = found->second.back();
-    found->second.pop_back();
-    return Statement(*this, std::move(key), stmt);
+  auto found = idle_.find(sql);
+  if (found == idle_.end()) {
+    auto idle = std::make_unique<Idle>();
+    idle->sql = sql;
+    const std::string_view key = idle->sql;
+    found = idle_.emplace(key, std::move(idle)).first;
+  }
+  Idle& home = *found->second;
+  if (!home.statements.empty()) {
+    sqlite3_stmt* stmt = home.statements.back();
+    home.statements.pop_back();
+    return Statement(db_, home, stmt);
   }
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v3(db_, key.data(), static_cast<int>(key.size()),
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
                               SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
-  if (rc != SQLITE_OK) fail(db_, "cannot prepare \"" + key + "\"");
-  if (stmt == nullptr) throw StoreError("sqlite: no statement in \"" + key + "\"");
-  return Statement(*this, std::move(key), stmt);
+  if (rc != SQLITE_OK) fail(db_, "cannot prepare \"" + std::string(sql) + "\"");
+  if (stmt == nullptr) throw StoreError("sqlite: no statement in \"" + std::string(sql) + "\"");
+  return Statement(db_, home, stmt);
 }
 
-void Connection::give_back(const std::string& sql, sqlite3_stmt* stmt) noexcept {
+void Connection::give_back(Idle& home, sqlite3_stmt* stmt) noexcept {
   sqlite3_reset(stmt);
   sqlite3_clear_bindings(stmt);
   try {
-    idle_[sql].push_back(stmt);
+    home.statements.push_back(stmt);
   } catch (...) {
     sqlite3_finalize(stmt);  // out of memory: a statement not cached is merely slower
   }
@@ -118,15 +124,15 @@ int Connection::changes() const {
   return sqlite3_changes(db_);
 }
 
-Statement::Statement(Connection& owner, std::string sql, sqlite3_stmt* stmt)
-    : db_(owner.db_), stmt_(stmt), owner_(&owner), sql_(std::move(sql)) {}
+Statement::Statement(sqlite3* db, Connection::Idle& home, sqlite3_stmt* stmt)
+    : db_(db), stmt_(stmt), home_(&home) {}
 
 Statement::~Statement() {
-  if (stmt_ != nullptr) owner_->give_back(sql_, stmt_);
+  if (stmt_ != nullptr) Connection::give_back(*home_, stmt_);
 }
 
 Statement::Statement(Statement&& other) noexcept
-    : db_(other.db_), stmt_(other.stmt_), owner_(other.owner_), sql_(std::move(other.sql_)) {
+    : db_(other.db_), stmt_(other.stmt_), home_(other.home_) {
   other.stmt_ = nullptr;
 }
 

@@ -226,6 +226,38 @@ TEST(SqliteTest, TheSameStatementCanRunInsideItsOwnLoop) {
   EXPECT_EQ(seen, (std::vector<int64_t>{1, 2, 2}));
 }
 
+int compiled_statements(sqlite3* db) {
+  int n = 0;
+  for (sqlite3_stmt* s = sqlite3_next_stmt(db, nullptr); s; s = sqlite3_next_stmt(db, s)) ++n;
+  return n;
+}
+
+// The cache is keyed by a view of its own copy of the text: a caller's text may be a
+// temporary, and the same text from another buffer finds the statement compiled before.
+TEST(SqliteTest, TheCacheKeepsItsOwnCopyOfTheText) {
+  test_util::TempDir dir;
+  Connection db(dir.file("a.db"));
+  db.exec("CREATE TABLE t(n INTEGER)");
+  const int before = compiled_statements(db.handle());
+  {
+    auto text = std::make_unique<std::string>("INSERT INTO t VALUES(?1)");
+    Statement insert = db.prepare(*text);
+    insert.bind(1, int64_t{1});
+    insert.run();
+    text->assign(text->size(), '#');  // the caller's buffer changes, then goes
+  }
+  for (int64_t n = 2; n <= 3; ++n) {
+    std::string same = "INSERT INTO t VALUES(?1)";
+    Statement insert = db.prepare(same);
+    insert.bind(1, n);
+    insert.run();
+  }
+  EXPECT_EQ(compiled_statements(db.handle()), before + 1);
+  Statement count = db.prepare("SELECT count(*) FROM t");
+  ASSERT_TRUE(count.step());
+  EXPECT_EQ(count.column_int(0), 3);
+}
+
 TEST(SqliteTest, CachedStatementsFollowSchemaChanges) {
   test_util::TempDir dir;
   Connection db(dir.file("a.db"));

@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <array>
 
 namespace agentrt::providers {
 namespace {
@@ -23,9 +24,19 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// RFC 9110's tchar as a table: a vendor's field names are mostly letters and '-', which
+// the search of the punctuation's list cost a memchr each.
+constexpr std::array<bool, 256> kTokenChars = [] {
+  std::array<bool, 256> table{};
+  for (char c = '0'; c <= '9'; ++c) table[static_cast<unsigned char>(c)] = true;
+  for (char c = 'a'; c <= 'z'; ++c) table[static_cast<unsigned char>(c)] = true;
+  for (char c = 'A'; c <= 'Z'; ++c) table[static_cast<unsigned char>(c)] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
 bool token_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  return kTokenChars[static_cast<unsigned char>(c)];
 }
 
 // Whether the comma-separated list `value` holds `token`, in any case.
@@ -87,8 +98,10 @@ bool HttpResponseReader::reusable() const {
 size_t HttpResponseReader::take_head(std::string_view bytes) {
   const size_t old = pending_.size();
   pending_.append(bytes);
-  for (size_t i = old >= 2 ? old - 2 : 0; i < pending_.size(); ++i) {
-    if (pending_[i] != '\n') continue;
+  const std::string_view text(pending_);
+  // From each line feed (found with memchr, not byte by byte), whether a blank line
+  // follows; from two bytes back, so that one split across reads is found.
+  for (size_t i = old >= 2 ? old - 2 : 0; (i = text.find('\n', i)) != std::string_view::npos; ++i) {
     size_t end = 0;
     if (i + 1 < pending_.size() && pending_[i + 1] == '\n')
       end = i + 2;
@@ -151,7 +164,9 @@ void HttpResponseReader::parse_field(std::string_view line) {
   std::string name(line.substr(0, colon));
   std::transform(name.begin(), name.end(), name.begin(), lower);
   std::string_view value = trim(line.substr(colon + 1));
-  if (value.find_first_of("\r\0", 0, 2) != std::string_view::npos)
+  // Two finds of one byte each (memchr): find_first_of with a set of two compared every
+  // byte of the value with the set, a third of a vendor's head's parsing.
+  if (value.find('\r') != std::string_view::npos || value.find('\0') != std::string_view::npos)
     throw HttpProtocolError("a malformed header field");
   auto [it, inserted] = headers_.emplace(std::move(name), std::string(value));
   if (!inserted) it->second.append(", ").append(value);

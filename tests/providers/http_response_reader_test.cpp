@@ -138,6 +138,19 @@ TEST(HttpResponseReader, RefusesWhatCouldBeReadTwoWays) {
   for (const std::string& bytes : bad) EXPECT_THROW(read(bytes), HttpProtocolError) << bytes;
 }
 
+// A field's name is RFC 9110's token, every one of its characters allowed and nothing
+// else; its value holds no CR or NUL, which a reader further on could split at.
+TEST(HttpResponseReader, FieldNamesAreTokensAndValuesHoldNoCrOrNul) {
+  Read r = read("HTTP/1.1 200 OK\r\nX-!#$%&'*+-.^_`|~09Az: v\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_EQ(r.headers.at("x-!#$%&'*+-.^_`|~09az"), "v");
+  for (const char* name : {"X(", "X@", "X\"", "X/", "X\x80", "X\t"})
+    EXPECT_THROW(read(std::string("HTTP/1.1 200 OK\r\n") + name + ": v\r\n\r\n"), HttpProtocolError)
+        << name;
+  EXPECT_THROW(read("HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n"), HttpProtocolError);
+  EXPECT_THROW(read(std::string("HTTP/1.1 200 OK\r\nX-A: a") + '\0' + "b\r\n\r\n"),
+               HttpProtocolError);
+}
+
 TEST(HttpResponseReader, AgreeingContentLengthsAreOne) {
   Read r = read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok");
   EXPECT_EQ(r.body, "ok");

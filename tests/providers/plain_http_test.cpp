@@ -147,11 +147,14 @@ TEST_F(PlainHttp, AnErrorAnswerIsReturnedWithItsHeadersAndBody) {
 }
 
 TEST_F(PlainHttp, AHeaderWithALineBreakIsRefusedBeforeAnythingIsSent) {
-  HttpRequest request = request_to(upstream.url());
-  request.headers.push_back("Authorization: Bearer x\r\nX-Injected: 1");
-  Call out = call(request);
-  ASSERT_TRUE(out.error);
-  EXPECT_EQ(out.error->code(), AGENTRT_ERR_INVALID_ARGUMENT);
+  for (const char* line_break : {"\r\n", "\n", "\r"}) {
+    HttpRequest request = request_to(upstream.url());
+    request.headers.push_back(std::string("Authorization: Bearer x") + line_break +
+                              "X-Injected: 1");
+    Call out = call(request);
+    ASSERT_TRUE(out.error) << line_break;
+    EXPECT_EQ(out.error->code(), AGENTRT_ERR_INVALID_ARGUMENT);
+  }
   EXPECT_EQ(upstream.connections(), 0u);
 }
 

@@ -4,10 +4,8 @@
 
 #include "common/http_response_reader.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
-#include <vector>
 
 namespace agentrt::bench {
 namespace {
@@ -58,17 +56,9 @@ size_t read_head(const std::string& head) {
 
 void report(const char* name, const std::string& head, double seconds, int reps) {
   const size_t fields = read_head(head);
-  std::vector<double> runs;
-  for (int r = 0; r < reps; ++r) {
-    size_t heads = 0;
-    const double start = cpu_ns();
-    while (cpu_ns() - start < seconds * 1e9)
-      for (int i = 0; i < 100; ++i, ++heads) read_head(head);
-    runs.push_back((cpu_ns() - start) / static_cast<double>(heads));
-  }
-  std::sort(runs.begin(), runs.end());
-  std::printf("| %s | %zu | %zu | %.0f | %.0f |\n", name, head.size(), fields,
-              runs[runs.size() / 2], runs.front());
+  const CpuFigure f =
+      cpu_ns_per_call([&] { read_head(head); }, seconds, reps, /*warm_up=*/20, /*batch=*/100);
+  std::printf("| %s | %zu | %zu | %.0f | %.0f |\n", name, head.size(), fields, f.median, f.best);
 }
 
 }  // namespace

@@ -66,29 +66,12 @@ void check(Vendor vendor, const RecordedStream& stream, const std::vector<std::s
   }
 }
 
-struct Figure {
-  double median = 0, best = 0;  // CPU ns per answer over the runs
-};
-
-// `reps` runs of about `seconds` of CPU each.
-Figure ns_per_answer(Vendor vendor, const std::vector<std::string>& pieces, double seconds,
-                     int reps) {
+// A warm-up of 200 answers warms the caches and the heap.
+CpuFigure ns_per_answer(Vendor vendor, const std::vector<std::string>& pieces, double seconds,
+                        int reps) {
   CountingSink sink;
-  for (int i = 0; i < 200; ++i) decode(vendor, pieces, sink);  // warm caches and the heap
-  std::vector<double> runs;
-  for (int r = 0; r < reps; ++r) {
-    size_t answers = 0;
-    const double start = cpu_ns(), budget = seconds * 1e9;
-    double now = start;
-    while (now - start < budget) {
-      for (int i = 0; i < 100; ++i) decode(vendor, pieces, sink);
-      answers += 100;
-      now = cpu_ns();
-    }
-    runs.push_back((now - start) / static_cast<double>(answers));
-  }
-  std::sort(runs.begin(), runs.end());
-  return {runs[runs.size() / 2], runs.front()};
+  return cpu_ns_per_call([&] { decode(vendor, pieces, sink); }, seconds, reps, /*warm_up=*/200,
+                         /*batch=*/100);
 }
 
 struct Options {
@@ -178,7 +161,7 @@ void report(const Options& o) {
     for (Split split : o.splits) {
       std::vector<std::string> pieces = split_body(stream, vendor, split);
       check(vendor, stream, pieces);
-      Figure f = ns_per_answer(vendor, pieces, o.seconds, o.reps);
+      CpuFigure f = ns_per_answer(vendor, pieces, o.seconds, o.reps);
       const double events = static_cast<double>(stream.events);
       std::printf("| %s | %s | %zu | %zu | %.0f | %.0f | %.0f | %.0f |\n", vendor_name(vendor),
                   split_name(split), stream.events, stream.body.size(), f.median / events,

@@ -10,10 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -81,25 +79,6 @@ std::string body_of(Vendor vendor, const providers::ChatRequest& chat) {
   return {};
 }
 
-// Median CPU ns per call of `fn` over `reps` runs of about `seconds` each.
-double median_ns(const std::function<void()>& fn, double seconds, int reps) {
-  for (int i = 0; i < 20; ++i) fn();
-  std::vector<double> runs;
-  for (int r = 0; r < reps; ++r) {
-    size_t calls = 0;
-    const double start = cpu_ns();
-    double now = start;
-    while (now - start < seconds * 1e9) {
-      for (int i = 0; i < 10; ++i) fn();
-      calls += 10;
-      now = cpu_ns();
-    }
-    runs.push_back((now - start) / static_cast<double>(calls));
-  }
-  std::sort(runs.begin(), runs.end());
-  return runs[runs.size() / 2];
-}
-
 }  // namespace
 
 void run_request_bench(int messages, int bytes, HistoryText text, double seconds, int reps) {
@@ -115,9 +94,12 @@ void run_request_bench(int messages, int bytes, HistoryText text, double seconds
       "| write ns/message |\n|---|---:|---:|---:|---:|---:|---:|\n");
   for (Vendor vendor : {Vendor::openai, Vendor::anthropic, Vendor::ollama}) {
     size_t sink = 0;
-    const double read = median_ns(
-        [&] { sink += providers::parse_chat_request(request).messages.size(); }, seconds, reps);
-    const double write = median_ns([&] { sink += body_of(vendor, chat).size(); }, seconds, reps);
+    const double read =
+        cpu_ns_per_call([&] { sink += providers::parse_chat_request(request).messages.size(); },
+                        seconds, reps)
+            .median;
+    const double write =
+        cpu_ns_per_call([&] { sink += body_of(vendor, chat).size(); }, seconds, reps).median;
     if (sink == 0) std::exit(1);
     std::printf("| %s | %d | %zu | %.0f | %.0f | %.0f | %.0f |\n", vendor_name(vendor), messages,
                 request.size(), read, write, read / messages, write / messages);

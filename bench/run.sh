@@ -400,7 +400,8 @@ round_added() {
     echo "$(diff_ms "$(j "lat-agentd.$k" "$1")" "$(j "lat-direct-stream.$k" "$1")") $k"
   done
 }
-in_rounds() { round_added "$1" | cut -d' ' -f1 | paste -sd, | sed 's/,/, /g'; }
+comma_list() { paste -sd, | sed 's/,/, /g'; }
+in_rounds() { round_added "$1" | cut -d' ' -f1 | comma_list; }
 median_line() { sort -g | awk '{ line[NR] = $0 } END { print line[int((NR + 1) / 2)] }'; }
 # The round with the median added p50 stands for section 1 in the tables below.
 median_round="$(round_added .latency_us.p50 | median_line | cut -d' ' -f2)"
@@ -461,7 +462,7 @@ mkdir -p "$(dirname "$report")"
   echo
   echo "- **agentd added: p50 $lat_added_p50 ms, p99 $lat_added_p99 ms** (targets 0.1 and 0.5 ms: $(verdict "$lat_added_p50" '<=' 0.1), $(verdict "$lat_added_p99" '<=' 0.5)); p99.9 $lat_added_p999 ms; by wrk's own p99, $lat_added_p99_wrk ms."
   echo "- $lat_rounds rounds, each the direct call then agentd's: added p50 $(in_rounds .latency_us.p50) ms;"
-  echo "  p99 $(in_rounds .latency_us.p99) ms; agentd's CPU a request $(for ((k = 1; k <= lat_rounds; k++)); do echo "$(cpu_per_request "lat-agentd.$k")"; done | paste -sd, | sed 's/,/, /g') ms."
+  echo "  p99 $(in_rounds .latency_us.p99) ms; agentd's CPU a request $(for ((k = 1; k <= lat_rounds; k++)); do echo "$(cpu_per_request "lat-agentd.$k")"; done | comma_list) ms."
   echo "  The table shows round $median_round, the median by added p50. The targets are judged on"
   echo "  the rounds' median p50 and median p99; p99.9 and wrk's p99 are round $median_round's."
   echo "- The floor (bench/upstream/floor_relay: a relay that hands each request on and does nothing"

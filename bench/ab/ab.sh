@@ -111,6 +111,9 @@ streams() { # variant pid address token
   echo "$1: streams_done=$done open_min=$(jq .open.min "$work/streams.json") live_min=$live ttfd_p50_ms=$(jq '.ttfd_us.p50 / 1000 | floor' "$work/streams.json") ttfd_p99_ms=$(jq '.ttfd_us.p99 / 1000 | floor' "$work/streams.json") cpu_pct=$(awk "BEGIN{printf \"%.0f\", ($c1-$c0)/$D}") cpu_us_per_delta=$(awk "BEGIN{printf \"%.1f\", ($c1-$c0)*10000/($done*64)}")"
 }
 
+# The instructions callgrind counted in the run's profile.
+profile_ir() { sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$work/callgrind.out"; }
+
 # Keeps the run's callgrind profile as CALLGRIND_KEEP.<n> when asked, else drops it.
 keep_profile() {
   if [ -n "${CALLGRIND_KEEP:-}" ]; then
@@ -148,9 +151,7 @@ one() { # variant
     kill "$pid"
     wait "$pid" 2>/dev/null || true
     if [ "${CALLGRIND:-0}" = 1 ]; then
-      local ir
-      ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$work/callgrind.out")
-      line="$line ir_per_delta=$((ir / ($(jq .completed "$work/streams.json") * 64)))"
+      line="$line ir_per_delta=$(($(profile_ir) / ($(jq .completed "$work/streams.json") * 64)))"
       keep_profile
     fi
     echo "$line"
@@ -183,9 +184,7 @@ one() { # variant
   kill "$pid"
   wait "$pid" 2>/dev/null || true
   if [ "${CALLGRIND:-0}" = 1 ]; then
-    local ir
-    ir=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$work/callgrind.out")
-    echo "$1: requests=$(jq .requests <<<"$r") ir_per_chat=$((ir / $(jq .requests <<<"$r")))"
+    echo "$1: requests=$(jq .requests <<<"$r") ir_per_chat=$(($(profile_ir) / $(jq .requests <<<"$r")))"
     keep_profile
     return
   fi

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <functional>
@@ -63,6 +64,10 @@ class LogCapture {
   std::vector<nlohmann::json> lines_;
 };
 
+// How many /slow handlers have begun. A request counts as active before it checks for
+// draining, so a test that means to drain under a running handler waits for this instead.
+std::atomic<int> slow_handlers_begun{0};
+
 void add_test_routes(Router& router) {
   auto root = [&router](const char* method, const char* path, bool json, Handler handler) {
     router.add({method, path, RouteScope::root, RouteAccess::open, json, std::move(handler)});
@@ -87,6 +92,7 @@ void add_test_routes(Router& router) {
   });
   root("GET", "/silent", false, [](RequestContext&, Response&) {});
   root("GET", "/slow/{ms}", false, [](RequestContext& c, Response& r) {
+    ++slow_handlers_begun;
     std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(c.param("ms"))));
     r.send_json(200, {{"slept", true}});
   });
@@ -445,8 +451,9 @@ TEST_F(PipelineHttp, DrainingAnswersTheRequestsUnderWayAndRefusesNewOnes) {
   EXPECT_FALSE(running.request("GET", "/ok").closes_connection());
   EXPECT_FALSE(idle.request("GET", "/ok").closes_connection());
   wait_until([this] { return pipeline_->active_requests() == 0; });
+  const int begun = slow_handlers_begun;
   auto slow = std::async(std::launch::async, [&] { return running.request("GET", "/slow/300"); });
-  wait_until([this] { return pipeline_->active_requests() > 0; });
+  wait_until([begun] { return slow_handlers_begun > begun; });
   pipeline_->begin_draining();
   const HttpResponse last = slow.get();
   EXPECT_EQ(last.status, 200);
@@ -465,8 +472,9 @@ TEST_F(PipelineHttp, ShutdownLetsARunningRequestFinish) {
   ASSERT_EQ(idle.request("GET", "/ok").status, 200);
   // That request may still be finishing its access line; the next wait is for /slow.
   wait_until([this] { return pipeline_->active_requests() == 0; });
+  const int begun = slow_handlers_begun;
   auto slow = std::async(std::launch::async, [this] { return get("/slow/400"); });
-  wait_until([this] { return pipeline_->active_requests() > 0; });
+  wait_until([begun] { return slow_handlers_begun > begun; });
 
   const auto result = server_->shutdown(std::chrono::seconds(5));
   EXPECT_TRUE(result.finished);
@@ -503,6 +511,7 @@ TEST_F(PipelineHttp, AStopSoonAfterTheStartDoesNotWaitForTheAcceptorsPoll) {
 }
 
 TEST_F(PipelineHttp, ShutdownCutsWhatOutlivesTheGracePeriod) {
+  const int begun = slow_handlers_begun;
   auto slow = std::async(std::launch::async, [this] {
     try {
       return get("/slow/1500").status;
@@ -510,7 +519,7 @@ TEST_F(PipelineHttp, ShutdownCutsWhatOutlivesTheGracePeriod) {
       return -1;
     }
   });
-  wait_until([this] { return pipeline_->active_requests() > 0; });
+  wait_until([begun] { return slow_handlers_begun > begun; });
   const auto started = std::chrono::steady_clock::now();
   const auto result = server_->shutdown(std::chrono::milliseconds(100));
   EXPECT_FALSE(result.finished);

@@ -337,14 +337,18 @@ void store_then_end(SessionStore& sessions, PreparedRun& run, const RunSummary& 
     sessions.finish_run(outcome_of(live, run, summary, done), start);
   } catch (...) {
     // Its stream still ends as every stream does (it ended with no event at all, audit
-    // 5c, F4), neither event stored: nothing of the run's end is. Its row stays running
-    // until the next start ends it as interrupted.
+    // 5c, F4), neither event stored: nothing of the run's end is. A run whose start is
+    // stored keeps that end for followers and for the next write that can store it;
+    // its row said running until the next start.
     deliver(live.append_text([&](int64_t seq) {
       return error_event_text("internal", "the run could not be stored", seq);
     }));
     deliver(live.append_text([&](int64_t seq) {
       return done_text("error", live.id, summary.input_tokens, summary.output_tokens, seq);
     }));
+    if (start == nullptr)
+      sessions.keep_unstored_end({live.id, "error", live.events_json(), utc_timestamp_now(),
+                                  summary.input_tokens, summary.output_tokens});
     throw;
   }
   if (summary.reason == "interrupted") live.end_interrupted();

@@ -349,6 +349,7 @@ void SessionStore::start_run(const RunRecord& run, const std::atomic<bool>* disc
   store_.write([&](Connection& db) {
     if (!(discarded && *discarded)) insert_run_start(db, run);
   });
+  unstored_.store(store_);  // the store takes writes again
 }
 
 void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start) {
@@ -380,6 +381,7 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
       finish_started_run(db, outcome, now);
     insert_messages(db, outcome, contents, now, seqs);
   });
+  unstored_.store(store_);  // the store takes writes again
   if (!stored || !messages_stored_) return;
   std::vector<StoredMessage> handed;
   // A run that began its session follows nothing a listener could hold: it is told of
@@ -413,6 +415,12 @@ std::optional<RunRecord> SessionStore::find_run(const std::string& cell,
 std::vector<nlohmann::json> SessionStore::run_events(const std::string& run_id,
                                                      int64_t after) const {
   std::vector<nlohmann::json> events;
+  // Not stored here: a read must not wait out a store that is held (the busy timeout).
+  if (std::optional<std::string> kept = unstored_.events_json(run_id)) {
+    for (auto& event : nlohmann::json::parse(*kept))
+      if (event.value("seq", int64_t{0}) > after) events.push_back(std::move(event));
+    return events;
+  }
   store_.read([&](Connection& db) {
     auto run = db.prepare("SELECT events FROM runs WHERE id = ?");
     if (run.bind(1, run_id).step() && !run.column_is_null(0)) {

@@ -5,6 +5,7 @@
 
 #include "core/domain/paging.h"
 #include "core/domain/shared_text.h"
+#include "core/sessions/unstored_ends.h"
 #include "core/store/state_store.h"
 
 #include <nlohmann/json.hpp>
@@ -114,11 +115,17 @@ class SessionStore {
   // Held by a run from its start until it has stored its end (StateStore::writer_coming).
   WriteBatcher::Coming run_coming() { return store_.writer_coming(); }
   std::optional<RunRecord> find_run(const std::string& cell, const std::string& run_id) const;
+  // A run's events after `after`: those of a kept end (keep_unstored_end) as its client
+  // was sent them; else as stored.
   std::vector<nlohmann::json> run_events(const std::string& run_id, int64_t after) const;
+  // The end of a run whose start was stored and whose finish_run failed, as its client
+  // was sent it: kept, and stored by the next start_run or finish_run that succeeds.
+  void keep_unstored_end(UnstoredEnds::End end) { unstored_.keep(std::move(end)); }
 
  private:
   StateStore& store_;
   MessagesStored messages_stored_;
+  mutable UnstoredEnds unstored_;
 };
 
 }  // namespace agentrt::core

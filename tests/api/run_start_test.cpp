@@ -109,6 +109,41 @@ TEST_F(RunStart, AnEndThatCannotBeStoredStillEndsTheStreamWithAnErrorAndDone) {
   EXPECT_EQ(events.back()["seq"], events.size());
 }
 
+// That end is not lost either: its followers get what its client got, not a 404, and
+// once the store takes writes again the next run stores it, so the row no longer says
+// running until a restart (it did until session 37).
+TEST_F(RunStart, AnEndThatCouldNotBeStoredIsFollowedAndStoredOnceTheStoreTakesWrites) {
+  setup.fake.set_default(Reply::answer("Hello there, friend", 3));
+  store.exec(
+      "CREATE TRIGGER refuse_end BEFORE UPDATE ON runs WHEN NEW.status = 'done' "
+      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+  auto stream = open_run(setup.agentd, setup.admin, setup.body("hello"));
+  ASSERT_EQ(stream->status(), 200) << stream->error_body();
+  const std::vector<json> sent = stream->rest();
+  ASSERT_EQ(sent.back()["type"], "done");
+  const std::string run_id = sent.front()["run_id"];
+  auto follow = [&](int64_t after) {
+    SseClient replay(setup.agentd.port(), "GET",
+                     "/runs/" + run_id + "/events?after=" + std::to_string(after),
+                     {{"Authorization", "Bearer " + setup.admin}});
+    EXPECT_EQ(replay.status(), 200) << replay.error_body();
+    return replay.rest();
+  };
+  EXPECT_EQ(follow(0), sent) << "from memory, while the store still refuses";
+  EXPECT_EQ(follow(1).size(), sent.size() - 1);
+  EXPECT_EQ(store.count("SELECT count(*) FROM runs WHERE status = 'running'"), 1);
+
+  store.exec("DROP TRIGGER refuse_end");
+  auto next = open_run(setup.agentd, setup.admin, setup.body("again"));
+  ASSERT_EQ(next->status(), 200) << next->error_body();
+  ASSERT_EQ(next->rest().back()["reason"], "end_turn");
+  EXPECT_EQ(store.count("SELECT count(*) FROM runs WHERE status = 'running'"), 0);
+  EXPECT_EQ(store.count("SELECT count(*) FROM runs WHERE id = '" + run_id +
+                        "' AND status = 'done' AND reason = 'error' AND ended_at IS NOT NULL"),
+            1);
+  EXPECT_EQ(follow(0), sent) << "from the store now";
+}
+
 // An interrupt that comes once the answer is whole, while the run is being stored,
 // stops nothing: the run ends end_turn, and the interrupt says it interrupted nothing
 // (audit 8a, F3: it answered true).

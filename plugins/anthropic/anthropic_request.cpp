@@ -1,5 +1,6 @@
 #include "anthropic_request.h"
 
+#include "common/content_encoding.h"
 #include "common/data_url.h"
 #include "common/json_writer.h"
 
@@ -120,7 +121,7 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
   HttpRequest request;
   request.url = config.base_url + "/v1/messages";
   request.headers = {"content-type: application/json", "accept: text/event-stream",
-                     "anthropic-version: 2023-06-01"};
+                     "anthropic-version: 2023-06-01", kAcceptIdentity};
   if (!api_key.empty()) request.headers.push_back("x-api-key: " + api_key);
   request.body = request_body(chat);
   return request;

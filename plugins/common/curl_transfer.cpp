@@ -1,5 +1,7 @@
 #include "common/curl_transfer.h"
 
+#include "common/content_encoding.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -31,7 +33,10 @@ void record_header(HttpHeaders& headers, std::string_view line) {
 // Hands body bytes on straight from libcurl's buffer: to the decoder for a 2xx, into
 // the error body otherwise.
 void take_body(Transfer& t, std::string_view bytes) {
-  if (t.response.status == 0) curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.response.status);
+  if (t.response.status == 0) {  // the body's first bytes
+    curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.response.status);
+    refuse_encoded_body(t.response.status, t.response.headers);
+  }
   if (t.response.status >= 200 && t.response.status < 300) {
     t.on_body(bytes);
   } else if (t.response.body.size() < kMaxErrorBody) {

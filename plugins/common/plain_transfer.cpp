@@ -1,5 +1,6 @@
 #include "common/plain_transfer.h"
 
+#include "common/content_encoding.h"
 #include "common/secret_wipe.h"
 
 #include <agentrt/plugin.hpp>
@@ -228,6 +229,10 @@ void PlainTransfer::retry_on_new_connection() {
 
 void PlainTransfer::take_body(std::string_view bytes) {
   const long status = reader_.status();
+  if (!body_begun_) {
+    body_begun_ = true;
+    refuse_encoded_body(status, reader_.headers());
+  }
   if (status >= 200 && status < 300) {
     on_body_(bytes);
   } else if (response_.body.size() < kMaxErrorBody) {

@@ -86,6 +86,7 @@ class PlainTransfer {
   HttpResponseReader reader_;
   HttpResponse response_;
   bool received_ = false;
+  bool body_begun_ = false;  // its Content-Encoding checked (content_encoding.h)
   Clock::time_point connect_started_;
   Clock::time_point last_activity_;
 };

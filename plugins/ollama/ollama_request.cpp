@@ -1,5 +1,6 @@
 #include "ollama_request.h"
 
+#include "common/content_encoding.h"
 #include "common/data_url.h"
 #include "common/json_writer.h"
 #include "common/text_messages.h"
@@ -82,7 +83,8 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
                           const std::string& api_key) {
   HttpRequest request;
   request.url = config.base_url + "/api/chat";
-  request.headers = {"Content-Type: application/json", "Accept: application/x-ndjson"};
+  request.headers = {"Content-Type: application/json", "Accept: application/x-ndjson",
+                     kAcceptIdentity};
   if (!api_key.empty()) request.headers.push_back("Authorization: Bearer " + api_key);
   // Ollama cuts a prompt longer than its own default window (2,048 or 4,096 tokens,
   // by version) from the front without a word, system message first; agentd fills the

@@ -1,5 +1,6 @@
 #include "openai_request.h"
 
+#include "common/content_encoding.h"
 #include "common/json_writer.h"
 #include "common/text_messages.h"
 
@@ -71,7 +72,8 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
                           const std::string& api_key) {
   HttpRequest request;
   request.url = config.base_url + "/chat/completions";
-  request.headers = {"Content-Type: application/json", "Accept: text/event-stream"};
+  request.headers = {"Content-Type: application/json", "Accept: text/event-stream",
+                     kAcceptIdentity};
   if (!api_key.empty()) request.headers.push_back("Authorization: Bearer " + api_key);
   request.body = request_body(chat);
   return request;

@@ -110,6 +110,29 @@ TEST_P(Failures, NotFoundIsUpstream) {
   EXPECT_EQ(out.error->http_status, 404);
 }
 
+// A proxy that compresses though the request asked for the body as it is (RFC 9110
+// lets a server pick any coding when a request names none, so every request names
+// identity). The body is refused by its Content-Encoding before a decoder sees a byte:
+// gzip bytes would reach it as no shape the vendor sends. The fake labels its usual
+// stream, so what fails without the check is that the answer is read at all.
+TEST_P(Failures, ABodyEncodedThoughIdentityWasAskedForIsRefusedByName) {
+  fake.enqueue(Reply::answer("Hello there").with_header("Content-Encoding", "gzip"));
+  Outcome out = run(*provider, user_request("hi"));
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.code(), AGENTRT_ERR_UPSTREAM);
+  EXPECT_NE(out.message().find("Content-Encoding: gzip"), std::string::npos) << out.message();
+  EXPECT_TRUE(out.texts.empty()) << "nothing of the body was read";
+  ASSERT_FALSE(fake.requests().empty());
+  EXPECT_EQ(fake.requests().back().header("accept-encoding"), "identity");
+}
+
+TEST_P(Failures, AnIdentityEncodingIsReadAsNone) {
+  fake.enqueue(Reply::answer("Hello there").with_header("Content-Encoding", "Identity"));
+  Outcome out = run(*provider, user_request("hi"));
+  EXPECT_FALSE(out.error) << out.message();
+  EXPECT_EQ(out.text(), "Hello there");
+}
+
 AGENTRT_ALL_VENDORS(Failures);
 
 }  // namespace

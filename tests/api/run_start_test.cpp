@@ -24,6 +24,18 @@ class RunStart : public ::testing::Test {
  protected:
   RunStart() : store(setup.agentd.data_dir() + "/state.db") {}
 
+  // A stream whose end the store refuses (as a full disk would: here a trigger), read
+  // to its end.
+  std::vector<json> run_with_its_end_refused() {
+    setup.fake.set_default(Reply::answer("Hello there, friend", 3));
+    store.exec(
+        "CREATE TRIGGER refuse_end BEFORE UPDATE ON runs WHEN NEW.status = 'done' "
+        "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    auto stream = open_run(setup.agentd, setup.admin, setup.body("hello"));
+    EXPECT_EQ(stream->status(), 200) << stream->error_body();
+    return stream->rest();
+  }
+
   VendorSetup setup{Vendor::openai};
   StoreConnection store;
 };
@@ -88,17 +100,10 @@ TEST_F(RunStart, AStartThatCannotBeStoredAnswersAJsonErrorStopsTheCallAndLeavesN
   EXPECT_EQ(store.count("SELECT count(*) FROM runs"), 1);
 }
 
-// A stream whose end cannot be stored (a full disk, here a trigger) still ends as every
-// stream does, an error and then done (audit 5c, F4): it ended with neither, the
-// connection just closing.
+// A stream whose end cannot be stored still ends as every stream does, an error and
+// then done (audit 5c, F4): it ended with neither, the connection just closing.
 TEST_F(RunStart, AnEndThatCannotBeStoredStillEndsTheStreamWithAnErrorAndDone) {
-  setup.fake.set_default(Reply::answer("Hello there, friend", 3));
-  store.exec(
-      "CREATE TRIGGER refuse_end BEFORE UPDATE ON runs WHEN NEW.status = 'done' "
-      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
-  auto stream = open_run(setup.agentd, setup.admin, setup.body("hello"));
-  ASSERT_EQ(stream->status(), 200) << stream->error_body();
-  const std::vector<json> events = stream->rest();
+  const std::vector<json> events = run_with_its_end_refused();
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events.front()["type"], "run_start");
   const json& error = events[events.size() - 2];
@@ -113,13 +118,8 @@ TEST_F(RunStart, AnEndThatCannotBeStoredStillEndsTheStreamWithAnErrorAndDone) {
 // once the store takes writes again the next run stores it, so the row no longer says
 // running until a restart (it did until session 37).
 TEST_F(RunStart, AnEndThatCouldNotBeStoredIsFollowedAndStoredOnceTheStoreTakesWrites) {
-  setup.fake.set_default(Reply::answer("Hello there, friend", 3));
-  store.exec(
-      "CREATE TRIGGER refuse_end BEFORE UPDATE ON runs WHEN NEW.status = 'done' "
-      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
-  auto stream = open_run(setup.agentd, setup.admin, setup.body("hello"));
-  ASSERT_EQ(stream->status(), 200) << stream->error_body();
-  const std::vector<json> sent = stream->rest();
+  const std::vector<json> sent = run_with_its_end_refused();
+  ASSERT_FALSE(sent.empty());
   ASSERT_EQ(sent.back()["type"], "done");
   const std::string run_id = sent.front()["run_id"];
   auto follow = [&](int64_t after) {

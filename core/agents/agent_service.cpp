@@ -200,7 +200,10 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
     auto found = read_row(db, cell, id);
     if (!found) throw not_found("agent '" + id + "' not found");
     agent = std::move(*found);
+    const nlohmann::json before = to_json(agent);
     apply_fields(agent, body);
+    // A PATCH that changes nothing leaves the agent, updated_at too, as it was.
+    if (to_json(agent) == before) return;
     agent.updated_at = utc_timestamp_now();
     write_row(db, agent, false);
   });

@@ -151,8 +151,11 @@ Cell CellService::update(const std::string& id, const nlohmann::json& body) {
     auto row = db.prepare(std::string("SELECT ") + kColumns + " FROM cells WHERE id = ?");
     if (!row.bind(1, id).step()) throw not_found("cell '" + id + "' not found");
     Cell cell = read_cell(row);
+    updated = cell;
     if (timezone) cell.timezone = *timezone;
     if (locale) cell.locale = *locale;
+    // A PATCH that changes nothing leaves the cell, updated_at too, as it was.
+    if (cell.timezone == updated->timezone && cell.locale == updated->locale) return;
     cell.updated_at = utc_timestamp_now();
     db.prepare("UPDATE cells SET timezone = ?, locale = ?, updated_at = ? WHERE id = ?")
         .bind(1, cell.timezone)

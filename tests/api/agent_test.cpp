@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 namespace agentrt::test {
 namespace {
 
@@ -79,6 +82,35 @@ TEST_F(Agents, CrudWithUniqueNamesAndAdminOnlyWrites) {
   EXPECT_EQ(call(s.agentd, "DELETE", "/cells/acme/agents/" + id, alice).status, 403);
   EXPECT_EQ(call(s.agentd, "DELETE", "/cells/acme/agents/" + id, s.admin).status, 204);
   EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents/" + id, s.admin).status, 404);
+}
+
+// A PATCH that changes nothing (an empty object, or the values already held) leaves the
+// agent or the cell as it was, updated_at too: a client that syncs by updated_at saw a
+// change where there was none. A PATCH that changes a field moves it.
+TEST_F(Agents, APatchThatChangesNothingLeavesUpdatedAtAsItWas) {
+  const json agent = make_agent({{"name", "helper"}, {"description", "d"}});
+  const std::string path = "/cells/acme/agents/" + agent["id"].get<std::string>();
+  const json cell = call(s.agentd, "GET", "/admin/cells/other", s.admin).json();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a later updated_at differs
+  for (const json& same : {json::object(), json{{"description", "d"}},
+                           json{{"name", "helper"}, {"memory_layers", agent["memory_layers"]}}}) {
+    HttpResponse patched = call(s.agentd, "PATCH", path, s.admin, same);
+    EXPECT_EQ(patched.status, 200) << patched.body;
+    EXPECT_EQ(patched.json(), agent) << same;
+  }
+  EXPECT_EQ(call(s.agentd, "GET", path, s.admin).json(), agent);
+  for (const json& same : {json::object(), json{{"locale", cell["locale"]}}}) {
+    HttpResponse patched = call(s.agentd, "PATCH", "/admin/cells/other", s.admin, same);
+    EXPECT_EQ(patched.status, 200) << patched.body;
+    EXPECT_EQ(patched.json(), cell) << same;
+  }
+
+  const json changed = call(s.agentd, "PATCH", path, s.admin, {{"description", "e"}}).json();
+  EXPECT_NE(changed["updated_at"], agent["updated_at"]);
+  EXPECT_EQ(changed["created_at"], agent["created_at"]);
+  const json moved =
+      call(s.agentd, "PATCH", "/admin/cells/other", s.admin, {{"locale", "fr-FR"}}).json();
+  EXPECT_NE(moved["updated_at"], cell["updated_at"]);
 }
 
 // JSON null in a body is "remove" for the one field that has a "none", an agent's

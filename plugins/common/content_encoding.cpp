@@ -4,12 +4,47 @@
 
 #include <strings.h>
 
+#include <array>
+#include <string_view>
+
 namespace agentrt::providers {
+namespace {
+
+// The codings that compress (RFC 9110's registry, and the x- aliases and zstd seen in
+// practice). A value outside them (identity, or a misconfigured server's "utf-8" or
+// "none") says nothing about the bytes, which were read as they came before and still
+// are.
+bool compresses(std::string_view coding) {
+  static constexpr std::array<std::string_view, 7> kCodings = {
+      "gzip", "x-gzip", "deflate", "br", "compress", "x-compress", "zstd"};
+  for (std::string_view known : kCodings)
+    if (coding.size() == known.size() &&
+        strncasecmp(coding.data(), known.data(), known.size()) == 0)
+      return true;
+  return false;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool any_compresses(std::string_view value) {
+  for (;;) {
+    const size_t comma = value.find(',');
+    if (compresses(trimmed(value.substr(0, comma)))) return true;
+    if (comma == std::string_view::npos) return false;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
 
 void refuse_encoded_body(long status, const HttpHeaders& headers) {
   if (status < 200 || status >= 300) return;
   auto found = headers.find("content-encoding");
-  if (found == headers.end() || strcasecmp(found->second.c_str(), "identity") == 0) return;
+  if (found == headers.end() || !any_compresses(found->second)) return;
   // The value is the upstream's word: kept short, and printable only.
   std::string coding;
   for (char c : found->second.substr(0, 32)) coding += (c >= 0x20 && c < 0x7f) ? c : '?';

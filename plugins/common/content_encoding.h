@@ -11,8 +11,8 @@ namespace agentrt::providers {
 
 inline constexpr const char* kAcceptIdentity = "Accept-Encoding: identity";
 
-// Throws sdk::Error (AGENTRT_ERR_UPSTREAM) when a 2xx answer's Content-Encoding is
-// anything but identity; returns otherwise.
+// Throws sdk::Error (AGENTRT_ERR_UPSTREAM) when a 2xx answer's Content-Encoding names
+// a coding that compresses (gzip, deflate, br, zstd...); returns otherwise.
 void refuse_encoded_body(long status, const HttpHeaders& headers);
 
 }  // namespace agentrt::providers

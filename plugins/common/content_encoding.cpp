@@ -24,16 +24,10 @@ bool compresses(std::string_view coding) {
   return false;
 }
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 bool any_compresses(std::string_view value) {
   for (;;) {
     const size_t comma = value.find(',');
-    if (compresses(trimmed(value.substr(0, comma)))) return true;
+    if (compresses(trim_ows(value.substr(0, comma)))) return true;
     if (comma == std::string_view::npos) return false;
     value.remove_prefix(comma + 1);
   }

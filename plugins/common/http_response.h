@@ -7,6 +7,14 @@
 
 namespace agentrt::providers {
 
+// A field value without the optional whitespace (spaces and tabs) around it, RFC 9110's
+// OWS.
+inline std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 // Header names lower-cased; a repeated header keeps its values joined with ", ".
 using HttpHeaders = std::map<std::string, std::string>;
 

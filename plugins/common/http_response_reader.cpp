@@ -18,12 +18,6 @@ char lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // RFC 9110's tchar as a table: a vendor's field names are mostly letters and '-', which
 // the search of the punctuation's list cost a memchr each.
 constexpr std::array<bool, 256> kTokenChars = [] {
@@ -44,7 +38,7 @@ bool list_has(std::string_view value, std::string_view token, bool last_only = f
   bool found = false;
   while (true) {
     size_t comma = value.find(',');
-    std::string_view item = trim(value.substr(0, comma));
+    std::string_view item = trim_ows(value.substr(0, comma));
     bool same =
         item.size() == token.size() && strncasecmp(item.data(), token.data(), token.size()) == 0;
     found = last_only ? same : (found || same);
@@ -58,7 +52,7 @@ uint64_t parse_length(std::string_view value) {
   bool first = true;
   while (true) {
     size_t comma = value.find(',');
-    std::string_view item = trim(value.substr(0, comma));
+    std::string_view item = trim_ows(value.substr(0, comma));
     if (item.empty() || item.size() > 18 ||
         !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
       throw HttpProtocolError("invalid Content-Length");
@@ -163,7 +157,7 @@ void HttpResponseReader::parse_field(std::string_view line) {
     throw HttpProtocolError("a malformed header field");
   std::string name(line.substr(0, colon));
   std::transform(name.begin(), name.end(), name.begin(), lower);
-  std::string_view value = trim(line.substr(colon + 1));
+  std::string_view value = trim_ows(line.substr(colon + 1));
   // Two finds of one byte each (memchr): find_first_of with a set of two compared every
   // byte of the value with the set, a third of a vendor's head's parsing.
   if (value.find('\r') != std::string_view::npos || value.find('\0') != std::string_view::npos)
@@ -263,7 +257,7 @@ void HttpResponseReader::on_chunk_size_line(std::string_view line) {
     if (digits == 15) throw HttpProtocolError("a chunk size too large");
     size = size * 16 + static_cast<uint64_t>(value);
   }
-  std::string_view rest = trim(line.substr(digits));
+  std::string_view rest = trim_ows(line.substr(digits));
   if (digits == 0 || (!rest.empty() && rest.front() != ';'))
     throw HttpProtocolError("a malformed chunk size");
   remaining_ = size;

@@ -1,5 +1,7 @@
 #include "common/retry_after.h"
 
+#include "common/http_response.h"
+
 #include <curl/curl.h>
 
 #include <cmath>
@@ -11,16 +13,10 @@
 namespace agentrt::providers {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // A plain non-negative decimal number, nothing else (strtod alone would also take
 // "inf", hex floats and trailing garbage).
 std::optional<double> parse_number(std::string_view s) {
-  s = trim(s);
+  s = trim_ows(s);
   if (s.empty() || s.size() > 32) return std::nullopt;
   for (char c : s)
     if (!((c >= '0' && c <= '9') || c == '.')) return std::nullopt;
@@ -43,7 +39,7 @@ uint32_t retry_after_ms(std::string_view retry_after_ms_header, std::string_view
                         std::time_t now) {
   if (auto ms = parse_number(retry_after_ms_header)) return clamp_ms(*ms);
   if (auto seconds = parse_number(retry_after_header)) return clamp_ms(*seconds * 1000.0);
-  std::string_view date = trim(retry_after_header);
+  std::string_view date = trim_ows(retry_after_header);
   if (date.empty()) return 0;
   // curl_getdate understands the three HTTP-date forms of RFC 9110.
   std::time_t at = curl_getdate(std::string(date).c_str(), nullptr);

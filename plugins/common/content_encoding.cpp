@@ -2,8 +2,7 @@
 
 #include <agentrt/plugin.hpp>
 
-#include <strings.h>
-
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -14,23 +13,11 @@ namespace {
 // practice). A value outside them (identity, or a misconfigured server's "utf-8" or
 // "none") says nothing about the bytes, which were read as they came before and still
 // are.
-bool compresses(std::string_view coding) {
+bool any_compresses(std::string_view value) {
   static constexpr std::array<std::string_view, 7> kCodings = {
       "gzip", "x-gzip", "deflate", "br", "compress", "x-compress", "zstd"};
-  for (std::string_view known : kCodings)
-    if (coding.size() == known.size() &&
-        strncasecmp(coding.data(), known.data(), known.size()) == 0)
-      return true;
-  return false;
-}
-
-bool any_compresses(std::string_view value) {
-  for (;;) {
-    const size_t comma = value.find(',');
-    if (compresses(trim_ows(value.substr(0, comma)))) return true;
-    if (comma == std::string_view::npos) return false;
-    value.remove_prefix(comma + 1);
-  }
+  return std::any_of(kCodings.begin(), kCodings.end(),
+                     [&](std::string_view coding) { return list_has(value, coding); });
 }
 
 }  // namespace

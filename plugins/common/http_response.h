@@ -1,6 +1,8 @@
 // What an upstream answered, as the transport hands it to the error mapping.
 #pragma once
 
+#include <strings.h>
+
 #include <map>
 #include <string>
 #include <string_view>
@@ -13,6 +15,21 @@ inline std::string_view trim_ows(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+// Whether the comma-separated list `value` (a field's value) holds `token`, in any case;
+// with `last_only`, as its last item.
+inline bool list_has(std::string_view value, std::string_view token, bool last_only = false) {
+  bool found = false;
+  while (true) {
+    size_t comma = value.find(',');
+    std::string_view item = trim_ows(value.substr(0, comma));
+    bool same =
+        item.size() == token.size() && strncasecmp(item.data(), token.data(), token.size()) == 0;
+    found = last_only ? same : (found || same);
+    if (comma == std::string_view::npos) return found;
+    value.remove_prefix(comma + 1);
+  }
 }
 
 // Header names lower-cased; a repeated header keeps its values joined with ", ".

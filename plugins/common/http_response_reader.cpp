@@ -33,20 +33,6 @@ bool token_char(char c) {
   return kTokenChars[static_cast<unsigned char>(c)];
 }
 
-// Whether the comma-separated list `value` holds `token`, in any case.
-bool list_has(std::string_view value, std::string_view token, bool last_only = false) {
-  bool found = false;
-  while (true) {
-    size_t comma = value.find(',');
-    std::string_view item = trim_ows(value.substr(0, comma));
-    bool same =
-        item.size() == token.size() && strncasecmp(item.data(), token.data(), token.size()) == 0;
-    found = last_only ? same : (found || same);
-    if (comma == std::string_view::npos) return found;
-    value.remove_prefix(comma + 1);
-  }
-}
-
 uint64_t parse_length(std::string_view value) {
   uint64_t length = 0;
   bool first = true;

@@ -7,19 +7,7 @@
 namespace agentrt::providers::anthropic {
 namespace {
 
-class Adapter : public VendorAdapter {
- public:
-  HttpRequest build(const ChatRequest& chat, const ProviderConfig& config,
-                    const std::string& api_key) const override {
-    return build_request(chat, config, api_key);
-  }
-  std::unique_ptr<StreamDecoder> decoder(DeltaEmitter& out) const override {
-    return std::make_unique<MessageDecoder>(out);
-  }
-  UpstreamErrorInfo parse_error(std::string_view body) const override {
-    return parse_error_body(body);
-  }
-};
+using Adapter = VendorAdapterOf<MessageDecoder, build_request, parse_error_body>;
 
 class AnthropicProvider : public ChatProvider {
  public:

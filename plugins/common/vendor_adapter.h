@@ -33,4 +33,21 @@ class VendorAdapter {
 void end_response(const HttpResponse& response, const VendorAdapter& adapter,
                   StreamDecoder& decoder, std::string_view key);
 
+// The adapter of a vendor whose parts are a request builder, a stream decoder class and
+// an error-body reader, as every bundled vendor's are.
+template <typename Decoder, auto BuildRequest, auto ParseErrorBody>
+class VendorAdapterOf final : public VendorAdapter {
+ public:
+  HttpRequest build(const ChatRequest& chat, const ProviderConfig& config,
+                    const std::string& api_key) const override {
+    return BuildRequest(chat, config, api_key);
+  }
+  std::unique_ptr<StreamDecoder> decoder(DeltaEmitter& out) const override {
+    return std::make_unique<Decoder>(out);
+  }
+  UpstreamErrorInfo parse_error(std::string_view body) const override {
+    return ParseErrorBody(body);
+  }
+};
+
 }  // namespace agentrt::providers

@@ -8,19 +8,7 @@
 namespace agentrt::providers::openai {
 namespace {
 
-class Adapter : public VendorAdapter {
- public:
-  HttpRequest build(const ChatRequest& chat, const ProviderConfig& config,
-                    const std::string& api_key) const override {
-    return build_request(chat, config, api_key);
-  }
-  std::unique_ptr<StreamDecoder> decoder(DeltaEmitter& out) const override {
-    return std::make_unique<ChunkDecoder>(out);
-  }
-  UpstreamErrorInfo parse_error(std::string_view body) const override {
-    return parse_error_body(body);
-  }
-};
+using Adapter = VendorAdapterOf<ChunkDecoder, build_request, parse_error_body>;
 
 class OpenAiProvider : public ChatProvider {
  public:

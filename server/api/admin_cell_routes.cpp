@@ -10,12 +10,12 @@ void add_cell_routes(Router& router, core::Engine& engine) {
               [&engine](RequestContext& ctx, Response& response) {
                 response.send_json(201, core::to_json(engine.cells().create(ctx.json)));
               }});
-  router.add({"GET", "/admin/cells", RouteScope::root, RouteAccess::admin, false,
-              [&engine](RequestContext& ctx, Response& response) {
-                auto page =
-                    core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
-                response.send_json(200, engine.cells().list(page));
-              }});
+  router.add(RouteSpec{
+      "GET", "/admin/cells", RouteScope::root, RouteAccess::admin, false,
+      [&engine](RequestContext& ctx, Response& response) {
+        auto page = core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
+        response.send_json(200, engine.cells().list(page));
+      }}.taking({"limit", "cursor"}));
   router.add({"GET", "/admin/cells/{id}", RouteScope::root, RouteAccess::admin, false,
               [&engine](RequestContext& ctx, Response& response) {
                 auto cell = engine.cells().find(ctx.param("id"));

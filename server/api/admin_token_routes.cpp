@@ -9,11 +9,12 @@ void add_token_routes(Router& router, core::Engine& engine) {
               [&engine](RequestContext& ctx, Response& response) {
                 response.send_json(201, engine.auth().issue(ctx.json));
               }});
-  router.add({"GET", "/admin/tokens", RouteScope::root, RouteAccess::admin, false,
-              [&engine](RequestContext& ctx, Response& response) {
-                response.send_json(
-                    200, engine.auth().list(ctx.query_param("limit"), ctx.query_param("cursor")));
-              }});
+  router.add(RouteSpec{
+      "GET", "/admin/tokens", RouteScope::root, RouteAccess::admin, false,
+      [&engine](RequestContext& ctx, Response& response) {
+        response.send_json(200,
+                           engine.auth().list(ctx.query_param("limit"), ctx.query_param("cursor")));
+      }}.taking({"limit", "cursor"}));
   router.add({"DELETE", "/admin/tokens/{id}", RouteScope::root, RouteAccess::admin, false,
               [&engine](RequestContext& ctx, Response& response) {
                 try {

@@ -11,12 +11,12 @@ void add_agent_routes(Router& router, core::Engine& engine) {
                 response.send_json(201, core::to_json(engine.agents().create(
                                             ctx.cell, ctx.json, ctx.principal->cell_seq)));
               }});
-  router.add({"GET", "/agents", RouteScope::cell, RouteAccess::token, false,
-              [&engine](RequestContext& ctx, Response& response) {
-                auto page =
-                    core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
-                response.send_json(200, engine.agents().list(ctx.cell, page));
-              }});
+  router.add(RouteSpec{
+      "GET", "/agents", RouteScope::cell, RouteAccess::token, false,
+      [&engine](RequestContext& ctx, Response& response) {
+        auto page = core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
+        response.send_json(200, engine.agents().list(ctx.cell, page));
+      }}.taking({"limit", "cursor"}));
   router.add({"GET", "/agents/{aid}", RouteScope::cell, RouteAccess::token, false,
               [&engine](RequestContext& ctx, Response& response) {
                 auto agent = engine.agents().find(ctx.cell, ctx.param("aid"));

@@ -58,40 +58,41 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
                                                                 run_request(ctx), client_gone));
               },
               /*handler_reads_json=*/true});
-  router.add({"GET", "/runs/{runID}/events", RouteScope::cell, RouteAccess::token, false,
-              [&engine](RequestContext& ctx, Response& response) {
-                const int64_t after = after_param(ctx);
-                // The run is looked up before the stream starts, so an unknown run is a 404.
-                engine.runs().check_run(ctx.cell, *ctx.principal, ctx.param("runID"));
-                // Revoking the token ends the stream; the run it follows is not this
-                // client's to stop.
-                auto lease = engine.auth().hold(*ctx.principal);
-                // The head waits for the first event: a run that its session's deletion
-                // took meanwhile is still a 404 (RunService::follow).
-                SseStream stream(response, ping_interval(engine), ctx.client_closed,
-                                 ctx.client_socket, SseStream::Head::with_first_event);
-                stream.end_when([&lease] { return lease.revoked(); });
-                engine.runs().follow(ctx.cell, *ctx.principal, ctx.param("runID"), after, stream,
-                                     std::chrono::milliseconds(100));
-                stream.begin();
-              }});
+  router.add(RouteSpec{
+      "GET", "/runs/{runID}/events", RouteScope::cell, RouteAccess::token, false,
+      [&engine](RequestContext& ctx, Response& response) {
+        const int64_t after = after_param(ctx);
+        // The run is looked up before the stream starts, so an unknown run is a 404.
+        engine.runs().check_run(ctx.cell, *ctx.principal, ctx.param("runID"));
+        // Revoking the token ends the stream; the run it follows is not this
+        // client's to stop.
+        auto lease = engine.auth().hold(*ctx.principal);
+        // The head waits for the first event: a run that its session's deletion
+        // took meanwhile is still a 404 (RunService::follow).
+        SseStream stream(response, ping_interval(engine), ctx.client_closed, ctx.client_socket,
+                         SseStream::Head::with_first_event);
+        stream.end_when([&lease] { return lease.revoked(); });
+        engine.runs().follow(ctx.cell, *ctx.principal, ctx.param("runID"), after, stream,
+                             std::chrono::milliseconds(100));
+        stream.begin();
+      }}.taking({"after"}));
 }
 
 void add_session_routes(Router& router, core::Engine& engine) {
-  router.add(
-      {"GET", "/sessions", RouteScope::cell, RouteAccess::token, false,
-       [&engine](RequestContext& ctx, Response& response) {
-         auto page = core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
-         response.send_json(200, engine.runs().list_sessions(ctx.cell, *ctx.principal,
-                                                             ctx.query_param("actor"), page));
-       }});
-  router.add({"GET", "/sessions/{sid}/messages", RouteScope::cell, RouteAccess::token, false,
-              [&engine](RequestContext& ctx, Response& response) {
-                auto page =
-                    core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
-                response.send_json(
-                    200, engine.runs().messages(ctx.cell, *ctx.principal, ctx.param("sid"), page));
-              }});
+  router.add(RouteSpec{
+      "GET", "/sessions", RouteScope::cell, RouteAccess::token, false,
+      [&engine](RequestContext& ctx, Response& response) {
+        auto page = core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
+        response.send_json(200, engine.runs().list_sessions(ctx.cell, *ctx.principal,
+                                                            ctx.query_param("actor"), page));
+      }}.taking({"limit", "cursor", "actor"}));
+  router.add(RouteSpec{
+      "GET", "/sessions/{sid}/messages", RouteScope::cell, RouteAccess::token, false,
+      [&engine](RequestContext& ctx, Response& response) {
+        auto page = core::parse_page_request(ctx.query_param("limit"), ctx.query_param("cursor"));
+        response.send_json(
+            200, engine.runs().messages(ctx.cell, *ctx.principal, ctx.param("sid"), page));
+      }}.taking({"limit", "cursor"}));
   router.add({"POST", "/sessions/{sid}/interrupt", RouteScope::cell, RouteAccess::token, false,
               [&engine](RequestContext& ctx, Response& response) {
                 response.send_json(

@@ -189,6 +189,8 @@ class RequestPipeline::Run {
       if (!core::is_utf8(name) || !core::is_utf8(value))
         throw ApiError(ErrorCode::invalid_request, "the query is not UTF-8 once percent-decoded");
     }
+    if (auto problem = query_problem(match.route->spec, *query))
+      throw ApiError(ErrorCode::invalid_request, *problem);
     ctx_.query = std::move(*query);
     ctx_.route = match.route;
     ctx_.params = std::move(match.params);

@@ -1,7 +1,9 @@
 #include "server/http/request_context.h"
 
 #include "server/http/request_head.h"
+#include "server/http/router.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace agentrt::server {
@@ -21,6 +23,9 @@ const std::string& RequestContext::param(const std::string& name) const {
 }
 
 std::optional<std::string> RequestContext::query_param(const std::string& name) const {
+  if (route != nullptr && std::find(route->spec.query.begin(), route->spec.query.end(), name) ==
+                              route->spec.query.end())
+    throw std::logic_error("route takes no query parameter '" + name + "'");
   for (const auto& [key, value] : query) {
     if (key == name) return value;
   }

@@ -50,7 +50,8 @@ struct RequestContext {
   // The value of a template parameter; throws std::logic_error when the route has none
   // of that name, which is a programming error, not a client error.
   const std::string& param(const std::string& name) const;
-  // The first value of a query parameter.
+  // The value of a query parameter; throws std::logic_error when the route does not
+  // take one of that name (RouteSpec::query), a programming error like param()'s.
   std::optional<std::string> query_param(const std::string& name) const;
 };
 

@@ -184,11 +184,28 @@ RouteMatch Router::match(std::string_view method, std::string_view raw_path) con
   return result;
 }
 
+std::optional<std::string> query_problem(const RouteSpec& spec, const QueryParams& query) {
+  constexpr size_t kShownBytes = 64;
+  for (auto it = query.begin(); it != query.end(); ++it) {
+    const std::string& name = it->first;
+    if (std::find(spec.query.begin(), spec.query.end(), name) == spec.query.end()) {
+      std::string takes;
+      for (const std::string& taken : spec.query) takes += (takes.empty() ? "" : ", ") + taken;
+      return "unknown query parameter " + core::json_excerpt(name, kShownBytes) +
+             " (this route takes " + (takes.empty() ? "none" : takes) + ")";
+    }
+    const auto same_name = [&](const auto& param) { return param.first == name; };
+    if (std::find_if(query.begin(), it, same_name) != it)
+      return "query parameter \"" + name + "\" is given twice";
+  }
+  return std::nullopt;
+}
+
 std::vector<RouteInfo> Router::routes() const {
   std::vector<RouteInfo> all;
   for (const auto& pattern : patterns_) {
     for (const auto& route : pattern->routes)
-      all.push_back({route->spec.method, route->mounted_path});
+      all.push_back({route->spec.method, route->mounted_path, route->spec.query});
   }
   std::sort(all.begin(), all.end());
   return all;

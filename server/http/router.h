@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,15 @@ struct RouteSpec {
   // json_body routes whose handler reads ctx.body itself (parse_json_body gives the
   // pipeline's errors): ctx.json is left null.
   bool handler_reads_json = false;
+  // The query parameters the route takes. The pipeline refuses any other, and any given
+  // twice, so that a misspelt filter is an error instead of a list or a DELETE that
+  // silently covers more than was asked.
+  std::vector<std::string> query = {};
+
+  RouteSpec&& taking(std::vector<std::string> names) && {
+    query = std::move(names);
+    return std::move(*this);
+  }
 };
 
 struct Route {
@@ -51,6 +61,7 @@ struct Route {
 struct RouteInfo {
   std::string method;
   std::string path;
+  std::vector<std::string> query = {};  // RouteSpec::query; not compared
   bool operator<(const RouteInfo& other) const;
   bool operator==(const RouteInfo& other) const;
 };
@@ -63,6 +74,11 @@ struct RouteMatch {
   std::string cell;                  // see RequestContext::cell
   std::vector<std::string> allowed;  // sorted methods, for 405
 };
+
+// What is wrong with `query` for a route taking `spec.query`: a parameter it does not
+// take, or one given twice (which of the two a reader would take is a guess); nullopt
+// when nothing is.
+std::optional<std::string> query_problem(const RouteSpec& spec, const QueryParams& query);
 
 // The path parameter that carries the cell in multi mode.
 inline constexpr const char* kCellParam = "cellID";

@@ -69,10 +69,12 @@ TEST_F(Memory, SaveGetListDelete) {
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, bob).status, 404) << "another actor's entry";
   EXPECT_EQ(call(agentd, "DELETE", "/memory/" + id, bob).status, 404);
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, admin).status, 200);
-  // The lists' filters name no entry (audit 8a, F14: they turned it into a 404).
-  EXPECT_EQ(call(agentd, "GET", "/memory/" + id + "?namespace=x&session_id=y&layer=working", alice)
-                .status,
-            200);
+  // The lists' filters name no entry: once they turned it into a 404 (audit 8a, F14),
+  // then they were dropped; now, like any parameter a route does not take, they are 400.
+  auto filtered = call(agentd, "GET", "/memory/" + id + "?namespace=x", alice);
+  EXPECT_EQ(filtered.status, 400);
+  EXPECT_EQ(filtered.json()["error"]["message"],
+            "unknown query parameter \"namespace\" (this route takes actor)");
   EXPECT_EQ(list_all(agentd, alice, {{"layer", "about_me"}}).size(), 1u);
   EXPECT_EQ(call(agentd, "DELETE", "/memory/" + id, alice).status, 204);
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, alice).status, 404);
@@ -151,6 +153,31 @@ TEST_F(Memory, BadInputGetsTheDocumentedError) {
   }
   EXPECT_EQ(call(agentd, "DELETE", "/memory/layer?layer=dreams", alice).status, 400);
   EXPECT_EQ(call(agentd, "DELETE", "/memory/layer", alice).status, 400);
+}
+
+// A misspelt filter was once dropped, so that a clear meant for one namespace cleared
+// the caller's whole layer (an audit's finding): every query parameter a route does not
+// take, or one given twice, is refused, and nothing is deleted.
+TEST_F(Memory, AMisspeltOrRepeatedFilterIsRefusedAndClearsNothing) {
+  save(alice, {{"layer", "agent_memory"}, {"content", "keep"}, {"namespace", "keep-me"}});
+  save(alice, {{"layer", "agent_memory"}, {"content", "drop"}, {"namespace", "drop-me"}});
+  const std::string before = call(agentd, "GET", "/memory/counts", alice).body;
+  for (const std::string& path :
+       {std::string("/memory/layer?layer=agent_memory&namepsace=drop-me"),
+        std::string("/memory/layer?layer=agent_memory&namespace=drop-me&namespace=keep-me"),
+        std::string("/memory/layer?layer=agent_memory&namespace=drop-me&limit=1")}) {
+    auto response = call(agentd, "DELETE", path, alice);
+    EXPECT_EQ(response.status, 400) << path << " " << response.body;
+    EXPECT_EQ(response.json()["error"]["code"], "invalid_request") << path;
+  }
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts", alice).body, before) << "nothing deleted";
+  EXPECT_EQ(call(agentd, "GET", "/memory/counts?layer=agent_memory", alice).status, 400);
+  EXPECT_EQ(call(agentd, "GET", "/memory?layer=about_me&limt=1", alice).status, 400);
+
+  auto cleared =
+      call(agentd, "DELETE", "/memory/layer?layer=agent_memory&namespace=drop-me", alice);
+  EXPECT_EQ(cleared.json(), (json{{"deleted", 1}})) << cleared.body;
+  EXPECT_EQ(list_all(agentd, alice, {{"layer", "agent_memory"}}).size(), 1u);
 }
 
 // Metadata nested 2,000 deep (12 KB) once overflowed the request thread's stack in the

@@ -98,12 +98,16 @@ void add_test_routes(Router& router) {
   });
   root("GET", "/huge", false,
        [](RequestContext&, Response& r) { r.send_json(200, std::string(64 << 20, 'x')); });
-  router.add({"GET", "/things/{id}", RouteScope::cell, RouteAccess::token, false,
-              [](RequestContext& c, Response& r) {
-                r.send_json(200, {{"id", c.param("id")},
-                                  {"cell", c.cell},
-                                  {"q", c.query_param("q").value_or("-")}});
-              }});
+  router.add(RouteSpec{
+      "GET", "/things/{id}", RouteScope::cell, RouteAccess::token, false,
+      [](RequestContext& c, Response& r) {
+        r.send_json(
+            200,
+            {{"id", c.param("id")}, {"cell", c.cell}, {"q", c.query_param("q").value_or("-")}});
+      }}.taking({"q", "other"}));
+  root("GET", "/reads-untaken", false, [](RequestContext& c, Response& r) {
+    r.send_json(200, {{"q", c.query_param("q").value_or("-")}});
+  });
 }
 
 class PipelineHttp : public testing::Test {
@@ -400,9 +404,45 @@ TEST_F(PipelineHttp, ALengthThatIsNotDigitsAloneIsRefusedAndClosesTheConnection)
 }
 
 TEST_F(PipelineHttp, CellRoutesGetDecodedParamsQueryAndTheDefaultCell) {
-  const HttpResponse response = get("/things/a%20b%2Fc?q=x+y%21&q=second");
+  const HttpResponse response = get("/things/a%20b%2Fc?q=x+y%21&other=1");
   EXPECT_EQ(response.status, 200);
   EXPECT_EQ(response.json(), (nlohmann::json{{"id", "a b/c"}, {"cell", "default"}, {"q", "x y!"}}));
+}
+
+// A misspelt filter would otherwise widen a list, or a DELETE, to more than was asked.
+TEST_F(PipelineHttp, AQueryParameterTheRouteDoesNotTakeIsRefusedByName) {
+  HttpResponse response = get("/things/a?q=1&qq=2");
+  expect_error(response, 400, "invalid_request");
+  EXPECT_EQ(response.json()["error"]["message"],
+            "unknown query parameter \"qq\" (this route takes q, other)");
+  response = get("/ok?q=1");
+  expect_error(response, 400, "invalid_request");
+  EXPECT_EQ(response.json()["error"]["message"],
+            "unknown query parameter \"q\" (this route takes none)");
+  // Quoted as JSON and cut: a name is the client's text.
+  response = get("/ok?%0A" + std::string(100, 'n') + "=1");
+  expect_error(response, 400, "invalid_request");
+  const std::string message = response.json()["error"]["message"];
+  EXPECT_EQ(message,
+            "unknown query parameter \"\\n" + std::string(58, 'n') + "... (this route takes none)");
+  EXPECT_EQ(get("/things/a").status, 200);
+  EXPECT_EQ(get("/things/a?").status, 200);
+  EXPECT_EQ(get("/things/a?&&q=1&").status, 200);
+}
+
+TEST_F(PipelineHttp, AQueryParameterGivenTwiceIsRefused) {
+  for (const char* target : {"/things/a?q=1&q=2", "/things/a?q=1&other=&q=1", "/things/a?q&q"}) {
+    const HttpResponse response = get(target);
+    expect_error(response, 400, "invalid_request");
+    EXPECT_EQ(response.json()["error"]["message"], "query parameter \"q\" is given twice")
+        << target;
+  }
+}
+
+// A handler reading a name its route does not declare would never see it (the pipeline
+// refuses it): that is a programming error, so it fails loudly instead.
+TEST_F(PipelineHttp, AHandlerReadingAnUndeclaredQueryParameterIsAnInternalError) {
+  expect_error(get("/reads-untaken"), 500, "internal");
 }
 
 TEST_F(PipelineHttp, EveryResponseCarriesTheRequestId) {

@@ -89,8 +89,13 @@ void ApiConnection::run() {
         // A timeout the session did not record as a network failure is its deadline,
         // whose message is for the client (server_session.cpp).
         const bool late = dynamic_cast<const Poco::TimeoutException*>(&e) != nullptr;
-        pipeline_->reject_malformed(response, e.displayText(),
-                                    late ? e.message() : "malformed HTTP request");
+        // The head reader's reasons are fixed words (request_head.cpp), never the
+        // client's bytes, and tell a client what to mend ("no Host field").
+        const bool ours = dynamic_cast<const Poco::Net::MessageException*>(&e) != nullptr;
+        std::string message = "malformed HTTP request";
+        if (late) message = e.message();
+        if (ours && !e.message().empty()) message += ": " + e.message();
+        pipeline_->reject_malformed(response, e.displayText(), message);
       } else {
         core::log_debug("connection ended", {{"error", e.displayText()}});
       }

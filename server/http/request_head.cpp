@@ -150,6 +150,17 @@ void keep_first(const std::string*& first, const std::string& value) {
   if (first == nullptr) first = &value;
 }
 
+// Host = uri-host [ ":" port ] (RFC 9112 3.2, RFC 3986 3.2.2): a reg-name, an IPv4
+// address or a bracketed IP literal, so these bytes only; empty is allowed.
+bool host_value_is_valid(const std::string& value) {
+  static const std::string_view kAllowed = "-._~%!$&'()*+,;=:[]";
+  for (char c : value) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!alnum && kAllowed.find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
 // How long the body is must have one answer (RFC 9112 6.1-6.3): a request that could
 // be framed two ways is how one request is smuggled inside another. So only
 // "Transfer-Encoding: chunked" alone, never with a Content-Length, and one
@@ -161,6 +172,7 @@ RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
   const std::string* connection = nullptr;
   const std::string* expect = nullptr;
   int codings = 0;
+  int hosts = 0;
   for (const auto& [name, value] : request) {
     if (equals_ignoring_case(name, "Transfer-Encoding")) {
       if (++codings > 1 || !equals_ignoring_case(value, "chunked"))
@@ -169,7 +181,13 @@ RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
       if (length != nullptr && *length != value) malformed("conflicting Content-Length");
       length = &value;
     } else if (equals_ignoring_case(name, "Content-Type")) {
-      keep_first(head.content_type, value);
+      // One field (RFC 9110 8.3), for the reason Authorization has one.
+      if (head.content_type != nullptr) malformed("more than one Content-Type field");
+      head.content_type = &value;
+    } else if (equals_ignoring_case(name, "Host")) {
+      // RFC 9112 3.2: a server MUST answer 400 to two Host fields or an invalid one.
+      if (++hosts > 1) malformed("more than one Host field");
+      if (!host_value_is_valid(value)) malformed("malformed Host field");
     } else if (equals_ignoring_case(name, "Authorization")) {
       // One field (RFC 9110 11.6.2): a proxy that checks the last of two while agentd
       // acts on the first would let one caller through as another (audit 8b, F5).
@@ -184,6 +202,9 @@ RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
     }
   }
   if (codings > 0 && length != nullptr) malformed("both Transfer-Encoding and Content-Length");
+  // ... and to an HTTP/1.1 request without one.
+  if (hosts == 0 && request.getVersion() == Poco::Net::HTTPMessage::HTTP_1_1)
+    malformed("no Host field");
   head.chunked = codings > 0;
   if (length != nullptr) head.content_length = content_length_value(*length);
   head.keep_alive = connection != nullptr && !connection->empty()

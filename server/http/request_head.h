@@ -9,7 +9,8 @@
 // a folded (obs-fold) line, a bare CR or a NUL are refused, not skipped or joined; so
 // are a transfer coding other than a lone "chunked", one with a Content-Length,
 // Content-Lengths that disagree, and one that is not digits alone (Poco's took a sign,
-// spaces and thousands separators: "1,000"). Limits are
+// spaces and thousands separators: "1,000"); and as RFC 9112 3.2 demands, an HTTP/1.1
+// head without a Host, or any with two or an invalid one. Limits are
 // Poco's: a method of 32 bytes, a target of 16 KiB, 100 fields, names of 256 bytes and
 // values of 8 KiB.
 #pragma once

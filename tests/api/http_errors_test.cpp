@@ -142,7 +142,7 @@ TEST(HttpErrors, ARequestDrippedAByteAtATimeIsCutAtTheRequestTimeout) {
   {  // a head that never ends
     HttpConnection connection = agentd.connect();
     const auto took =
-        drip(connection, "GET /health HTTP/1.1\r\nX-Slow: abcdefghijklmnopqrstuvwxyz");
+        drip(connection, "GET /health HTTP/1.1\r\nHost: h\r\nX-Slow: abcdefghijklmnopqrstuvwxyz");
     EXPECT_LT(took, std::chrono::seconds(5)) << "the connection stayed open";
     const HttpResponse response = connection.read_response();
     expect_error(response, 400, "invalid_request");
@@ -152,7 +152,8 @@ TEST(HttpErrors, ARequestDrippedAByteAtATimeIsCutAtTheRequestTimeout) {
   {  // a body that comes a byte at a time: 400, and the connection closes
     HttpConnection connection = agentd.connect();
     connection.send_raw(
-        "POST /health HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n");
+        "POST /health HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: "
+        "40\r\n\r\n");
     drip(connection, std::string(40, ' ').substr(0, 12));
     const HttpResponse response = connection.read_response();
     expect_error(response, 400, "invalid_request");

@@ -12,8 +12,9 @@
 namespace agentrt::server {
 namespace {
 
+// An HTTP/1.1 head, which must name its Host.
 std::string with_fields(const std::string& fields) {
-  return "GET /x HTTP/1.1\r\n" + fields + "\r\n";
+  return "GET /x HTTP/1.1\r\nHost: h\r\n" + fields + "\r\n";
 }
 
 void expect_refused(const std::string& head, const std::string& why) {
@@ -123,18 +124,18 @@ TEST(RequestHead, ALengthOfManyDigitsIsTheLargestLength) {
 // RequestHead answers what Poco's getters answered, in the one pass over the fields.
 TEST(RequestHead, AnswersAsPocosGettersDid) {
   const std::vector<std::string> heads = {
-      "GET / HTTP/1.1\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: h\r\n\r\n",
       "GET / HTTP/1.0\r\n\r\n",
       "GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n",
-      "GET / HTTP/1.1\r\nconnection: CLOSE\r\n\r\n",
-      "GET / HTTP/1.1\r\nConnection: close, upgrade\r\n\r\n",
-      "GET / HTTP/1.1\r\nConnection:\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: h\r\nconnection: CLOSE\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: h\r\nConnection: close, upgrade\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: h\r\nConnection:\r\n\r\n",
       "GET / HTTP/1.0\r\nConnection:\r\nConnection: keep-alive\r\n\r\n",
-      "GET / HTTP/1.1\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n",
-      "POST / HTTP/1.1\r\nExpect: 100-Continue\r\nContent-Length: 3\r\n\r\n",
-      "POST / HTTP/1.1\r\nExpect: 100-continue, x\r\n\r\n",
-      "POST / HTTP/1.1\r\nexpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n",
-      "POST / HTTP/1.1\r\nContent-Type: text/plain\r\ncontent-type: application/json\r\n"
+      "GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n",
+      "POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 3\r\n\r\n",
+      "POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue, x\r\n\r\n",
+      "POST / HTTP/1.1\r\nHost: h\r\nexpect: 100-continue\r\nTransfer-Encoding: chunked\r\n\r\n",
+      "POST / HTTP/1.1\r\nHost: h\r\ncontent-type: application/json\r\n"
       "AUTHORIZATION: Bearer a\r\nx-request-id: r1\r\nX-Request-Id: r2\r\n\r\n",
   };
   for (const std::string& text : heads) {
@@ -159,27 +160,55 @@ TEST(RequestHead, AnswersAsPocosGettersDid) {
   EXPECT_EQ(field_text(head.authorization), "Bearer a");
   EXPECT_EQ(field_text(head.request_id), "r1") << "the first";
   Poco::Net::HTTPRequest bare;
-  parse_request_head("GET / HTTP/1.1\r\n\r\n", bare, &head);
+  parse_request_head("GET / HTTP/1.0\r\n\r\n", bare, &head);
   EXPECT_EQ(head.authorization, nullptr);
 }
 
-TEST(RequestHead, KeepsPocosLimitsToTheByte) {
+// RFC 9112 3.2: a server MUST answer 400 to an HTTP/1.1 request without a Host, and to
+// any with two Host fields or an invalid one. Content-Type is one field, as
+// Authorization is: a proxy in front and agentd could each read another of two.
+TEST(RequestHead, RefusesAMissingDoubledOrInvalidHostAndADoubledContentType) {
+  expect_refused("GET /x HTTP/1.1\r\n\r\n", "HTTP/1.1 without Host");
+  expect_refused("GET /x HTTP/1.1\r\nX-A: 1\r\n\r\n", "HTTP/1.1 without Host");
+  expect_refused(with_fields("Host: h\r\n"), "two Host fields, the same");
+  expect_refused(with_fields("host: other\r\n"), "two Host fields");
+  for (const char* host : {"a b", "a/b", "user@h", "h?x", "h#x", "\"h\"", "h\\x"})
+    expect_refused(std::string("GET /x HTTP/1.1\r\nHost: ") + host + "\r\n\r\n", host);
+  expect_refused(with_fields("Content-Type: application/json\r\nContent-Type: text/plain\r\n"),
+                 "two Content-Type fields");
+  expect_refused(
+      with_fields("Content-Type: application/json\r\ncontent-type: application/json\r\n"),
+      "two Content-Type fields, the same");
+  for (const char* host : {"", "127.0.0.1:9091", "[::1]:80", "api.example.com", "xn--bcher-kva.ch",
+                           "h%41st", "a-b_c~d!e$f&g'h(i)j*k+l,m;n=o"}) {
+    Poco::Net::HTTPRequest request;
+    EXPECT_NO_THROW(
+        parse_request_head(std::string("GET /x HTTP/1.1\r\nHost: ") + host + "\r\n\r\n", request))
+        << host;
+  }
   Poco::Net::HTTPRequest request;
+  EXPECT_NO_THROW(parse_request_head("GET /x HTTP/1.0\r\n\r\n", request)) << "1.0 needs none";
+}
+
+TEST(RequestHead, KeepsPocosLimitsToTheByte) {
+  const auto parse = [](const std::string& head) {
+    Poco::Net::HTTPRequest request;  // a fresh one: fields add to those read before
+    return parse_request_head(head, request);
+  };
   std::string fields;
-  for (int i = 0; i < 100; ++i) fields += "X-" + std::to_string(i) + ": v\r\n";
-  EXPECT_NO_THROW(parse_request_head(with_fields(fields), request));
-  expect_refused(with_fields(fields + "X-100: v\r\n"), "101 fields");
+  for (int i = 0; i < 99; ++i) fields += "X-" + std::to_string(i) + ": v\r\n";
+  EXPECT_NO_THROW(parse(with_fields(fields))) << "Host and 99 more";
+  expect_refused(with_fields(fields + "X-99: v\r\n"), "101 fields");
 
   const std::string name(256, 'n'), value(8192, 'v');
-  EXPECT_NO_THROW(parse_request_head(with_fields(name + ": " + value + "\r\n"), request));
+  EXPECT_NO_THROW(parse(with_fields(name + ": " + value + "\r\n")));
   expect_refused(with_fields(name + "n: v\r\n"), "a 257-byte name");
   expect_refused(with_fields("X: " + value + "v\r\n"), "an 8193-byte value");
 
-  EXPECT_NO_THROW(parse_request_head(std::string(32, 'M') + " / HTTP/1.1\r\n\r\n", request));
-  expect_refused(std::string(33, 'M') + " / HTTP/1.1\r\n\r\n", "a 33-byte method");
-  EXPECT_NO_THROW(
-      parse_request_head("GET /" + std::string(16383, 't') + " HTTP/1.1\r\n\r\n", request));
-  expect_refused("GET /" + std::string(16384, 't') + " HTTP/1.1\r\n\r\n", "a 16385-byte target");
+  EXPECT_NO_THROW(parse(std::string(32, 'M') + " / HTTP/1.0\r\n\r\n"));
+  expect_refused(std::string(33, 'M') + " / HTTP/1.0\r\n\r\n", "a 33-byte method");
+  EXPECT_NO_THROW(parse("GET /" + std::string(16383, 't') + " HTTP/1.0\r\n\r\n"));
+  expect_refused("GET /" + std::string(16384, 't') + " HTTP/1.0\r\n\r\n", "a 16385-byte target");
 }
 
 }  // namespace

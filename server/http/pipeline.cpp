@@ -51,6 +51,15 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
 void require_json_content_type(const RequestContext& ctx) {
   if (!is_json_media_type(ctx.content_type()))
     throw ApiError(ErrorCode::unsupported_media_type, "Content-Type must be application/json");
+  // RFC 9110 15.5.16: a body in a coding the server does not take is 415, not JSON
+  // that fails to parse.
+  if (ctx.head != nullptr && ctx.head->content_coding != nullptr) {
+    constexpr size_t kShownBytes = 32;
+    throw ApiError(ErrorCode::unsupported_media_type,
+                   "Content-Encoding " +
+                       core::json_excerpt(*ctx.head->content_coding, kShownBytes) +
+                       " is not supported: send the body as it is (identity)");
+  }
 }
 
 // A token pasted where an id belongs put its whole value in the access log (audit 7a,

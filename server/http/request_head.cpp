@@ -193,6 +193,9 @@ RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
       // acts on the first would let one caller through as another (audit 8b, F5).
       if (head.authorization != nullptr) malformed("more than one Authorization field");
       head.authorization = &value;
+    } else if (equals_ignoring_case(name, "Content-Encoding")) {
+      if (!value.empty() && !equals_ignoring_case(value, "identity"))
+        keep_first(head.content_coding, value);
     } else if (equals_ignoring_case(name, "X-Request-Id")) {
       keep_first(head.request_id, value);
     } else if (equals_ignoring_case(name, "Connection")) {

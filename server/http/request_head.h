@@ -42,6 +42,9 @@ struct RequestHead {
   const std::string* content_type = nullptr;
   const std::string* authorization = nullptr;
   const std::string* request_id = nullptr;  // X-Request-Id
+  // The first Content-Encoding field that names a coding other than identity: a body
+  // agentd cannot read, refused with 415 where a body is read.
+  const std::string* content_coding = nullptr;
 };
 
 // One of RequestHead's fields as text, "" when absent.

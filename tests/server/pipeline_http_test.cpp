@@ -414,6 +414,27 @@ TEST_F(PipelineHttp, AHeadWithoutHostOrWithTwoHostsOrContentTypesIsRefusedSaying
   EXPECT_EQ(old.read_response().status, 200) << "HTTP/1.0 needs no Host";
 }
 
+// A gzip body once reached the JSON parser and came back as "not valid JSON at column
+// 1"; a body in any coding but identity is 415 (RFC 9110 15.5.16) naming the coding.
+TEST_F(PipelineHttp, ABodyInACodingOtherThanIdentityIsUnsupportedMedia) {
+  const auto send = [this](const std::string& method, const std::string& path,
+                           const std::string& coding) {
+    return test::http_request(server_->port(), method, path, R"({"a":1})",
+                              {{"Content-Type", "application/json"}, {"Content-Encoding", coding}});
+  };
+  for (const char* coding : {"gzip", "BR", "identity, gzip", "x\ty"}) {
+    const HttpResponse response = send("POST", "/json", coding);
+    expect_error(response, 415, "unsupported_media_type");
+    EXPECT_EQ(response.json()["error"]["message"],
+              "Content-Encoding " + nlohmann::json(coding).dump() +
+                  " is not supported: send the body as it is (identity)");
+  }
+  EXPECT_EQ(send("POST", "/json", "identity").status, 200);
+  EXPECT_EQ(send("POST", "/json", "Identity").status, 200);
+  EXPECT_EQ(send("POST", "/json", "").status, 200);
+  EXPECT_EQ(send("GET", "/ok", "gzip").status, 200) << "a route that reads no body";
+}
+
 // A Content-Length is digits alone (RFC 9110 8.6): Poco's parser read "1,000" as a
 // thousand, a length another reader of the same bytes would take as one.
 TEST_F(PipelineHttp, ALengthThatIsNotDigitsAloneIsRefusedAndClosesTheConnection) {

@@ -4,6 +4,7 @@
 #include "core/domain/ids.h"
 #include "core/domain/json_fields.h"
 #include "core/domain/json_text.h"
+#include "core/domain/name_text.h"
 #include "core/log/logger.h"
 #include "core/memory/memory_service.h"
 #include "core/store/paged_query.h"
@@ -55,6 +56,7 @@ void apply_fields(Agent& agent, const nlohmann::json& body) {
       throw invalid("field 'name' must be 1 to 128 characters");
     if (name->find_first_not_of(" \t\r\n") == std::string::npos)
       throw invalid("field 'name' must not be blank");
+    check_name_text(*name, "name");
     agent.name = *name;
   }
   if (auto model = optional_string(body, "model")) agent.model = *model;

@@ -48,7 +48,7 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   auto ttl = parse_duration(ttl_text, error);
   if (!ttl) throw invalid("field 'ttl' " + error);
   std::string actor = required_string(body, "actor");
-  if (actor.empty() || utf8_length(actor) > 256)
+  if (actor.empty() || utf8_length(actor) > kActorMaxCharacters)
     throw invalid("field 'actor' must be 1 to 256 characters");
   check_actor_name(actor);
   auto cell = optional_string(body, "cell");

@@ -24,8 +24,11 @@ struct Principal {
 
 constexpr const char* kAdminActor = "admin";
 
-// Throws invalid, naming field 'actor', for a name with a control character or a
-// blank at either end.
+// The longest actor name, in characters.
+inline constexpr size_t kActorMaxCharacters = 256;
+
+// Throws invalid, naming field 'actor', for a name longer than kActorMaxCharacters,
+// or with a control character or a blank at either end (check_name_text).
 void check_actor_name(std::string_view actor);
 
 // The actor a write acts as: a non-admin token's own actor whatever was asked; an admin

@@ -53,6 +53,24 @@ TEST_F(AdminInput, Tokens) {
   ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "c1"}}).status, 201);
   expect_refused("GET", "/cells/c1/sessions?actor=a%00b", nullptr, 400, "actor");
   expect_refused("GET", "/cells/c1/memory?actor=a%0a", nullptr, 400, "actor");
+  // An actor no token could be issued for is not one an admin may act or read as: a run
+  // or an entry stored under it would be no actor's (an audit's finding).
+  const std::string too_long(257, 'a'), longest(256, 'a');
+  const json messages = json::array(
+      {{{"role", "user"}, {"content", json::array({{{"type", "text"}, {"text", "hi"}}})}}});
+  expect_refused("POST", "/cells/c1/chat",
+                 {{"model", "echo"}, {"actor", too_long}, {"messages", messages}}, 400,
+                 "at most 256 characters");
+  expect_refused("POST", "/cells/c1/memory",
+                 {{"layer", "about_me"}, {"content", "x"}, {"actor", too_long}}, 400,
+                 "at most 256 characters");
+  expect_refused("GET", "/cells/c1/sessions?actor=" + too_long, nullptr, 400, "actor");
+  EXPECT_EQ(call(agentd, "POST", "/cells/c1/memory", admin,
+                 {{"layer", "about_me"}, {"content", "x"}, {"actor", longest}})
+                .status,
+            201);
+  EXPECT_EQ(
+      call(agentd, "GET", "/cells/c1/memory/counts?actor=" + longest, admin).json()["about_me"], 1);
   EXPECT_EQ(call(agentd, "DELETE", "/admin/cells/c1", admin).status, 204);
   expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", true}}, 400, "actor");
   expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}, {"actor", "a"}, {"admin", "yes"}}, 400,

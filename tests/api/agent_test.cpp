@@ -70,6 +70,15 @@ TEST_F(Agents, CrudWithUniqueNamesAndAdminOnlyWrites) {
                  {{"name", "y"}, {"memory_layers", {"dreams"}}})
                 .status,
             400);
+  // Two names that print alike are one name: no control character, no blank at an end.
+  for (const std::string odd : {"ctl\x01", " q", "q ", "a\tb", "c\xc2\x85"}) {
+    const auto refused = call(s.agentd, "POST", "/cells/acme/agents", s.admin, {{"name", odd}});
+    EXPECT_EQ(refused.status, 400) << refused.body;
+    EXPECT_NE(refused.body.find("field 'name'"), std::string::npos) << refused.body;
+  }
+  EXPECT_EQ(
+      call(s.agentd, "PATCH", "/cells/acme/agents/" + id, s.admin, {{"name", "helper "}}).status,
+      400);
   EXPECT_EQ(call(s.agentd, "POST", "/cells/acme/agents", alice, {{"name", "mine"}}).status, 403);
   EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents/" + id, alice).json()["name"], "helper");
   EXPECT_EQ(call(s.agentd, "GET", "/cells/acme/agents", alice).json()["data"].size(), 1u);

@@ -129,12 +129,13 @@ bool namespace_in_use(Connection& db, const std::string& cell, const std::string
 
 }  // namespace
 
-void AgentService::check_model(const nlohmann::json& body) const {
+std::optional<std::string> AgentService::model_problem(const nlohmann::json& body) const {
   auto model = optional_string(body, "model");
-  if (!model) return;
+  if (!model) return std::nullopt;
   if (model->empty()) throw invalid("field 'model' must name a model; null removes it");
   if (known_model_ && !known_model_(*model))
-    throw invalid("field 'model': no provider offers model '" + *model + "'");
+    return "field 'model': no provider offers model '" + *model + "'";
+  return std::nullopt;
 }
 
 Agent AgentService::create(const std::string& cell, const nlohmann::json& body,
@@ -143,7 +144,7 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body,
   reject_unknown_fields(
       body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
   required_string(body, "name");
-  check_model(body);
+  if (auto problem = model_problem(body)) throw invalid(*problem);
   Agent agent;
   agent.cell = cell;
   agent.id = new_id("agt");
@@ -194,7 +195,10 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
   if (body.contains("id")) throw invalid("field 'id' cannot be changed");
   reject_unknown_fields(
       body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
-  check_model(body);
+  // Asked before the transaction (the registry is not to be locked inside the store's),
+  // and held against the PATCH only if it changes the model: an agent read and written
+  // back as it is must not fail because its provider has since been withdrawn.
+  const std::optional<std::string> unoffered = model_problem(body);
   // Read, changed and written in one transaction: two updates at once each keep the
   // other's fields.
   Agent agent;
@@ -203,7 +207,9 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
     if (!found) throw not_found("agent '" + id + "' not found");
     agent = std::move(*found);
     const nlohmann::json before = to_json(agent);
+    const std::string model_before = agent.model;
     apply_fields(agent, body);
+    if (unoffered && agent.model != model_before) throw invalid(*unoffered);
     // A PATCH that changes nothing leaves the agent, updated_at too, as it was.
     if (to_json(agent) == before) return;
     agent.updated_at = utc_timestamp_now();

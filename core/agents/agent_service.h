@@ -51,7 +51,9 @@ class AgentService {
   void forget_cell(const std::string& cell) { cache_.forget_cell(cell); }
 
  private:
-  void check_model(const nlohmann::json& body) const;  // 400
+  // Why the body's `model` is refused when no provider offers it, or nullopt; throws
+  // invalid (400) for an empty one.
+  std::optional<std::string> model_problem(const nlohmann::json& body) const;
 
   StateStore& store_;
   NamespaceCleanup cleanup_;

@@ -122,6 +122,36 @@ TEST_F(Agents, APatchThatChangesNothingLeavesUpdatedAtAsItWas) {
   EXPECT_NE(moved["updated_at"], cell["updated_at"]);
 }
 
+// An agent read and written back as it is once failed when the provider of its model
+// had been withdrawn since (an audit's finding): the model is checked only when the
+// PATCH changes it.
+TEST_F(Agents, WritingBackAModelNoLongerOfferedIsANoOpButChangingToOneIsRefused) {
+  const json provider = {{"providers",
+                          {{{"name", "temporary"},
+                            {"type", "echo"},
+                            {"models", {{{"id", "tmp-model"}, {"context_window", 100}}}}}}}};
+  ASSERT_EQ(call(s.agentd, "POST", "/admin/shared-providers", s.admin, provider).status, 200);
+  const json agent = make_agent({{"name", "keeper"}, {"model", "tmp-model"}});
+  const json other = make_agent({{"name", "mover"}});
+  ASSERT_EQ(call(s.agentd, "DELETE", "/admin/shared-providers/temporary", s.admin).status, 204);
+
+  const std::string path = "/cells/acme/agents/" + agent["id"].get<std::string>();
+  HttpResponse written_back =
+      call(s.agentd, "PATCH", path, s.admin, {{"name", "keeper"}, {"model", "tmp-model"}});
+  EXPECT_EQ(written_back.status, 200) << written_back.body;
+  EXPECT_EQ(written_back.json(), agent);
+  HttpResponse renamed =
+      call(s.agentd, "PATCH", path, s.admin, {{"name", "keeper2"}, {"model", "tmp-model"}});
+  EXPECT_EQ(renamed.status, 200) << renamed.body;
+  EXPECT_EQ(renamed.json()["model"], "tmp-model");
+
+  const std::string other_path = "/cells/acme/agents/" + other["id"].get<std::string>();
+  HttpResponse moved = call(s.agentd, "PATCH", other_path, s.admin, {{"model", "tmp-model"}});
+  EXPECT_EQ(moved.status, 400) << moved.body;
+  EXPECT_NE(moved.body.find("no provider offers model 'tmp-model'"), std::string::npos);
+  EXPECT_EQ(call(s.agentd, "GET", other_path, s.admin).json(), other);
+}
+
 // JSON null in a body is "remove" for the one field that has a "none", an agent's
 // model, and 400 for the others; it used to be read as "leave it", so a model could
 // never be removed (audit 4, F6 and F8).

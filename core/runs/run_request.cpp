@@ -44,6 +44,29 @@ bool is_inline_image(std::string_view url) {
   return true;
 }
 
+// A scheme is case-insensitive (RFC 3986 3.1): HTTPS://x is https://x, written in the
+// lower case every provider reads. Returns false when `url` is none of the three.
+bool lower_image_scheme(std::string& url) {
+  for (const std::string_view scheme : {"https:", "http:", "data:"}) {
+    if (url.size() < scheme.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < scheme.size() && same; ++i)
+      same = std::tolower(static_cast<unsigned char>(url[i])) == scheme[i];
+    if (!same) continue;
+    url.replace(0, scheme.size(), scheme);
+    return true;
+  }
+  return false;
+}
+
+// An http(s) URL names a host: "http://" or "https:///x" fetch nothing.
+bool names_a_host(std::string_view url) {
+  const size_t slashes = url.find("://");
+  if (slashes == std::string_view::npos) return false;
+  const size_t host = slashes + 3;
+  return host < url.size() && url[host] != '/' && url[host] != '?' && url[host] != '#';
+}
+
 nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t index) {
   const auto where = [&] { return part_at(message, index); };
   if (!part.is_object()) require_object(part, "'" + where() + "'");
@@ -59,10 +82,13 @@ nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t ind
   if (type == "image_url") {
     if (first_unknown_field(part, {"type", "url"}))
       reject_unknown_fields(part, {"type", "url"}, where() + ".");
-    const std::string& url = required(part, "url", where);
-    if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0 && !is_inline_image(url))
+    std::string url = required(part, "url", where);
+    const bool known = lower_image_scheme(url);
+    const bool http = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+    if (!known || (http ? !names_a_host(url) : !is_inline_image(url)))
       throw invalid("field '" + where() +
-                    ".url' must be an http(s) URL or a data:image/<type>;base64,<data> URL");
+                    ".url' must be an http(s) URL with a host or a "
+                    "data:image/<type>;base64,<data> URL");
     out["type"] = "image_url";
     out["url"] = url;
     return out;

@@ -169,7 +169,7 @@ TEST(RunRequest, NamesTheMessageFieldItRefuses) {
       {{{"type", "text"}}, "field 'messages[1].content[1].text' is required"},
       {{{"type", "text"}, {"text", "x"}, {"url", "u"}}, "messages[1].content[1].url"},
       {{{"type", "image_url"}, {"url", "ftp://x"}},
-       "field 'messages[1].content[1].url' must be an http(s) URL or a "
+       "field 'messages[1].content[1].url' must be an http(s) URL with a host or a "
        "data:image/<type>;base64,<data> URL"},
       {{{"type", "audio"}}, "field 'messages[1].content[1].type' must be text or image_url"}};
   for (const auto& [part, message] : parts) {
@@ -221,6 +221,24 @@ TEST(RunRequest, AnInlineImageIsBase64WithAMediaType) {
           << e.what();
     }
   }
+}
+
+// A scheme is case-insensitive (RFC 3986 3.1): HTTPS://x was refused. It is read, and
+// kept in the lower case every provider reads; a URL that names no host is refused.
+TEST(RunRequest, AnImageUrlsSchemeIsReadInAnyCaseAndItsHostIsRequired) {
+  auto url_of = [](const std::string& url) {
+    const RunRequest parsed = parse_run_request(json{
+        {"model", "m"},
+        {"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}, {"url", url}}}}}}}});
+    return parsed.messages[0].content[0]["url"].get<std::string>();
+  };
+  EXPECT_EQ(url_of("HTTPS://Example.com/A.png"), "https://Example.com/A.png");
+  EXPECT_EQ(url_of("Http://h"), "http://h");
+  EXPECT_EQ(url_of("DATA:image/png;base64,AA=="), "data:image/png;base64,AA==");
+  EXPECT_EQ(url_of("https://h/x"), "https://h/x");
+  for (const char* url : {"http://", "https://", "https:///x", "http://?q", "http://#f", "https:/h",
+                          "https:h", "httpsx://h"})
+    EXPECT_THROW(url_of(url), DomainError) << url;
 }
 
 TEST(SessionIds, Shape) {

@@ -88,6 +88,9 @@ TEST(ConversationAccess, MultiCellModeScopesRunsToTheirCell) {
   ASSERT_EQ(answer.status, 200) << answer.body;
   EXPECT_EQ(call(agentd, "POST", "/cells/globex/chat", scoped, run_body("elsewhere")).status, 403);
   EXPECT_EQ(call(agentd, "POST", "/cells/nowhere/chat", admin, run_body("x")).status, 404);
+  // A scoped token learns nothing of which other cells exist (docs/openapi.yaml).
+  EXPECT_EQ(call(agentd, "POST", "/cells/nowhere/chat", scoped, run_body("x")).status, 403);
+  EXPECT_EQ(call(agentd, "GET", "/cells/nowhere/sessions", scoped).status, 403);
   EXPECT_EQ(call(agentd, "POST", "/chat", admin, run_body("x")).status, 404)
       << "no unprefixed routes";
   std::string session = answer.json()["session_id"];

@@ -108,6 +108,22 @@ TEST_F(RequestInput, ATokensAdminFlagMayNotBeNull) {
   EXPECT_EQ(post("/admin/tokens", R"({"ttl":"1h","actor":"a","cell":null})").status, 201);
 }
 
+// A run request's optional fields sent as null read as left out (docs/openapi.yaml,
+// RunRequest); `messages` is required and may not be null; `model` null is as absent.
+TEST_F(RequestInput, ARunRequestsOptionalFieldSentAsNullIsLeftOut) {
+  const std::string messages =
+      R"("messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}])";
+  const HttpResponse nulls = post("/chat", R"({"model":"echo","session_id":null,"actor":null,)"
+                                           R"("agent_id":null,"max_tokens":null,"memory":null,)"
+                                           R"("if_busy":null,"temperature":null,)" +
+                                               messages + "}");
+  EXPECT_EQ(nulls.status, 200) << nulls.body;
+  EXPECT_EQ(nulls.json()["reason"], "end_turn") << nulls.body;
+  expect_invalid(post("/chat", R"({"model":null,)" + messages + "}"), "'model'", "model null");
+  expect_invalid(post("/chat", R"({"model":"echo","messages":null})"), "'messages'",
+                 "messages null");
+}
+
 // The core allowed 3660d and the plugin 3650d, and refused what lay between with a
 // message about `ttl_s`, a field the client never sent.
 TEST_F(RequestInput, EveryTtlUpTo3660DaysIsIssued) {

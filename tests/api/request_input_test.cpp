@@ -96,6 +96,14 @@ TEST_F(RequestInput, AKeyWrittenTwiceIsRefusedNamingIt) {
   expect_invalid(post("/chat", R"({"model":"echo","session_id":"dup-a","session_id":"dup-b",)"
                                R"("messages":[{"role":"user","content":"x"}]})"),
                  "field 'session_id' appears twice", "chat");
+  // Named as every other error names a field, with the indices of its arrays.
+  expect_invalid(post("/chat", R"({"model":"echo","messages":[{"role":"user","content":"x"},)"
+                               R"({"role":"user","content":[{"type":"text","text":"a"},)"
+                               R"({"type":"text","text":"b","text":"c"}]}]})"),
+                 "field 'messages[1].content[1].text' appears twice", "chat, in an array");
+  expect_invalid(post("/memory", R"({"layer":"working","content":"x","metadata":)"
+                                 R"({"l":[[0,{"k":1}],{"k":1,"k":2}]}})"),
+                 "field 'metadata.l[1].k' appears twice", "memory, in nested arrays");
   EXPECT_EQ(agentd.request("GET", "/sessions", "", auth_headers(admin)).json()["data"].size(), 0u);
   // Equal keys in different objects are no repetition.
   EXPECT_EQ(post("/memory", R"({"layer":"working","content":"x","metadata":{"a":{"a":1}}})").status,

@@ -121,13 +121,18 @@ QueryNames documented_query(const std::string& file) {
   return query;
 }
 
-TEST(OpenApi, DocumentsExactlyTheQueryParametersEachRouteTakes) {
+// The router's routes in multi mode, as agentd mounts them.
+std::vector<RouteInfo> served_routes() {
   core::Engine engine(core::Config{}, {});  // never started: handlers are not called
   Router router(core::CellMode::multi);
   api::register_api_routes(router, engine);
+  return router.routes();
+}
+
+TEST(OpenApi, DocumentsExactlyTheQueryParametersEachRouteTakes) {
   const QueryNames documented = documented_query(AGENTRT_OPENAPI_PATH);
   int with_query = 0;
-  for (const RouteInfo& route : router.routes()) {
+  for (const RouteInfo& route : served_routes()) {
     const std::set<std::string> takes(route.query.begin(), route.query.end());
     const auto it = documented.find({route.method, route.path});
     ASSERT_NE(it, documented.end()) << route.method << " " << route.path;
@@ -159,11 +164,8 @@ TEST(OpenApi, QueryParserResolvesReferencesAndFlowMappings) {
 }
 
 TEST(OpenApi, DocumentsExactlyTheRoutesOfTheRouter) {
-  core::Engine engine(core::Config{}, {});  // never started: handlers are not called
-  Router router(core::CellMode::multi);
-  api::register_api_routes(router, engine);
   RouteSet served;
-  for (const RouteInfo& route : router.routes()) served.insert({route.method, route.path});
+  for (const RouteInfo& route : served_routes()) served.insert({route.method, route.path});
 
   const RouteSet documented = documented_routes(AGENTRT_OPENAPI_PATH);
   EXPECT_FALSE(documented.empty());

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -72,6 +73,10 @@ Config apply_file(Config config, const std::string& path) {
   DuplicateKeys duplicates;
   try {
     document = nlohmann::json::parse(text, std::ref(duplicates));
+  } catch (const nlohmann::json::out_of_range&) {
+    throw ConfigError("", "config file '" + path +
+                              "' is not valid JSON: it holds a number too large to represent "
+                              "(past about 1.8e308)");
   } catch (const nlohmann::json::exception& e) {
     // what() is "[json.exception.parse_error.101] parse error at line L, column C: ...",
     // or out_of_range.406 for a number past a double; the bracketed id means nothing to
@@ -81,6 +86,10 @@ Config apply_file(Config config, const std::string& path) {
     if (detail.rfind("[json.exception", 0) == 0 && end != std::string::npos) {
       detail = detail.substr(end + 2);
     }
+    // Its "last read: '...'" (or the number it quotes) is the file's own text, which
+    // may be an API key: a key pasted with its newline was printed whole to stderr,
+    // the journal under systemd. The line and column say where to look.
+    detail = detail.substr(0, std::min(detail.find("; last read"), detail.find(" '")));
     throw ConfigError("", "config file '" + path + "' is not valid JSON: " + detail);
   }
   if (!document.is_object()) {

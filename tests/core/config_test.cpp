@@ -371,6 +371,25 @@ TEST(ConfigTest, MalformedJsonNamesPathAndPosition) {
   EXPECT_NE(message.find("column"), std::string::npos) << message;
 }
 
+// nlohmann's message quotes what it last read: an API key pasted with its newline, or
+// with a stray backslash, was printed whole on stderr (an audit's finding).
+TEST(ConfigTest, MalformedJsonNeverQuotesTheFilesText) {
+  test_util::TempDir dir;
+  for (const std::string& broken :
+       {std::string("{\"providers\": {\"o\": {\"value\": \"sk-test-SECRET123\n\"}}}"),
+        std::string("{\"value\": \"sk-test-SECRET123\\q\"}"),
+        std::string("{\"value\": sk-test-SECRET123}"), std::string("{\"n\": 1e999123}")}) {
+    ConfigOverrides flags;
+    flags.config_file = dir.write("broken.json", broken);
+    const std::string message = config_error([&] { load_config(flags, {}); }, "");
+    EXPECT_EQ(message.find("SECRET123"), std::string::npos) << message;
+    EXPECT_EQ(message.find("999123"), std::string::npos) << message;
+    EXPECT_TRUE(message.find("at line ") != std::string::npos ||
+                message.find("too large to represent") != std::string::npos)
+        << message;
+  }
+}
+
 TEST(ConfigTest, NonObjectFileNamesPath) {
   test_util::TempDir dir;
   ConfigOverrides flags;

@@ -1,5 +1,6 @@
 #include "core/engine/engine.h"
 
+#include "core/domain/errors.h"
 #include "core/domain/paging.h"
 #include "core/log/logger.h"
 #include "core/store/cursor_key.h"
@@ -49,6 +50,7 @@ Engine::~Engine() {
   auth_.reset();
   registry_.reset();
   providers_.clear();
+  provider_models_.clear();
   others_.clear();
 }
 
@@ -110,7 +112,8 @@ StartReport Engine::start(EngineRole role) {
   for (const auto& [name, plugin] : config_.plugins)
     if (config_.disabled(name)) disabled.insert(name);
   registry_->set_disabled_types(disabled);
-  for (const auto& [name, instance] : providers_) registry_->add_configured(name, instance);
+  for (const auto& [name, instance] : providers_)
+    registry_->add_configured(name, instance, provider_models_[name]);
   registry_->load_shared();
   sessions_ = std::make_unique<SessionStore>(*store_);
   cells_->add_cleanup(&SessionStore::remove_cell);
@@ -267,15 +270,35 @@ void Engine::create_instances() {
     try {
       const std::string json = plugin_config.config.dump();
       if (plugin->kind() == AGENTRT_KIND_PROVIDER)
-        providers_[name] = std::make_shared<ProviderInstance>(plugin, json);
+        create_provider(name, plugin, json);
       else
         others_[name] = std::make_shared<PluginInstance>(plugin, json);
-    } catch (const PluginError& e) {
+    } catch (const std::exception& e) {
       create_errors_[name] = e.what();
       log_error("plugin refused",
                 {{"name", name}, {"path", plugin->path()}, {"reason", create_errors_[name]}});
     }
   }
+}
+
+// Its models are asked for here, once: a provider whose list fails (its upstream down,
+// for a plugin that asks it) or breaks the SDK's shape is refused like one whose create
+// fails, logged and left out. It once stopped serve from starting, and check-config,
+// which never asked, said the config was fine.
+void Engine::create_provider(const std::string& name, std::shared_ptr<const LoadedPlugin> plugin,
+                             const std::string& json) {
+  auto instance = std::make_shared<ProviderInstance>(std::move(plugin), json);
+  std::vector<ModelInfo> models;
+  try {
+    models = parse_model_list(instance->list_models());
+  } catch (const PluginError& e) {
+    throw std::runtime_error(std::string("its list_models failed: ") + e.what());
+  } catch (const DomainError& e) {
+    throw std::runtime_error(std::string("its list_models answer breaks the SDK's shape: ") +
+                             e.what());
+  }
+  providers_[name] = std::move(instance);
+  provider_models_[name] = std::move(models);
 }
 
 HealthReport Engine::health() const {

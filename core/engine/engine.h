@@ -98,6 +98,8 @@ class Engine {
 
  private:
   void create_instances();
+  void create_provider(const std::string& name, std::shared_ptr<const LoadedPlugin> plugin,
+                       const std::string& json);
   void start_guest();
   void refuse_cells_beside_default() const;
   void start_auth(EngineRole role);
@@ -122,6 +124,7 @@ class Engine {
   std::unique_ptr<StateStore> store_;
   std::string cursor_key_;  // the data dir's (core/store/cursor_key.h); none for a guest
   std::map<std::string, std::shared_ptr<ProviderInstance>> providers_;
+  std::map<std::string, std::vector<ModelInfo>> provider_models_;  // what each listed
   std::map<std::string, std::shared_ptr<PluginInstance>> others_;  // memory backends
   std::map<std::string, std::string> create_errors_;               // plugin name -> reason
   std::unique_ptr<CellService> cells_;

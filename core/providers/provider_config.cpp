@@ -22,9 +22,11 @@ nlohmann::json parse_key_ref(const nlohmann::json& body, const std::string& pref
   return {{"source", source}, {"value", value}};
 }
 
-ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix) {
+ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix,
+                      bool unknown_fields_allowed = false) {
   require_object(body, "'" + prefix.substr(0, prefix.size() - 1) + "'");
-  reject_unknown_fields(body, {"id", "context_window", "supports_vision"}, prefix);
+  if (!unknown_fields_allowed)
+    reject_unknown_fields(body, {"id", "context_window", "supports_vision"}, prefix);
   ModelInfo model;
   model.id = required_string(body, "id", prefix);
   if (model.id.empty() || utf8_length(model.id) > 256)
@@ -95,6 +97,17 @@ ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
     record.models.push_back(
         parse_model((*models)[i], prefix + "models[" + std::to_string(i) + "]."));
   return record;
+}
+
+std::vector<ModelInfo> parse_model_list(const std::string& listed) {
+  const nlohmann::json document = nlohmann::json::parse(listed, nullptr, false);
+  if (!document.is_object() || !document.contains("models") || !document["models"].is_array())
+    throw invalid("it is not a JSON object with a \"models\" array");
+  std::vector<ModelInfo> models;
+  const nlohmann::json& list = document["models"];
+  for (size_t i = 0; i < list.size(); ++i)
+    models.push_back(parse_model(list[i], "models[" + std::to_string(i) + "].", true));
+  return models;
 }
 
 nlohmann::json models_json(const std::vector<ModelInfo>& models) {

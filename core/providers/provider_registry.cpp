@@ -34,13 +34,18 @@ ProviderRegistry::ProviderRegistry(StateStore& store, const PluginHost& plugins)
 
 void ProviderRegistry::add_configured(const std::string& name,
                                       std::shared_ptr<ProviderInstance> instance) {
-  auto listed = nlohmann::json::parse(instance->list_models(), nullptr, false);
+  std::vector<ModelInfo> models = parse_model_list(instance->list_models());
+  add_configured(name, std::move(instance), std::move(models));
+}
+
+void ProviderRegistry::add_configured(const std::string& name,
+                                      std::shared_ptr<ProviderInstance> instance,
+                                      std::vector<ModelInfo> models) {
   Entry entry;
   entry.record.name = entry.record.type = name;
-  entry.instance = instance;
+  entry.instance = std::move(instance);
   entry.configured = true;
-  if (listed.is_object() && listed["models"].is_array())
-    entry.record.models = models_from_json(listed["models"]);
+  entry.record.models = std::move(models);
   std::unique_lock lock(mutex_);
   for (const auto& model : entry.record.models) {
     if (models_.count(model.id)) {

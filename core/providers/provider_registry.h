@@ -32,7 +32,12 @@ class ProviderRegistry {
   // operator who disables openai forbids its remote calls). Before load_shared.
   void set_disabled_types(std::set<std::string> disabled) { disabled_ = std::move(disabled); }
 
-  // A provider plugin instance enabled in the config, under its plugin name.
+  // A provider plugin instance enabled in the config, under its plugin name, serving
+  // `models` (parse_model_list of its list_models).
+  void add_configured(const std::string& name, std::shared_ptr<ProviderInstance> instance,
+                      std::vector<ModelInfo> models);
+  // The same, asking the instance for its models; throws what list_models and
+  // parse_model_list throw.
   void add_configured(const std::string& name, std::shared_ptr<ProviderInstance> instance);
 
   // Recreates the instances of the stored shared providers; a provider whose plugin is

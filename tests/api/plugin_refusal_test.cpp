@@ -16,7 +16,8 @@ using nlohmann::json;
 std::string fixture_config(const TempDir& dir) {
   return dir.write("config.json", R"({
     "plugin_dirs": [")" AGENTRT_TEST_FIXTURE_DIR R"("],
-    "plugins": {"fixture-v1_0": {}, "sdk-throwing": {}, "raw-throwing": {}}
+    "plugins": {"fixture-v1_0": {}, "sdk-throwing": {}, "raw-throwing": {},
+                "list-fails": {}, "list-bad": {}}
   })");
 }
 
@@ -33,6 +34,8 @@ TEST(PluginRefusal, EveryBrokenPluginIsRefusedAndTheEngineServesOn) {
   EXPECT_TRUE(usable.count("fixture-future-minor"));
   EXPECT_FALSE(usable.count("sdk-throwing"));
   EXPECT_FALSE(usable.count("raw-throwing"));
+  EXPECT_FALSE(usable.count("list-fails"));
+  EXPECT_FALSE(usable.count("list-bad"));
 
   const std::map<std::string, std::string> expected = {
       {"bad-magic.so", "bad magic"},
@@ -42,7 +45,10 @@ TEST(PluginRefusal, EveryBrokenPluginIsRefusedAndTheEngineServesOn) {
       {"missing-function.so", "required function 'complete'"},
       {"unknown-kind.so", "unknown plugin kind 9"},
       {"not-a-plugin.so", "exports no agentrt_plugin_query"},
-      {"garbage.so", "cannot load the library"}};
+      {"garbage.so", "cannot load the library"},
+      // A provider whose model list fails or breaks the SDK's shape once stopped serve.
+      {"list-fails.so", "its list_models failed: model list: upstream not reachable"},
+      {"list-bad.so", "breaks the SDK's shape: field 'models[0].id' must be a string"}};
   std::map<std::string, std::string> refused;  // file -> reason, from the log
   for (const json& line : agentd.log_lines()) {
     if (line.value("msg", "") != "plugin refused" || !line.contains("path")) continue;
@@ -60,6 +66,17 @@ TEST(PluginRefusal, EveryBrokenPluginIsRefusedAndTheEngineServesOn) {
           line.value("reason", "").find("constructor exploded on purpose") != std::string::npos;
   EXPECT_TRUE(throwing_reported);
   EXPECT_EQ(agentd.stop(SIGTERM), 0);
+}
+
+// serve starts without them and only logs them; check-config names them and exits 1,
+// as it does for every plugin serve would leave out.
+TEST(PluginRefusal, CheckConfigNamesAProviderWhoseModelListFails) {
+  TempDir config_dir;
+  auto result = run_agentd({"check-config", "--config", fixture_config(config_dir)});
+  EXPECT_EQ(result.exit_code, 1) << result.out << result.err;
+  EXPECT_NE(result.err.find("list-fails"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("model list: upstream not reachable"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("list-bad"), std::string::npos) << result.err;
 }
 
 TEST(PluginRefusal, PluginsVerbGivesEveryFileAndReason) {

@@ -266,6 +266,11 @@ TEST(HttpErrors, AccessLogHasOneJsonLinePerRequestAndNoHeaders) {
   EXPECT_EQ(ok.status, 400);  // /health takes no query parameter; the log shows no query
   const HttpResponse missing = agentd.request("POST", "/missing", "{\"secret\":\"bodynotlogged\"}",
                                               {{"Content-Type", "application/json"}});
+  // A token pasted as the request id is not taken as one (it went to the log whole).
+  const std::string pasted = "art_0123456789abcdef_" + std::string(40, 'P');
+  const HttpResponse as_id = agentd.request("GET", "/health", {}, {{"X-Request-Id", pasted}});
+  EXPECT_EQ(as_id.status, 200);
+  EXPECT_EQ(as_id.header("X-Request-Id").size(), 16u) << as_id.header("X-Request-Id");
   ASSERT_EQ(agentd.stop(SIGTERM), 0);
 
   // Keyed by request id: each line is written after its response went out, so the
@@ -274,7 +279,7 @@ TEST(HttpErrors, AccessLogHasOneJsonLinePerRequestAndNoHeaders) {
   for (const nlohmann::json& line : agentd.log_lines()) {
     if (line.value("msg", "") == "request") requests[line.value("request_id", "")] = line;
   }
-  ASSERT_EQ(requests.size(), 2u) << agentd.stderr_text();
+  ASSERT_EQ(requests.size(), 3u) << agentd.stderr_text();
   const nlohmann::json& first = requests["log-check-1"];
   EXPECT_EQ(first["method"], "GET");
   EXPECT_EQ(first["path"], "/health");
@@ -292,6 +297,7 @@ TEST(HttpErrors, AccessLogHasOneJsonLinePerRequestAndNoHeaders) {
   EXPECT_EQ(log.find("art_notlogged"), std::string::npos);
   EXPECT_EQ(log.find("bodynotlogged"), std::string::npos);
   EXPECT_EQ(log.find("verbose=1"), std::string::npos);
+  EXPECT_EQ(log.find("PPPPPPPP"), std::string::npos);
 }
 
 }  // namespace

@@ -36,5 +36,18 @@ TEST(RequestId, ChoosesTheClientsWhenValid) {
   EXPECT_EQ(choose_request_id("").size(), 16u);
 }
 
+// A bearer token fits the id's alphabet: one pasted here went into the access log whole.
+TEST(RequestId, AnIdHoldingATokenIsReplaced) {
+  const std::string token = "art_0123456789abcdef_" + std::string(40, 'S');
+  ASSERT_TRUE(is_valid_request_id(token));
+  for (const std::string& sent : {token, "x-" + token.substr(0, 60)}) {
+    const std::string chosen = choose_request_id(sent);
+    EXPECT_EQ(chosen.size(), 16u) << sent;
+    EXPECT_EQ(chosen.find("SSSS"), std::string::npos);
+  }
+  EXPECT_EQ(choose_request_id("art_0123456789abcdef"), "art_0123456789abcdef")
+      << "a token's id alone is no secret";
+}
+
 }  // namespace
 }  // namespace agentrt::server

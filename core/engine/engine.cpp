@@ -332,6 +332,9 @@ std::vector<std::string> Engine::service_problems() const {
     if (!std::filesystem::is_directory(config_.plugin_dirs[i], ec))
       problems.push_back("plugin_dirs[" + std::to_string(i) + "]: '" + config_.plugin_dirs[i] +
                          "' is not a directory");
+    else if (std::filesystem::directory_iterator(config_.plugin_dirs[i], ec); ec)
+      problems.push_back("plugin_dirs[" + std::to_string(i) + "]: '" + config_.plugin_dirs[i] +
+                         "' cannot be read: " + ec.message());
   }
   std::string scratch = (std::filesystem::temp_directory_path() / "agentd-check-XXXXXX").string();
   if (mkdtemp(scratch.data()) == nullptr) {

@@ -60,7 +60,15 @@ void PluginHost::scan(const std::vector<std::string>& directories) {
       continue;
     }
     std::vector<std::string> files;
-    for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    fs::directory_iterator entries(directory, ec);
+    if (ec) {
+      // One agentd's user may not read: its plugins then showed only as "not found in
+      // the plugin directories", which sent an operator the wrong way.
+      log_warn("plugin directory not readable; nothing loaded from it",
+               {{"dir", directory}, {"error", ec.message()}});
+      continue;
+    }
+    for (const auto& entry : entries) {
       if (entry.path().extension() == ".so" && entry.is_regular_file(ec))
         files.push_back(entry.path().string());
     }

@@ -33,6 +33,12 @@ class ConfigReader {
     std::string url = string("base_url", value);
     if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
       fail("'base_url' must start with http:// or https://");
+    // The URL is shown and may be logged; a key belongs in api_key_ref, never shown. The
+    // admin API refused this, and the config file, read here alone, took it.
+    const size_t authority = url.find("://") + 3;
+    if (url.substr(authority, url.find_first_of("/?#", authority) - authority).find('@') !=
+        std::string::npos)
+      fail("'base_url' must not hold credentials (user:password@); give the key as api_key_ref");
     while (!url.empty() && url.back() == '/') url.pop_back();
     return url;
   }
@@ -40,16 +46,25 @@ class ConfigReader {
   std::string key_ref(const json& value) const {
     if (value.is_null()) return "";
     if (!value.is_object() || !value.contains("source") || !value["source"].is_string() ||
-        !value.contains("value") || !value["value"].is_string())
+        !value.contains("value") || !value["value"].is_string() || value.size() != 2)
       fail("'api_key_ref' must be {\"source\":string,\"value\":string}");
+    const std::string& source = value["source"].get_ref<const std::string&>();
+    if (source != "inline" && source != "env" && source != "file")
+      fail("'api_key_ref.source' must be one of inline, env, file");
+    if (value["value"].get_ref<const std::string&>().empty())
+      fail("'api_key_ref.value' must not be empty");
     return value.dump();
   }
 
   json models(const json& value) const {
     if (!value.is_array()) fail("'models' must be an array");
-    for (const json& model : value)
+    for (const json& model : value) {
       if (!model.is_object() || !model.contains("id") || !model["id"].is_string())
         fail("every entry of 'models' must be an object with a string 'id'");
+      for (const auto& item : model.items())
+        if (item.key() != "id" && item.key() != "context_window" && item.key() != "supports_vision")
+          fail("unknown key '" + item.key() + "' in an entry of 'models'");
+    }
     return value;
   }
 

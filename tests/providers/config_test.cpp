@@ -52,6 +52,29 @@ TEST_P(Config, KeyReferenceMustHaveSourceAndValue) {
   expect_create_refused(vendor(), config, "'api_key_ref'");
 }
 
+// The admin API refused these; the config file, which only the plugin reads, took them
+// (an audit's finding), and every call then failed.
+TEST_P(Config, AConfigFileIsHeldToTheRulesTheAdminApiHolds) {
+  const std::pair<json, std::string> cases[] = {
+      {{{"source", "inlin"}, {"value", "sk-x"}}, "'api_key_ref.source' must be one of"},
+      {{{"source", "inline"}, {"value", ""}}, "'api_key_ref.value' must not be empty"},
+      {{{"source", "env"}, {"value", "K"}, {"extra", 1}}, "'api_key_ref' must be"}};
+  for (const auto& [ref, words] : cases) {
+    json config = config_for(fake);
+    config["api_key_ref"] = ref;
+    expect_create_refused(vendor(), config, words);
+  }
+  json config = config_for(fake);
+  config["base_url"] = "https://user:sk-secret@api.example.com/v1";
+  expect_create_refused(vendor(), config, "'base_url' must not hold credentials");
+  config = config_for(fake);
+  config["base_url"] = "https://api.example.com/v1?a=b@c";
+  EXPECT_NO_THROW(make_provider(vendor(), config)) << "an @ past the authority is no user";
+  config = config_for(fake);
+  config["models"][0]["bogus"] = 1;
+  expect_create_refused(vendor(), config, "unknown key 'bogus' in an entry of 'models'");
+}
+
 TEST_P(Config, ListModelsAnswersTheConfiguredModels) {
   json models = json::parse(provider->list_models());
   EXPECT_EQ(models, (json{{"models", config_for(fake)["models"]}}));

@@ -360,6 +360,17 @@ std::vector<std::string> Engine::service_problems() const {
   probe.create_instances();
   for (const auto& [name, reason] : probe.create_errors_)
     problems.push_back("plugins." + name + ": " + reason);
+  // serve logs a model two providers list and keeps the first (add_configured, in name
+  // order): the second's is never served.
+  std::map<std::string, std::string> served_by;
+  for (const auto& [name, models] : probe.provider_models_) {
+    for (const ModelInfo& model : models) {
+      auto [first, added] = served_by.emplace(model.id, name);
+      if (!added)
+        problems.push_back("plugins." + name + ": model '" + model.id + "' is served by '" +
+                           first->second + "' already; this provider's is never used");
+    }
+  }
   std::error_code ignored;
   std::filesystem::remove_all(scratch, ignored);
   return problems;

@@ -118,6 +118,15 @@ TEST(Cli, CheckConfigRefusesWhatServeCannotStartWith) {
        "auth module 'auth-token' is disabled in the config"},
       {R"({"plugin_dirs": ["/nonexistent/agentrt-plugins"]})",
        "plugin_dirs[0]: '/nonexistent/agentrt-plugins' is not a directory"},
+      // serve leaves these out, or serves another provider's model: an audit found
+      // check-config silent on both.
+      {R"({"plugins": {"openai": {"config": {"base_url": "http://127.0.0.1:9",)"
+       R"( "models": [{"id": "echo", "context_window": 100}]}}}})",
+       "plugins.openai: model 'echo' is served by 'echo' already"},
+      {R"({"plugins": {"openai": {"config": {"base_url": "http://127.0.0.1:9",)"
+       R"( "models": [{"id": "m", "context_window": -5}]}}}})",
+       "plugins.openai: its list_models answer breaks the SDK's shape: field "
+       "'models[0].context_window' must be from 1 to 100000000"},
   };
   const std::string data = dir.path() + "/data";
   for (const Case& c : cases) {

@@ -358,12 +358,25 @@ std::vector<std::string> Engine::service_problems() const {
   }
   // serve starts without these, but only logs them: a check of the config names them.
   probe.create_instances();
-  for (const auto& [name, reason] : probe.create_errors_)
+  for (std::string& problem : probe.plugin_problems()) problems.push_back(std::move(problem));
+  std::error_code ignored;
+  std::filesystem::remove_all(scratch, ignored);
+  return problems;
+}
+
+std::vector<std::string> Engine::plugin_problems() const {
+  std::vector<std::string> problems;
+  for (const auto& [name, reason] : create_errors_)
     problems.push_back("plugins." + name + ": " + reason);
+  // "ech0": {"enabled": false} disables nothing, and echo stays on.
+  for (const auto& [name, plugin] : config_.plugins)
+    if (!plugin.enabled && !host_.find(name))
+      problems.push_back("plugins." + name +
+                         ": disabled, but no plugin directory holds a plugin of that name");
   // serve logs a model two providers list and keeps the first (add_configured, in name
   // order): the second's is never served.
   std::map<std::string, std::string> served_by;
-  for (const auto& [name, models] : probe.provider_models_) {
+  for (const auto& [name, models] : provider_models_) {
     for (const ModelInfo& model : models) {
       auto [first, added] = served_by.emplace(model.id, name);
       if (!added)
@@ -371,8 +384,6 @@ std::vector<std::string> Engine::service_problems() const {
                            first->second + "' already; this provider's is never used");
     }
   }
-  std::error_code ignored;
-  std::filesystem::remove_all(scratch, ignored);
   return problems;
 }
 

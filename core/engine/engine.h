@@ -98,6 +98,8 @@ class Engine {
 
  private:
   void create_instances();
+  // What create_instances left out or would serve wrongly, for check-config.
+  std::vector<std::string> plugin_problems() const;
   void create_provider(const std::string& name, std::shared_ptr<const LoadedPlugin> plugin,
                        const std::string& json);
   void start_guest();

@@ -120,6 +120,8 @@ TEST(Cli, CheckConfigRefusesWhatServeCannotStartWith) {
        "plugin_dirs[0]: '/nonexistent/agentrt-plugins' is not a directory"},
       // serve leaves these out, or serves another provider's model: an audit found
       // check-config silent on both.
+      {R"({"plugins": {"ech0": {"enabled": false}}})",
+       "plugins.ech0: disabled, but no plugin directory holds a plugin of that name"},
       {R"({"plugins": {"openai": {"config": {"base_url": "http://127.0.0.1:9",)"
        R"( "models": [{"id": "echo", "context_window": 100}]}}}})",
        "plugins.openai: model 'echo' is served by 'echo' already"},

@@ -50,7 +50,6 @@ Engine::~Engine() {
   auth_.reset();
   registry_.reset();
   providers_.clear();
-  provider_models_.clear();
   others_.clear();
 }
 
@@ -112,8 +111,8 @@ StartReport Engine::start(EngineRole role) {
   for (const auto& [name, plugin] : config_.plugins)
     if (config_.disabled(name)) disabled.insert(name);
   registry_->set_disabled_types(disabled);
-  for (const auto& [name, instance] : providers_)
-    registry_->add_configured(name, instance, provider_models_[name]);
+  for (const auto& [name, provider] : providers_)
+    registry_->add_configured(name, provider.instance, provider.models);
   registry_->load_shared();
   sessions_ = std::make_unique<SessionStore>(*store_);
   cells_->add_cleanup(&SessionStore::remove_cell);
@@ -297,8 +296,7 @@ void Engine::create_provider(const std::string& name, std::shared_ptr<const Load
     throw std::runtime_error(std::string("its list_models answer breaks the SDK's shape: ") +
                              e.what());
   }
-  providers_[name] = std::move(instance);
-  provider_models_[name] = std::move(models);
+  providers_[name] = {std::move(instance), std::move(models)};
 }
 
 HealthReport Engine::health() const {
@@ -376,8 +374,8 @@ std::vector<std::string> Engine::plugin_problems() const {
   // serve logs a model two providers list and keeps the first (add_configured, in name
   // order): the second's is never served.
   std::map<std::string, std::string> served_by;
-  for (const auto& [name, models] : provider_models_) {
-    for (const ModelInfo& model : models) {
+  for (const auto& [name, provider] : providers_) {
+    for (const ModelInfo& model : provider.models) {
       auto [first, added] = served_by.emplace(model.id, name);
       if (!added)
         problems.push_back("plugins." + name + ": model '" + model.id + "' is served by '" +
@@ -400,7 +398,7 @@ std::vector<PluginStatus> Engine::fold_create_errors(
 
 std::shared_ptr<ProviderInstance> Engine::provider(const std::string& plugin_name) const {
   auto it = providers_.find(plugin_name);
-  return it == providers_.end() ? nullptr : it->second;
+  return it == providers_.end() ? nullptr : it->second.instance;
 }
 
 }  // namespace agentrt::core

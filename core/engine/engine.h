@@ -125,8 +125,11 @@ class Engine {
   PluginHost host_;
   std::unique_ptr<StateStore> store_;
   std::string cursor_key_;  // the data dir's (core/store/cursor_key.h); none for a guest
-  std::map<std::string, std::shared_ptr<ProviderInstance>> providers_;
-  std::map<std::string, std::vector<ModelInfo>> provider_models_;  // what each listed
+  struct ConfiguredProvider {
+    std::shared_ptr<ProviderInstance> instance;
+    std::vector<ModelInfo> models;  // what it listed when it was made
+  };
+  std::map<std::string, ConfiguredProvider> providers_;
   std::map<std::string, std::shared_ptr<PluginInstance>> others_;  // memory backends
   std::map<std::string, std::string> create_errors_;               // plugin name -> reason
   std::unique_ptr<CellService> cells_;

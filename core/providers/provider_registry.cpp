@@ -33,12 +33,6 @@ ProviderRegistry::ProviderRegistry(StateStore& store, const PluginHost& plugins)
     : store_(store), plugins_(plugins) {}
 
 void ProviderRegistry::add_configured(const std::string& name,
-                                      std::shared_ptr<ProviderInstance> instance) {
-  std::vector<ModelInfo> models = parse_model_list(instance->list_models());
-  add_configured(name, std::move(instance), std::move(models));
-}
-
-void ProviderRegistry::add_configured(const std::string& name,
                                       std::shared_ptr<ProviderInstance> instance,
                                       std::vector<ModelInfo> models) {
   Entry entry;

@@ -33,12 +33,9 @@ class ProviderRegistry {
   void set_disabled_types(std::set<std::string> disabled) { disabled_ = std::move(disabled); }
 
   // A provider plugin instance enabled in the config, under its plugin name, serving
-  // `models` (parse_model_list of its list_models).
+  // `models` (parse_model_list of its list_models, asked once when it was made).
   void add_configured(const std::string& name, std::shared_ptr<ProviderInstance> instance,
                       std::vector<ModelInfo> models);
-  // The same, asking the instance for its models; throws what list_models and
-  // parse_model_list throw.
-  void add_configured(const std::string& name, std::shared_ptr<ProviderInstance> instance);
 
   // Recreates the instances of the stored shared providers; a provider whose plugin is
   // gone or refuses its config is logged and left without an instance, and one that a

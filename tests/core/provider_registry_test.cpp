@@ -23,7 +23,8 @@ class Providers : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(host.load(std::string(AGENTRT_TEST_BUNDLED_DIR) + "/agentrt-echo.so").loaded);
     registry = std::make_unique<ProviderRegistry>(store, host);
-    registry->add_configured("echo", std::make_shared<ProviderInstance>(host.find("echo"), "{}"));
+    auto echo = std::make_shared<ProviderInstance>(host.find("echo"), "{}");
+    registry->add_configured("echo", echo, parse_model_list(echo->list_models()));
   }
   ErrorKind error_of(const json& body) {
     try {
@@ -149,7 +150,8 @@ TEST_F(Providers, WhatTheConfigEnablesWinsOverAStoredSharedProvider) {
                   {provider("later-plugin", "m1"), provider("p2", "echo"), provider("p3", "m3")}}});
   ProviderRegistry after(store, host);
   auto instance = std::make_shared<ProviderInstance>(host.find("echo"), "{}");
-  after.add_configured("later-plugin", instance);  // serves the echo plugin's model "echo"
+  // Serves the echo plugin's model "echo".
+  after.add_configured("later-plugin", instance, parse_model_list(instance->list_models()));
   after.load_shared();
   EXPECT_FALSE(after.resolve("m1")) << "served by the shadowed provider";
   ASSERT_TRUE(after.resolve("echo"));

@@ -30,7 +30,8 @@ class RunServiceFixture : public ::testing::Test {
   void start(const std::string& path, const std::string& name, RunSettings settings = {}) {
     ASSERT_TRUE(host.load(path).loaded) << path;
     providers = std::make_unique<ProviderRegistry>(store, host);
-    providers->add_configured(name, std::make_shared<ProviderInstance>(host.find(name), "{}"));
+    auto instance = std::make_shared<ProviderInstance>(host.find(name), "{}");
+    providers->add_configured(name, instance, parse_model_list(instance->list_models()));
     runs = std::make_unique<RunService>(sessions, *providers, agents, settings);
   }
 

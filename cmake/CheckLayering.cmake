@@ -2,7 +2,8 @@
 # Fails when a source under ROOT includes something its folder may not depend on.
 #   sdk/      the C and C++ standard library and agentrt/ headers only
 #   core/     never Poco (Poco::Net belongs to server/), never server/
-#   plugins/  never core/, server/ or Poco: the SDK and their own libraries only
+#   plugins/  never core/, server/ or Poco: the SDK, lib/ and their own libraries only
+#   lib/      the standard library and its own third-party libraries: nothing of the tree
 if(NOT ROOT)
   message(FATAL_ERROR "CheckLayering: pass -DROOT=<source tree>")
 endif()
@@ -11,9 +12,10 @@ get_filename_component(ROOT "${ROOT}" ABSOLUTE)
 set(rule_sdk "Poco/|boost/|nlohmann/|sqlite3|curl/|core/|server/")
 set(rule_core "Poco/|server/")
 set(rule_plugins "Poco/|core/|server/|boost/")
+set(rule_lib "Poco/|boost/|nlohmann/|sqlite3|curl/|core/|server/|agentrt/|common/")
 
 set(violations "")
-foreach(area sdk core plugins)
+foreach(area sdk lib core plugins)
   file(GLOB_RECURSE sources LIST_DIRECTORIES false
        "${ROOT}/${area}/*.h" "${ROOT}/${area}/*.hpp" "${ROOT}/${area}/*.c"
        "${ROOT}/${area}/*.cc" "${ROOT}/${area}/*.cpp")

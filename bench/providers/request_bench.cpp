@@ -84,9 +84,8 @@ std::string body_of(Vendor vendor, const providers::ChatRequest& chat) {
 void run_request_bench(int messages, int bytes, HistoryText text, double seconds, int reps) {
   const std::string request = engine_request(messages, bytes, text);
   const providers::ChatRequest chat = providers::parse_chat_request(request);
-  if (chat.messages.size() != static_cast<size_t>(messages) ||
-      !providers::scan_chat_request(request)) {
-    std::fprintf(stderr, "the engine's request was not read by the scan\n");
+  if (chat.messages.size() != static_cast<size_t>(messages)) {
+    std::fprintf(stderr, "the engine's request was not read whole\n");
     std::exit(1);
   }
   std::printf(

@@ -1,7 +1,6 @@
 // What a provider plugin does with the engine's request before it sends it: the
-// request read (parse_chat_request: the scan, or nlohmann where the scan gives up) and
-// the vendor's body written (request_body). On a long session this is a fifth of a
-// /chat's CPU (bench/README.md), and it grows with the history, not with the answer.
+// request read (parse_chat_request) and the vendor's body written (request_body). It
+// grows with the session's history, not with the answer.
 #pragma once
 
 namespace agentrt::bench {

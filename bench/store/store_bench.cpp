@@ -13,6 +13,7 @@
 // CPU per run, and the WAL frames SQLite wrote per commit.
 #include "core/domain/ids.h"
 #include "core/log/logger.h"
+#include "core/runs/context_window.h"
 #include "core/sessions/session_store.h"
 #include "core/store/wal_buffer_vfs.h"
 
@@ -85,9 +86,8 @@ agentrt::core::RunOutcome outcome_for(const agentrt::core::RunRecord& run,
                               {"usage", {{"input_tokens", 8}, {"output_tokens", 16}}}}});
   agentrt::core::RunOutcome outcome{run.id, run.cell, run.session_id, "end_turn",
                                     8,      16,       events.dump(),  {}};
-  outcome.new_messages = {
-      {"user", nlohmann::json::array({{{"type", "text"}, {"text", "hello"}}})},
-      {"assistant", nlohmann::json::array({{{"type", "text"}, {"text", answer}}})}};
+  outcome.new_messages = {agentrt::core::text_message("user", "hello"),
+                          agentrt::core::text_message("assistant", answer)};
   return outcome;
 }
 

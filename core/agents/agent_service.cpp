@@ -3,11 +3,11 @@
 #include "core/domain/errors.h"
 #include "core/domain/ids.h"
 #include "core/domain/json_fields.h"
-#include "core/domain/json_text.h"
 #include "core/domain/name_text.h"
 #include "core/log/logger.h"
 #include "core/memory/memory_service.h"
 #include "core/store/paged_query.h"
+#include "text/utf8.h"
 
 #include <algorithm>
 
@@ -52,7 +52,7 @@ std::vector<std::string> parse_layers(const nlohmann::json& value) {
 void apply_fields(Agent& agent, const nlohmann::json& body) {
   reject_null_fields(body, {"name", "system_prompt", "description", "namespace", "memory_layers"});
   if (auto name = optional_string(body, "name")) {
-    if (name->empty() || utf8_length(*name) > 128)
+    if (name->empty() || text::utf8_length(*name) > 128)
       throw invalid("field 'name' must be 1 to 128 characters");
     if (name->find_first_not_of(" \t\r\n") == std::string::npos)
       throw invalid("field 'name' must not be blank");
@@ -64,7 +64,7 @@ void apply_fields(Agent& agent, const nlohmann::json& body) {
   if (auto prompt = optional_string(body, "system_prompt")) agent.system_prompt = *prompt;
   if (auto description = optional_string(body, "description")) agent.description = *description;
   if (auto ns = optional_string(body, "namespace")) {
-    if (ns->empty() || utf8_length(*ns) > 128)
+    if (ns->empty() || text::utf8_length(*ns) > 128)
       throw invalid("field 'namespace' must be 1 to 128 characters");
     agent.namespace_ = *ns;
   }

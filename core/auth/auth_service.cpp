@@ -3,8 +3,8 @@
 #include "core/domain/duration.h"
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
-#include "core/domain/json_text.h"
 #include "core/domain/plugin_call.h"
+#include "text/utf8.h"
 
 #include <strings.h>
 
@@ -48,7 +48,7 @@ nlohmann::json AuthService::issue(const nlohmann::json& body) const {
   auto ttl = parse_duration(ttl_text, error);
   if (!ttl) throw invalid("field 'ttl' " + error);
   std::string actor = required_string(body, "actor");
-  if (actor.empty() || utf8_length(actor) > kActorMaxCharacters)
+  if (actor.empty() || text::utf8_length(actor) > kActorMaxCharacters)
     throw invalid("field 'actor' must be 1 to 256 characters");
   check_actor_name(actor);
   auto cell = optional_string(body, "cell");

@@ -1,15 +1,15 @@
 #include "core/auth/principal.h"
 
 #include "core/domain/errors.h"
-#include "core/domain/json_text.h"
 #include "core/domain/name_text.h"
+#include "text/utf8.h"
 
 namespace agentrt::core {
 
 void check_actor_name(std::string_view actor) {
   // A name no token could be issued for (auth_service.cpp) is refused where an admin
   // names it too: a run or a memory entry stored under it could never be its actor's.
-  if (utf8_length(actor) > kActorMaxCharacters)
+  if (text::utf8_length(actor) > kActorMaxCharacters)
     throw invalid("field 'actor' must be at most 256 characters");
   check_name_text(actor, "actor");
 }

@@ -2,9 +2,9 @@
 
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
-#include "core/domain/json_text.h"
 #include "core/domain/paging.h"
 #include "core/domain/plugin_call.h"
+#include "text/utf8.h"
 
 #include <algorithm>
 
@@ -82,13 +82,13 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
   reject_unknown_fields(body, {"layer", "content", "namespace", "actor", "session_id", "metadata"});
   std::string layer = required_string(body, "layer");
   // An unknown layer's name is kept (requested_layer): bounded like any name.
-  if (layer.empty() || utf8_length(layer) > 64)
+  if (layer.empty() || text::utf8_length(layer) > 64)
     throw invalid("field 'layer' must be 1 to 64 characters");
   std::string content = required_string(body, "content");
   if (content.empty()) throw invalid("field 'content' must be a non-empty string");
   auto namespace_ = optional_string(body, "namespace");
   // As an agent's namespace, so that every entry's can be an agent's and be filtered by.
-  if (namespace_ && (namespace_->empty() || utf8_length(*namespace_) > 128))
+  if (namespace_ && (namespace_->empty() || text::utf8_length(*namespace_) > 128))
     throw invalid("field 'namespace' must be 1 to 128 characters");
   auto session_id = optional_string(body, "session_id");
   nlohmann::json metadata = body.value("metadata", nlohmann::json::object());

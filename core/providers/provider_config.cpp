@@ -3,7 +3,7 @@
 #include "core/cells/cell_rules.h"
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
-#include "core/domain/json_text.h"
+#include "text/utf8.h"
 
 namespace agentrt::core {
 namespace {
@@ -29,7 +29,7 @@ ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix,
     reject_unknown_fields(body, {"id", "context_window", "supports_vision"}, prefix);
   ModelInfo model;
   model.id = required_string(body, "id", prefix);
-  if (model.id.empty() || utf8_length(model.id) > 256)
+  if (model.id.empty() || text::utf8_length(model.id) > 256)
     throw invalid("field '" + prefix + "id' must be 1 to 256 characters");
   auto window = optional_int(body, "context_window", prefix);
   if (!window) throw invalid("field '" + prefix + "context_window' is required");

@@ -1,8 +1,8 @@
 #include "core/runs/context_window.h"
 
 #include "core/domain/errors.h"
-#include "core/domain/json_sax.h"
 #include "core/domain/json_text.h"
+#include "text/json_reader.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -10,15 +10,10 @@
 namespace agentrt::core {
 namespace {
 
-constexpr int64_t kFraming = 4;
 constexpr const char* kMemoryHeading = "\n\nWhat you remember (newest first within each kind):";
 
 std::string memory_line(const MemoryItem& item) {
   return "\n- (" + item.layer + ") " + item.content;
-}
-
-StoredMessage system_message(const std::string& text) {
-  return {"system", nlohmann::json::array({{{"type", "text"}, {"text", text}}})};
 }
 
 // The bytes a text counts for: its own, and one more for each character of three bytes
@@ -31,116 +26,53 @@ size_t weighted_bytes(std::string_view text) {
   return text.size() + three_byte_leads;
 }
 
-// A content part's share: its text's (by weighted_bytes), or an image's.
-int64_t part_tokens(bool is_text, size_t text_bytes) {
-  return is_text ? static_cast<int64_t>((text_bytes + 3) / 4) : 256;
+int64_t text_tokens(std::string_view text) {
+  return static_cast<int64_t>((weighted_bytes(text) + 3) / 4);
 }
 
 }  // namespace
+
+void ContentEstimate::add_text(std::string_view text) {
+  tokens_ += text_tokens(text);
+}
+
+void ContentEstimate::add_other(bool image) {
+  tokens_ += kImageTokens;
+  has_image_ = has_image_ || image;
+}
 
 int64_t estimate_text_tokens(const std::string& text) {
-  return part_tokens(true, weighted_bytes(text));
-}
-
-namespace {
-
-// A message of one text, in the form the store keeps it (append_json_value of its
-// content): read without a parser, which took 5,900 instructions a message, once for each
-// message a run stores and for each of a window's when it is read whole.
-std::optional<int64_t> one_text_tokens(std::string_view content_json) {
-  if (!take_prefix(content_json, R"([{"text":")") ||
-      !take_suffix(content_json, R"(","type":"text"}])"))
-    return std::nullopt;
-  const std::optional<DecodedSize> text = decoded_size(content_json);
-  if (!text) return std::nullopt;
-  return part_tokens(true, text->bytes + text->three_byte_characters);
-}
-
-}  // namespace
-
-int64_t estimate_stored_tokens(std::string_view content_json) {
-  if (std::optional<int64_t> tokens = one_text_tokens(content_json)) return kFraming + *tokens;
-  return kFraming + estimate_content_tokens(content_json);
-}
-
-// Reads the parts of a content array for estimate_tokens' sum, without a DOM: each
-// part's "type" and the weighted bytes of its "text" (depth 2; deeper objects, such as an
-// image part's, are skipped).
-class ContentTokens : public JsonSaxReader {
- public:
-  int64_t tokens = 0;
-  bool image = false;
-
-  bool key(string_t& name) override {
-    key_ = depth_ == 2 ? name : std::string();
-    return true;
-  }
-  bool string(string_t& value) override {
-    if (depth_ == 2 && key_ == "type") {
-      is_text_ = value == "text";
-      image = image || value == "image_url";
-    }
-    if (depth_ == 2 && key_ == "text") text_bytes_ = weighted_bytes(value);
-    return true;
-  }
-  bool start_object(std::size_t) override {
-    if (++depth_ == 2) is_text_ = false, text_bytes_ = 0;
-    return true;
-  }
-  bool end_object() override {
-    if (depth_-- == 2) tokens += part_tokens(is_text_, text_bytes_);
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    ++depth_;
-    return true;
-  }
-  bool end_array() override {
-    --depth_;
-    return true;
-  }
-
- private:
-  int depth_ = 0;
-  std::string key_;
-  bool is_text_ = false;
-  size_t text_bytes_ = 0;
-};
-
-namespace {
-
-ContentTokens read_content(std::string_view content_json) {
-  ContentTokens parts;
-  if (!nlohmann::json::sax_parse(content_json, &parts))
-    throw std::runtime_error("a stored message's content is not JSON");
-  return parts;
-}
-
-}  // namespace
-
-int64_t estimate_content_tokens(std::string_view content_json) {
-  return read_content(content_json).tokens;
+  return text_tokens(text);
 }
 
 void estimate_stored(StoredMessage& message) {
-  const std::string_view text = message.content_text;
-  if (std::optional<int64_t> tokens = one_text_tokens(text)) {
-    message.tokens = kFraming + *tokens;
-    message.has_image = false;
-    return;
+  text::JsonReader reader;
+  simdjson::dom::array parts;
+  if (reader.parse(message.content_text).get(parts) != simdjson::SUCCESS)
+    throw std::runtime_error("a stored message's content is not a JSON array");
+  ContentEstimate estimate;
+  for (const simdjson::dom::element part : parts) {
+    const std::string_view type = text::text_or_empty(text::member(part, "type"));
+    if (type == "text")
+      estimate.add_text(text::text_or_empty(text::member(part, "text")));
+    else
+      estimate.add_other(type == "image_url");
   }
-  const ContentTokens parts = read_content(text);
-  message.tokens = kFraming + parts.tokens;
-  message.has_image = parts.image;
+  message.tokens = estimate.tokens();
+  message.has_image = estimate.has_image();
 }
 
-int64_t estimate_parsed_tokens(const StoredMessage& message) {
-  int64_t tokens = kFraming;
-  for (const auto& part : message.content) {
-    const bool is_text = part.value("type", "") == "text";
-    tokens += part_tokens(is_text, is_text ? weighted_bytes(part.value("text", "")) : 0);
-  }
-  return tokens;
+StoredMessage text_message(std::string role, std::string_view text) {
+  StoredMessage message;
+  message.role = std::move(role);
+  std::string content = "[";
+  append_text_part(content, text);
+  content += ']';
+  message.content_text = std::move(content);
+  ContentEstimate estimate;
+  estimate.add_text(text);
+  message.tokens = estimate.tokens();
+  return message;
 }
 
 const StoredMessage& RunContext::operator[](size_t i) const {
@@ -196,7 +128,7 @@ RunContext assemble_context(ContextParts parts, int64_t context_window,
   if (!system.empty()) {
     // The memory heading opens the message when there is no prompt before it.
     if (parts.system_prompt.empty()) system.erase(0, 2);
-    out.system.push_back(system_message(system));
+    out.system.push_back(text_message("system", system));
   }
   out.history = parts.history.without_first(first);
   out.fresh = std::move(parts.fresh);

@@ -52,21 +52,33 @@ struct RunContext {
   }
 };
 
-// A message's estimate: the one it was read from the store with, else its parsed
-// content's (estimate_parsed_tokens). Inline: a run on a long session asks it of each of
-// hundreds of stored messages.
-int64_t estimate_parsed_tokens(const StoredMessage& message);
+// One message's estimate, built part by part as its content is read: the framing, each
+// text part's, and 256 for any other part (an image).
+inline constexpr int64_t kFraming = 4;
+inline constexpr int64_t kImageTokens = 256;
+class ContentEstimate {
+ public:
+  void add_text(std::string_view text);
+  // A part that is not text; `image` when it is an image_url.
+  void add_other(bool image);
+  int64_t tokens() const { return tokens_; }
+  bool has_image() const { return has_image_; }
+
+ private:
+  int64_t tokens_ = kFraming;
+  bool has_image_ = false;
+};
+
+// Every message is estimated when it is made or read (StoredMessage::tokens).
 inline int64_t estimate_tokens(const StoredMessage& message) {
-  return message.tokens >= 0 ? message.tokens : estimate_parsed_tokens(message);
+  return message.tokens;
 }
-// A content's estimate, without the message's framing, from its JSON text (an array of
-// parts), read without building it.
-int64_t estimate_content_tokens(std::string_view content_json);
 int64_t estimate_text_tokens(const std::string& text);
-// A stored message's estimate (StoredMessage::tokens) from its content's JSON text.
-int64_t estimate_stored_tokens(std::string_view content_json);
-// The same into `message.tokens`, with `message.has_image`, from its content_text.
+// Sets `message.tokens` and `message.has_image` from its content_text. Throws
+// std::runtime_error when that is not a JSON array.
 void estimate_stored(StoredMessage& message);
+// A message of one text part, estimated.
+StoredMessage text_message(std::string role, std::string_view text);
 
 // The room kept in the window for the answer: `max_tokens` when the request names it,
 // else a quarter of the window, at most 4096. Vendors count the answer against the same

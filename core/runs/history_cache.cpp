@@ -161,7 +161,7 @@ void HistoryCache::stored(const RunOutcome& outcome, std::vector<StoredMessage>&
   // Not current: its next use reads what is new. A read after the commit has these.
   if (!entry.current || messages.front().seq <= newest(entry).seq) return;
   for (StoredMessage& m : messages) {
-    estimate_stored(m);
+    if (m.tokens < 0) estimate_stored(m);
     entry.stored_bytes += bytes_of(m);
     stats_.bytes += bytes_of(m);
     entry.stored.push_back(std::move(m));

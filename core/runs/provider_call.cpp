@@ -1,8 +1,8 @@
 #include "core/runs/provider_call.h"
 
-#include "core/domain/utf8_prefix.h"
 #include "core/log/logger.h"
 #include "core/runs/delta_fields.h"
+#include "text/utf8.h"
 
 #include <optional>
 #include <random>
@@ -101,7 +101,7 @@ bool take_text(const ProviderDelta& delta, const CallPolicy& policy, CallStop& s
   if (delta.data.empty()) return !stop.passed_deadline();
   std::string_view text = delta.data;
   if (result.text.size() + text.size() > policy.max_answer_bytes) {
-    text = utf8_prefix(text, policy.max_answer_bytes - result.text.size());
+    text = text::utf8_prefix(text, policy.max_answer_bytes - result.text.size());
     stop.too_long = stop.by_us = true;
   }
   result.text.append(text);

@@ -55,9 +55,7 @@ std::string provider_request(const RunContext& context, const std::string& model
   if (context.size() > 0) messages += R"({"content":)";
   size_t left = context.size();
   context.each([&](const StoredMessage& m) {
-    if (m.content_text.empty())
-      append_json_value(messages, m.content);
-    else if (m.has_image && !takes_images)
+    if (m.has_image && !takes_images)
       append_without_images(messages, m.content_text.str());
     else
       messages += m.content_text.str();

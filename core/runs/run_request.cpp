@@ -1,30 +1,28 @@
 #include "core/runs/run_request.h"
 
 #include "core/domain/errors.h"
-#include "core/domain/json_fields.h"
+#include "core/domain/json_body.h"
+#include "core/domain/json_text.h"
+#include "core/runs/context_window.h"
+#include "core/runs/run_request_fields.h"
+#include "text/json_reader.h"
 
 #include <cctype>
-#include <string_view>
+#include <cmath>
 
 namespace agentrt::core {
 namespace {
 
-// Where a field is, for an error: built only when there is one (the checks below go to
-// json_fields.h, with the name, only to throw its error).
+using simdjson::dom::array;
+using simdjson::dom::element;
+
+// Where a field is, for an error: built only when there is one.
 std::string message_at(size_t message) {
   return "messages[" + std::to_string(message) + "]";
 }
 
 std::string part_at(size_t message, size_t part) {
   return message_at(message) + ".content[" + std::to_string(part) + "]";
-}
-
-// A member that must be a string; its error is json_fields.h's.
-template <class Where>
-const std::string& required(const nlohmann::json& object, const char* field, const Where& where) {
-  const std::string* value = string_field(object, field);
-  if (value == nullptr) required_string(object, field, where() + ".");  // throws
-  return *value;
 }
 
 // data:image/<subtype>[;parameter...];base64,<base64>: what every vendor takes inline.
@@ -67,51 +65,113 @@ bool names_a_host(std::string_view url) {
   return host < url.size() && url[host] != '/' && url[host] != '?' && url[host] != '#';
 }
 
-nlohmann::json parse_part(const nlohmann::json& part, size_t message, size_t index) {
-  const auto where = [&] { return part_at(message, index); };
-  if (!part.is_object()) require_object(part, "'" + where() + "'");
-  const std::string& type = required(part, "type", where);
-  nlohmann::json out = nlohmann::json::object();
-  if (type == "text") {
-    if (first_unknown_field(part, {"type", "text"}))
-      reject_unknown_fields(part, {"type", "text"}, where() + ".");
-    out["text"] = required(part, "text", where);
-    out["type"] = "text";
-    return out;
-  }
-  if (type == "image_url") {
-    if (first_unknown_field(part, {"type", "url"}))
-      reject_unknown_fields(part, {"type", "url"}, where() + ".");
-    std::string url = required(part, "url", where);
-    const bool known = lower_image_scheme(url);
-    const bool http = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
-    if (!known || (http ? !names_a_host(url) : !is_inline_image(url)))
-      throw invalid("field '" + where() +
-                    ".url' must be an http(s) URL with a host or a "
-                    "data:image/<type>;base64,<data> URL");
-    out["type"] = "image_url";
-    out["url"] = url;
-    return out;
-  }
-  throw invalid("field '" + where() + ".type' must be text or image_url");
+std::string image_url(const Fields& part, const std::string& where) {
+  std::string url(part.required_string("url"));
+  const bool known = lower_image_scheme(url);
+  const bool http = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+  if (!known || (http ? !names_a_host(url) : !is_inline_image(url)))
+    throw invalid("field '" + where +
+                  ".url' must be an http(s) URL with a host or a "
+                  "data:image/<type>;base64,<data> URL");
+  return url;
 }
 
-StoredMessage parse_message(const nlohmann::json& message, size_t index) {
-  const auto where = [&] { return message_at(index); };
-  if (!message.is_object()) require_object(message, "'" + where() + "'");
-  if (first_unknown_field(message, {"role", "content"}))
-    reject_unknown_fields(message, {"role", "content"}, where() + ".");
+// One part, appended to the content's text in the store's form, and to its estimate.
+void read_part(element value, size_t message, size_t index, std::string& content,
+               ContentEstimate& estimate) {
+  const std::string where = part_at(message, index);
+  const Fields part = Fields::of(value, "'" + where + "'", where + ".");
+  const std::string_view type = part.required_string("type");
+  if (type == "text") {
+    part.reject_unknown({"type", "text"});
+    const std::string_view text = part.required_string("text");
+    content += R"({"text":)";
+    append_json_string(content, text);
+    content += R"(,"type":"text"})";
+    estimate.add_text(text);
+    return;
+  }
+  if (type == "image_url") {
+    part.reject_unknown({"type", "url"});
+    content += R"({"type":"image_url","url":)";
+    append_json_string(content, image_url(part, where));
+    content += '}';
+    estimate.add_other(/*image=*/true);
+    return;
+  }
+  throw invalid("field '" + where + ".type' must be text or image_url");
+}
+
+StoredMessage read_message(element value, size_t index) {
+  const std::string where = message_at(index);
+  const Fields message = Fields::of(value, "'" + where + "'", where + ".");
+  message.reject_unknown({"role", "content"});
   StoredMessage out;
-  out.role = required(message, "role", where);
+  out.role = message.required_string("role");
   if (out.role != "user" && out.role != "assistant" && out.role != "system")
-    throw invalid("field '" + where() + ".role' must be user, assistant or system");
-  auto content = message.find("content");
-  if (content == message.end() || !content->is_array() || content->empty())
-    throw invalid("field '" + where() + ".content' must be a non-empty array of content parts");
-  out.content = nlohmann::json::array();
-  for (size_t i = 0; i < content->size(); ++i)
-    out.content.push_back(parse_part((*content)[i], index, i));
+    throw invalid("field '" + where + ".role' must be user, assistant or system");
+  array parts;
+  if (message.find("content").get(parts) != simdjson::SUCCESS || parts.size() == 0)
+    throw invalid("field '" + where + ".content' must be a non-empty array of content parts");
+  std::string content = "[";
+  ContentEstimate estimate;
+  size_t i = 0;
+  for (const element part : parts) {
+    if (i > 0) content += ',';
+    read_part(part, index, i++, content, estimate);
+  }
+  content += ']';
+  out.content_text = std::move(content);
+  out.tokens = estimate.tokens();
+  out.has_image = estimate.has_image();
   return out;
+}
+
+std::vector<StoredMessage> read_messages(const Fields& body) {
+  array messages;
+  if (body.find("messages").get(messages) != simdjson::SUCCESS || messages.size() == 0)
+    throw invalid("field 'messages' must be a non-empty array");
+  std::vector<StoredMessage> out;
+  out.reserve(messages.size());
+  for (const element message : messages) out.push_back(read_message(message, out.size()));
+  return out;
+}
+
+std::optional<double> read_temperature(const Fields& body) {
+  const std::optional<element> value = body.present("temperature");
+  if (!value) return std::nullopt;
+  double number = 0;
+  if (value->get(number) != simdjson::SUCCESS || number < 0 || number > 2)
+    throw invalid("field 'temperature' must be a number from 0 to 2");
+  return number;
+}
+
+RunRequest read_request(element root) {
+  const Fields body = Fields::of(root, "request body", "");
+  body.reject_unknown({"model", "messages", "actor", "session_id", "agent_id", "memory", "if_busy",
+                       "max_tokens", "temperature"});
+  RunRequest request;
+  request.agent_id = body.optional_string("agent_id");
+  request.model = body.optional_string("model").value_or("");
+  if (request.model.empty() && !request.agent_id)
+    throw invalid("field 'model' is required (or an agent_id whose agent has a model)");
+  request.use_memory = body.optional_bool("memory").value_or(true);
+  request.messages = read_messages(body);
+  request.actor = body.optional_string("actor");
+  request.session_id = body.optional_string("session_id");
+  if (request.session_id && !valid_session_id(*request.session_id))
+    throw invalid(
+        "field 'session_id' must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_', ':', '-', "
+        "and not '.' or '..'");
+  const std::optional<std::string> if_busy = body.optional_string("if_busy");
+  if (if_busy && *if_busy != "interrupt" && *if_busy != "reject")
+    throw invalid("field 'if_busy' must be interrupt or reject");
+  request.interrupt_if_busy = if_busy && *if_busy == "interrupt";
+  request.max_tokens = body.optional_int("max_tokens");
+  if (request.max_tokens && (*request.max_tokens < 1 || *request.max_tokens > 10000000))
+    throw invalid("field 'max_tokens' must be an integer from 1 to 10000000");
+  request.temperature = read_temperature(body);
+  return request;
 }
 
 }  // namespace
@@ -129,54 +189,22 @@ bool valid_session_id(const std::string& id) {
   return true;
 }
 
-RunRequest parse_run_request(const nlohmann::json& body) {
-  require_object(body);
-  reject_unknown_fields(body, {"model", "messages", "actor", "session_id", "agent_id", "memory",
-                               "if_busy", "max_tokens", "temperature"});
-  RunRequest request;
-  request.agent_id = optional_string(body, "agent_id");
-  request.model = optional_string(body, "model").value_or("");
-  if (request.model.empty() && !request.agent_id)
-    throw invalid("field 'model' is required (or an agent_id whose agent has a model)");
-  request.use_memory = optional_bool(body, "memory").value_or(true);
-  auto messages = body.find("messages");
-  if (messages == body.end() || !messages->is_array() || messages->empty())
-    throw invalid("field 'messages' must be a non-empty array");
-  for (size_t i = 0; i < messages->size(); ++i)
-    request.messages.push_back(parse_message((*messages)[i], i));
-  request.actor = optional_string(body, "actor");
-  request.session_id = optional_string(body, "session_id");
-  if (request.session_id && !valid_session_id(*request.session_id))
-    throw invalid(
-        "field 'session_id' must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_', ':', '-', "
-        "and not '.' or '..'");
-  auto if_busy = optional_string(body, "if_busy");
-  if (if_busy && *if_busy != "interrupt" && *if_busy != "reject")
-    throw invalid("field 'if_busy' must be interrupt or reject");
-  request.interrupt_if_busy = if_busy && *if_busy == "interrupt";
-  request.max_tokens = optional_int(body, "max_tokens");
-  if (request.max_tokens && (*request.max_tokens < 1 || *request.max_tokens > 10000000))
-    throw invalid("field 'max_tokens' must be an integer from 1 to 10000000");
-  auto temperature = body.find("temperature");
-  if (temperature != body.end() && !temperature->is_null()) {
-    if (!temperature->is_number() || *temperature < 0 || *temperature > 2)
-      throw invalid("field 'temperature' must be a number from 0 to 2");
-    request.temperature = temperature->get<double>();
-  }
-  return request;
+RunRequest parse_run_request(std::string_view body) {
+  // kMaxJsonDepth containers may hold values (json_reader.h counts those a level deeper).
+  text::JsonReader reader(kMaxJsonDepth + 1);
+  element root;
+  const simdjson::error_code error = reader.parse(body).get(root);
+  if (error != simdjson::SUCCESS || repeats_a_key(root)) refuse_body(body, error);
+  return read_request(root);
 }
 
 void check_model_accepts(const RunRequest& request, const ModelInfo& model) {
   if (model.supports_vision) return;
-  for (size_t i = 0; i < request.messages.size(); ++i) {
-    // A message read as text (read_plain_run_request) has text parts only.
-    if (!request.messages[i].content_text.empty()) continue;
-    for (const auto& part : request.messages[i].content)
-      if (part["type"] == "image_url")
-        throw invalid("field 'messages[" + std::to_string(i) +
-                      "].content' has an image_url part, but model '" + model.id +
-                      "' does not support vision");
-  }
+  for (size_t i = 0; i < request.messages.size(); ++i)
+    if (request.messages[i].has_image)
+      throw invalid("field 'messages[" + std::to_string(i) +
+                    "].content' has an image_url part, but model '" + model.id +
+                    "' does not support vision");
 }
 
 }  // namespace agentrt::core

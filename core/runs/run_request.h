@@ -5,10 +5,9 @@
 #include "core/providers/provider_config.h"
 #include "core/sessions/session_store.h"
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentrt::core {
@@ -17,6 +16,7 @@ struct RunRequest {
   std::string model;  // empty: the agent's
   std::optional<std::string> agent_id;
   bool use_memory = true;  // "memory": false leaves memory out of the context
+  // Each with its content as the store keeps it, and estimated.
   std::vector<StoredMessage> messages;
   std::optional<std::string> actor;
   std::optional<std::string> session_id;
@@ -25,7 +25,10 @@ struct RunRequest {
   std::optional<double> temperature;
 };
 
-RunRequest parse_run_request(const nlohmann::json& body);
+// Reads the body's JSON text with the hot paths' reader (lib/text/json_reader.h), and
+// refuses a body that is not JSON, nests too deep or writes a key twice with the words
+// every route's body gets (parse_json_body, which says where).
+RunRequest parse_run_request(std::string_view body);
 
 // image_url parts only for models that support vision.
 void check_model_accepts(const RunRequest& request, const ModelInfo& model);

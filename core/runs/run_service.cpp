@@ -3,13 +3,13 @@
 #include "core/domain/errors.h"
 #include "core/domain/ids.h"
 #include "core/domain/json_text.h"
-#include "core/domain/utf8_prefix.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
 #include "core/runs/context_window.h"
 #include "core/runs/event_text.h"
 #include "core/runs/held_sink.h"
 #include "core/runs/provider_request.h"
+#include "text/utf8.h"
 
 #include <exception>
 #include <functional>
@@ -67,14 +67,8 @@ RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& s
                      std::move(run.request.messages)};
   outcome.continues = run.continues;
   outcome.discarded = &live.discarded();
-  if (!summary.text.empty()) {
-    StoredMessage& answer = outcome.new_messages.emplace_back();
-    answer.role = "assistant";
-    std::string content = "[";
-    append_text_part(content, summary.text);
-    content += ']';
-    answer.content_text = std::move(content);
-  }
+  if (!summary.text.empty())
+    outcome.new_messages.push_back(text_message("assistant", summary.text));
   return outcome;
 }
 
@@ -225,7 +219,7 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
 }
 
 PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
-                                const nlohmann::json& body, StartWrite start_write) {
+                                std::string_view body, StartWrite start_write) {
   return prepare(cell, who, parse_run_request(body), start_write);
 }
 
@@ -379,7 +373,7 @@ void log_finished(const std::string& run_id, const RunSummary& summary, int atte
   if (summary.failed) {
     constexpr size_t kMessageBytes = 300;
     line.text("error_code", summary.error_code)
-        .text("error", utf8_prefix(summary.error_message, kMessageBytes));
+        .text("error", text::utf8_prefix(summary.error_message, kMessageBytes));
   }
   if (!request_line) log_info("run finished", own);
 }
@@ -467,8 +461,7 @@ class ChatSink : public RunSink {
 
 }  // namespace
 
-std::string RunService::chat(const std::string& cell, const Principal& who,
-                             const nlohmann::json& body) {
+std::string RunService::chat(const std::string& cell, const Principal& who, std::string_view body) {
   return chat(cell, who, parse_run_request(body));
 }
 

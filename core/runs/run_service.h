@@ -131,9 +131,10 @@ class RunService {
 
   // Validates and claims the session: 400, 404, 409 session_busy, 503 — before any
   // event, so a refused request writes nothing. Nothing is stored yet (StartWrite).
-  PreparedRun prepare(const std::string& cell, const Principal& who, const nlohmann::json& body,
+  // `body` is the request's JSON text (parse_run_request).
+  PreparedRun prepare(const std::string& cell, const Principal& who, std::string_view body,
                       StartWrite start_write = StartWrite::with_call);
-  // The same for a body already read (parse_run_request, read_plain_run_request).
+  // The same for a body already read.
   PreparedRun prepare(const std::string& cell, const Principal& who, RunRequest request,
                       StartWrite start_write = StartWrite::with_call);
   // Streams run_start, stream_delta..., [error], done into `sink` and stores the run;
@@ -144,7 +145,7 @@ class RunService {
   // `client_gone`, when set, is asked while the provider is silent: a client that has
   // gone stops the run (interrupted, its answer so far stored), so its session is free
   // for the retry it is likely to send, instead of busy until an answer nobody reads.
-  std::string chat(const std::string& cell, const Principal& who, const nlohmann::json& body);
+  std::string chat(const std::string& cell, const Principal& who, std::string_view body);
   std::string chat(const std::string& cell, const Principal& who, RunRequest request,
                    const std::function<bool()>& client_gone = {});
 

@@ -1,7 +1,6 @@
 #include "core/sessions/session_store.h"
 
 #include "core/domain/errors.h"
-#include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/store/paged_query.h"
 
@@ -123,8 +122,7 @@ std::vector<StoredMessage> SessionStore::history(const std::string& cell,
     auto row = db.prepare(
         "SELECT role, content FROM messages WHERE cell = ? AND session_id = ? ORDER BY seq");
     row.bind(1, cell).bind(2, session);
-    while (row.step())
-      out.push_back({row.column_text(0), nlohmann::json::parse(row.column_text(1))});
+    while (row.step()) out.push_back({row.column_text(0), row.column_text(1)});
   });
   return out;
 }
@@ -137,7 +135,7 @@ void SessionStore::history_newest_first(const std::string& cell, const std::stri
         "ORDER BY seq DESC");
     row.bind(1, cell).bind(2, session);
     while (row.step())
-      if (!take({row.column_text(0), nullptr, row.column_text(1), -1, row.column_int(2)})) return;
+      if (!take({row.column_text(0), row.column_text(1), -1, row.column_int(2)})) return;
   });
 }
 
@@ -152,7 +150,7 @@ std::optional<std::vector<StoredMessage>> SessionStore::history_from(const std::
     row.bind(1, cell).bind(2, session).bind(3, seq);
     if (!row.step() || row.column_int(2) != seq) return;
     out.emplace();
-    do out->push_back({row.column_text(0), nullptr, row.column_text(1), -1, row.column_int(2)});
+    do out->push_back({row.column_text(0), row.column_text(1), -1, row.column_int(2)});
     while (row.step());
   });
   return out;
@@ -354,21 +352,10 @@ void SessionStore::start_run(const RunRecord& run, const std::atomic<bool>* disc
 
 void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start) {
   const std::string now = utc_timestamp_now();
-  // Serialised before the write: everything inside it runs while the writers batched
-  // with this one wait for the commit.
-  // A message that came as text (the request's, read by read_plain_run_request, and
-  // the answer) is stored, and handed on, as that same text.
+  // Each message goes into the store, and to the listener, as the text it came as.
   std::vector<SharedText> contents;
   contents.reserve(outcome.new_messages.size());
-  for (const auto& m : outcome.new_messages) {
-    if (!m.content_text.empty()) {
-      contents.push_back(m.content_text);
-      continue;
-    }
-    std::string text;
-    append_json_value(text, m.content);
-    contents.emplace_back(std::move(text));
-  }
+  for (const auto& m : outcome.new_messages) contents.push_back(m.content_text);
   std::vector<int64_t> seqs(contents.size());
   bool stored = false;
   store_.write([&](Connection& db) {
@@ -388,9 +375,10 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
   // the run alone (a new session's /chat, 2 thousand instructions less).
   if (outcome.continues) {
     handed.reserve(contents.size());
-    for (size_t i = 0; i < contents.size(); ++i)
-      handed.push_back(
-          {outcome.new_messages[i].role, nullptr, std::move(contents[i]), -1, seqs[i]});
+    for (size_t i = 0; i < contents.size(); ++i) {
+      const StoredMessage& m = outcome.new_messages[i];
+      handed.push_back({m.role, std::move(contents[i]), m.tokens, seqs[i], m.has_image});
+    }
   }
   messages_stored_(outcome, std::move(handed));
 }

@@ -25,16 +25,16 @@ nlohmann::json to_json(const SessionRecord& session);
 
 struct StoredMessage {
   std::string role;
-  nlohmann::json content;  // array of parts
-  // A message of a run's history comes as stored instead: its content's JSON text, left
-  // unparsed (`content` null), and its token estimate. The text goes upstream as it is;
-  // parsing it was most of what a long history cost a run.
-  // Shared by the history cache and every run's context that holds the message.
+  // The content as the store keeps it: the JSON text of an array of parts,
+  // [{"text":"...","type":"text"},{"type":"image_url","url":"..."}] (keys sorted, as
+  // nlohmann's dump writes them). It goes upstream as it is, and is shared by the
+  // history cache and every run's context that holds the message.
   SharedText content_text = {};
+  // The estimate (core/runs/context_window.h), set when the message is made or read.
   int64_t tokens = -1;
   int64_t seq = 0;  // its place in the store, when read from it
-  // Set with `tokens` from content_text (estimate_stored): whether it holds an image
-  // part, which a model without vision is not sent.
+  // Set with `tokens`: whether it holds an image part, which a model without vision is
+  // not sent.
   bool has_image = false;
 };
 

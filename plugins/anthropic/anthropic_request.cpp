@@ -12,7 +12,7 @@
 namespace agentrt::providers::anthropic {
 namespace {
 
-void write_image_block(JsonWriter& out, const std::string& url) {
+void write_image_block(JsonWriter& out, std::string_view url) {
   out.begin_object().key("source").begin_object();
   if (std::optional<DataUrl> inline_image = parse_data_url(url))
     out.key("data")
@@ -26,8 +26,8 @@ void write_image_block(JsonWriter& out, const std::string& url) {
   out.end_object().key("type").string("image").end_object();
 }
 
-void write_text_block(JsonWriter& out, const EscapedText& text) {
-  out.begin_object().key("text").escaped(text.json()).key("type").string("text").end_object();
+void write_text_block(JsonWriter& out, std::string_view text) {
+  out.begin_object().key("text").string(text).key("type").string("text").end_object();
 }
 
 // The API refuses empty text blocks, so they are left out.
@@ -42,21 +42,7 @@ void write_content_blocks(JsonWriter& out, const ChatMessage& message) {
   out.end_array();
 }
 
-// `","type":"text"}],"role":"<role>"}`, the end of a message of one text block, for the
-// roles a message may have here; empty for any other.
-std::string_view one_block_close(std::string_view role) {
-  if (role == "user") return R"(","type":"text"}],"role":"user"})";
-  if (role == "assistant") return R"(","type":"text"}],"role":"assistant"})";
-  return {};
-}
-
 void write_message(JsonWriter& out, const ChatMessage& message) {
-  const std::string_view close = one_block_close(message.role);
-  if (!close.empty() && message.parts.size() == 1 &&
-      message.parts[0].kind == ContentPart::Kind::text && !message.parts[0].text.empty()) {
-    out.around(R"({"content":[{"text":")", message.parts[0].text.json(), close);
-    return;
-  }
   out.begin_object().key("content");
   write_content_blocks(out, message);
   out.key("role").string(message.role).end_object();
@@ -64,15 +50,15 @@ void write_message(JsonWriter& out, const ChatMessage& message) {
 
 // Every system message's text, in order; refused before anything is sent when a
 // system message holds anything but text.
-std::vector<const EscapedText*> system_texts(const ChatRequest& chat) {
-  std::vector<const EscapedText*> texts;
+std::vector<std::string_view> system_texts(const ChatRequest& chat) {
+  std::vector<std::string_view> texts;
   for (const ChatMessage& message : chat.messages) {
     if (message.role != "system") continue;
     for (const ContentPart& part : message.parts) {
       if (part.kind != ContentPart::Kind::text)
         throw sdk::Error(AGENTRT_ERR_REFUSED,
                          "request: anthropic takes only text in system messages");
-      if (!part.text.empty()) texts.push_back(&part.text);
+      if (!part.text.empty()) texts.push_back(part.text);
     }
   }
   return texts;
@@ -80,15 +66,15 @@ std::vector<const EscapedText*> system_texts(const ChatRequest& chat) {
 
 // One text as a plain string, several as an array of text blocks so that nothing is
 // merged that the engine kept apart.
-void write_system(JsonWriter& out, const std::vector<const EscapedText*>& texts) {
+void write_system(JsonWriter& out, const std::vector<std::string_view>& texts) {
   if (texts.empty()) return;
   out.key("system");
   if (texts.size() == 1) {
-    out.escaped(texts.front()->json());
+    out.string(texts.front());
     return;
   }
   out.begin_array();
-  for (const EscapedText* text : texts) write_text_block(out, *text);
+  for (const std::string_view text : texts) write_text_block(out, text);
   out.end_array();
 }
 
@@ -96,7 +82,7 @@ void write_system(JsonWriter& out, const std::vector<const EscapedText*>& texts)
 
 // Members in nlohmann's order (sorted), so the text is what the document form wrote.
 std::string request_body(const ChatRequest& chat) {
-  const std::vector<const EscapedText*> system = system_texts(chat);
+  const std::vector<std::string_view> system = system_texts(chat);
   std::string body;
   body.reserve(body_size_hint(chat));
   JsonWriter out(body);

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace agentrt::providers {
 
@@ -14,6 +15,6 @@ struct DataUrl {
 // std::nullopt for a URL that is not a data: URL. Throws
 // sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT) for a data: URL that is not base64 with a
 // media type, since no vendor accepts any other kind.
-std::optional<DataUrl> parse_data_url(const std::string& url);
+std::optional<DataUrl> parse_data_url(std::string_view url);
 
 }  // namespace agentrt::providers

@@ -1,5 +1,7 @@
 #include "common/error_mapping.h"
 
+#include "text/utf8.h"
+
 #include "common/retry_after.h"
 
 #include <algorithm>
@@ -87,10 +89,7 @@ sdk::Error redact(const sdk::Error& error, std::string_view secret) {
 
 std::string clip_utf8(std::string text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
-  size_t cut = max_bytes;
-  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  text.resize(text::utf8_prefix(text, max_bytes).size());
   return text + "...";
 }
 

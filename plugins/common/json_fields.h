@@ -1,6 +1,7 @@
-// Tolerant reads from upstream JSON: a field that is absent, null or of another type
-// reads as "not there" instead of throwing, because vendors add, drop and null fields
-// between versions.
+// Tolerant reads from a vendor's error body (nlohmann: a cold path; the streams are read
+// with lib/text/json_reader.h): a field that is absent, null or of another type reads as
+// "not there" instead of throwing, because vendors add, drop and null fields between
+// versions.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,8 +17,5 @@ namespace agentrt::providers {
 const nlohmann::json* field(const nlohmann::json& object, const char* key);
 std::string string_field(const nlohmann::json& object, const char* key);
 std::optional<int64_t> int_field(const nlohmann::json& object, const char* key);
-
-// Parses one event or line of a stream; Error(UPSTREAM) unless it is a JSON object.
-nlohmann::json parse_event_object(std::string_view text);
 
 }  // namespace agentrt::providers

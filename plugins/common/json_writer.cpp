@@ -1,6 +1,6 @@
 #include "common/json_writer.h"
 
-#include "common/escaped_text.h"
+#include "text/json_string.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,8 +10,7 @@ namespace agentrt::providers {
 
 // Inside a container, a value needs a comma before it unless it is the first there or
 // follows its key. The text is compact, so the last byte written tells which: an
-// opening bracket or a key's colon, and nothing else, ends that way. (A flag per open
-// container, kept in a vector<bool>, cost a push, a pop and bit operations for it.)
+// opening bracket or a key's colon, and nothing else, ends that way.
 void JsonWriter::before_value() {
   if (depth_ == 0) return;
   const char last = out_.back();
@@ -51,46 +50,14 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   before_value();
-  append_string(name);
+  text::append_json_string(out_, name);
   out_ += ':';
   return *this;
 }
 
-// On a throw (text that is not UTF-8) the opening quote is taken back, so `out_`
-// holds only whole values.
-void JsonWriter::append_string(std::string_view text) {
-  const size_t start = out_.size();
-  out_ += '"';
-  try {
-    append_escaped(out_, text);
-  } catch (...) {
-    out_.resize(start);
-    throw;
-  }
-  out_ += '"';
-}
-
-JsonWriter& JsonWriter::string(std::string_view text) {
+JsonWriter& JsonWriter::string(std::string_view value) {
   before_value();
-  append_string(text);
-  return *this;
-}
-
-JsonWriter& JsonWriter::escaped(std::string_view json) {
-  return around("\"", json, "\"");
-}
-
-JsonWriter& JsonWriter::around(std::string_view open, std::string_view escaped,
-                               std::string_view close) {
-  before_value();
-  out_ += open;
-  out_ += escaped;
-  out_ += close;
-  return *this;
-}
-
-JsonWriter& JsonWriter::raw(std::string_view json) {
-  out_ += json;
+  text::append_json_string(out_, value);
   return *this;
 }
 
@@ -101,6 +68,7 @@ JsonWriter& JsonWriter::integer(int64_t value) {
   return *this;
 }
 
+// nlohmann's shortest form, which vendors have always been sent.
 JsonWriter& JsonWriter::number(double value) {
   before_value();
   out_ += nlohmann::json(value).dump();

@@ -3,23 +3,15 @@
 #include "common/content_encoding.h"
 #include "common/data_url.h"
 #include "common/json_writer.h"
-#include "common/text_messages.h"
 
 #include <agentrt/plugin.hpp>
 
 namespace agentrt::providers::ollama {
 namespace {
 
-bool has_images(const ChatMessage& message) {
-  for (const ContentPart& part : message.parts)
-    if (part.kind == ContentPart::Kind::image) return true;
-  return false;
-}
-
-// A message with images, or of another role than the three.
+// Ollama takes one text a message, and images beside it.
 void write_message(JsonWriter& out, const ChatMessage& message) {
-  const EscapedText text = joined_text(message, "\n");
-  out.begin_object().key("content").escaped(text.json());
+  out.begin_object().key("content").string(joined_text(message, "\n"));
   bool images = false;
   for (const ContentPart& part : message.parts) {
     if (part.kind != ContentPart::Kind::image) continue;
@@ -60,12 +52,7 @@ std::string request_body(const ChatRequest& chat, std::optional<int64_t> num_ctx
   body.reserve(body_size_hint(chat));
   JsonWriter out(body);
   out.begin_object().key("messages").begin_array();
-  write_messages(
-      out, chat.messages, [](const ChatMessage& message) { return !has_images(message); },
-      [](const ChatMessage& message, const auto& write) {
-        write(joined_text(message, "\n").json());
-      },
-      [&](const ChatMessage& message) { write_message(out, message); });
+  for (const ChatMessage& message : chat.messages) write_message(out, message);
   out.end_array();
   out.key("model").string(chat.model);
   if (chat.max_tokens || chat.temperature || num_ctx) {

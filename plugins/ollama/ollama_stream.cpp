@@ -2,10 +2,14 @@
 
 #include "common/json_fields.h"
 
+#include <optional>
+
 namespace agentrt::providers::ollama {
 namespace {
 
 using nlohmann::json;
+using simdjson::SUCCESS;
+using simdjson::dom::element;
 
 UpstreamErrorInfo error_info(const json& error) {
   UpstreamErrorInfo info;
@@ -30,61 +34,27 @@ UpstreamErrorInfo parse_error_body(std::string_view body) {
   return error ? error_info(*error) : UpstreamErrorInfo{};
 }
 
-// A repeated key counts as its last occurrence, as in nlohmann's objects: every
-// branch below replaces what an earlier occurrence read.
-bool scan_line(std::string_view line, LineFields& fields) {
-  fields.clear();
-  JsonScanner s(line);
-  std::optional<bool> done;
-  bool error = false;
-  const bool object = s.members([&](std::string_view key) {
-    if (key == "message") {
-      s.read_member_text("content", fields.content);
-    } else if (key == "done") {
-      s.read_bool(done);
-    } else if (key == "prompt_eval_count") {
-      s.read_int(fields.prompt_eval_count);
-    } else if (key == "eval_count") {
-      s.read_int(fields.eval_count);
-    } else if (key == "done_reason") {
-      s.read_text(fields.done_reason);
-    } else {
-      // A non-null "error" makes this an error line, which read_line turns into the
-      // error.
-      if (key == "error" && s.peek() != 'n') error = true;
-      s.skip_value();
-    }
-  });
-  fields.done = done.value_or(false);
-  return object && !error && s.finish();
-}
-
-void read_line(std::string_view line, LineFields& fields) {
-  json chunk = parse_event_object(line);
-  if (const json* error = field(chunk, "error")) {
-    std::string text = upstream_text(error_info(*error), "");
+void ChatLineDecoder::on_line(std::string_view line) {
+  element chunk;
+  if (reader_.parse(line).get(chunk) != SUCCESS || !chunk.is_object())
+    malformed("not a JSON object");
+  const auto error = text::member(chunk, "error");
+  if (error.error() == SUCCESS && !error.value_unsafe().is_null()) {
+    const std::string text = upstream_text(parse_error_body(line), "");
     throw sdk::Error(AGENTRT_ERR_UPSTREAM, "upstream failed mid-stream: " + text);
   }
-  fields.clear();
-  if (const json* message = field(chunk, "message"))
-    fields.content.assign(string_field(*message, "content"));
-  const json* done = field(chunk, "done");
-  fields.done = done && done->is_boolean() && done->get<bool>();
-  fields.prompt_eval_count = int_field(chunk, "prompt_eval_count");
-  fields.eval_count = int_field(chunk, "eval_count");
-  fields.done_reason.assign(string_field(chunk, "done_reason"));
-}
-
-void ChatLineDecoder::on_line(std::string_view line) {
-  if (!scan_line(line, fields_)) read_line(line, fields_);
-  out_.text(fields_.content.view());
-  if (!fields_.done) return;
+  out_.text(text::text_or_empty(text::member(text::member(chunk, "message"), "content")));
+  bool done = false;
+  if (text::member(chunk, "done").get(done) != SUCCESS || !done) return;
   // Ollama omits a count that is zero (a fully cached prompt has no prompt_eval_count),
   // so one present count means the other is a real zero; none means no usage at all.
+  int64_t input = 0, output = 0;
+  const bool has_input = text::member(chunk, "prompt_eval_count").get(input) == SUCCESS;
+  const bool has_output = text::member(chunk, "eval_count").get(output) == SUCCESS;
   std::optional<Usage> usage;
-  if (fields_.prompt_eval_count || fields_.eval_count)
-    usage = Usage{fields_.prompt_eval_count.value_or(0), fields_.eval_count.value_or(0)};
-  out_.finish(usage, engine_finish_reason(std::string(fields_.done_reason.view())));
+  if (has_input || has_output) usage = Usage{has_input ? input : 0, has_output ? output : 0};
+  out_.finish(usage, engine_finish_reason(
+                         std::string(text::text_or_empty(text::member(chunk, "done_reason")))));
 }
 
 }  // namespace agentrt::providers::ollama

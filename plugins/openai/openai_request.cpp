@@ -2,7 +2,6 @@
 
 #include "common/content_encoding.h"
 #include "common/json_writer.h"
-#include "common/text_messages.h"
 
 namespace agentrt::providers::openai {
 namespace {
@@ -17,14 +16,14 @@ bool text_only(const ChatMessage& message) {
 // that for every role, while some accept parts only for user messages.
 void write_content(JsonWriter& out, const ChatMessage& message) {
   if (text_only(message)) {
-    out.escaped(message.parts.empty() ? std::string_view() : message.parts[0].text.json());
+    out.string(message.parts.empty() ? std::string_view() : message.parts[0].text);
     return;
   }
   out.begin_array();
   for (const ContentPart& part : message.parts) {
     out.begin_object();
     if (part.kind == ContentPart::Kind::text)
-      out.key("text").escaped(part.text.json()).key("type").string("text");
+      out.key("text").string(part.text).key("type").string("text");
     else
       out.key("image_url")
           .begin_object()
@@ -49,16 +48,11 @@ std::string request_body(const ChatRequest& chat) {
   // max_tokens is deprecated and refused by the reasoning models.
   if (chat.max_tokens) out.key("max_completion_tokens").integer(*chat.max_tokens);
   out.key("messages").begin_array();
-  write_messages(
-      out, chat.messages, [](const ChatMessage& message) { return text_only(message); },
-      [](const ChatMessage& message, const auto& write) {
-        write(message.parts.empty() ? std::string_view() : message.parts[0].text.json());
-      },
-      [&](const ChatMessage& message) {
-        out.begin_object().key("content");
-        write_content(out, message);
-        out.key("role").string(message.role).end_object();
-      });
+  for (const ChatMessage& message : chat.messages) {
+    out.begin_object().key("content");
+    write_content(out, message);
+    out.key("role").string(message.role).end_object();
+  }
   out.end_array();
   out.key("model").string(chat.model);
   out.key("stream").boolean(true);

@@ -1,9 +1,8 @@
 #include "server/api/conversation_routes.h"
 
 #include "core/domain/errors.h"
-#include "core/runs/run_request_text.h"
+#include "core/runs/run_request.h"
 #include "server/http/client_watch.h"
-#include "server/http/json_body.h"
 #include "server/http/response.h"
 #include "server/http/sse_stream.h"
 
@@ -27,11 +26,9 @@ int64_t after_param(const RequestContext& ctx) {
   return std::stoll(*after);
 }
 
-// The common body read straight from its text; any other as every JSON body is, with
-// the same errors (core/runs/run_request_text.h).
+// Read from its text (core/runs/run_request.h), with the refusals of every JSON body.
 core::RunRequest run_request(const RequestContext& ctx) {
-  if (auto plain = core::read_plain_run_request(ctx.body)) return std::move(*plain);
-  return core::parse_run_request(parse_json_body(ctx.body));
+  return core::parse_run_request(ctx.body);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "server/http/pipeline.h"
 
+#include "core/domain/json_body.h"
 #include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
@@ -7,12 +8,12 @@
 #include "server/http/api_error.h"
 #include "server/http/api_request.h"
 #include "server/http/body_reader.h"
-#include "server/http/json_body.h"
 #include "server/http/media_type.h"
 #include "server/http/request_id.h"
 #include "server/http/response.h"
 #include "server/http/token_shapes.h"
 #include "server/http/uri.h"
+#include "text/utf8.h"
 
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/StreamSocket.h>
@@ -137,7 +138,7 @@ class RequestPipeline::Run {
       for (const Middleware& middleware : pipeline_.middleware_) middleware(ctx_);
       if (ctx_.route->spec.json_body) {
         require_json_content_type(ctx_);
-        if (!ctx_.route->spec.handler_reads_json) ctx_.json = parse_json_body(ctx_.body);
+        if (!ctx_.route->spec.handler_reads_json) ctx_.json = core::parse_json_body(ctx_.body);
       }
       ctx_.route->spec.handler(ctx_, response_);
       if (!response_.sent()) throw std::logic_error("handler returned without a response");
@@ -195,7 +196,7 @@ class RequestPipeline::Run {
     auto query = parse_query(target->query);
     if (!query) throw ApiError(ErrorCode::invalid_request, "malformed percent-escape in query");
     for (const auto& [name, value] : *query) {
-      if (!core::is_utf8(name) || !core::is_utf8(value))
+      if (!text::is_utf8(name) || !text::is_utf8(value))
         throw ApiError(ErrorCode::invalid_request, "the query is not UTF-8 once percent-decoded");
     }
     if (auto problem = query_problem(match.route->spec, *query))

@@ -3,6 +3,7 @@
 #include "core/domain/json_text.h"
 #include "server/http/api_error.h"
 #include "server/http/uri.h"
+#include "text/utf8.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -155,7 +156,7 @@ RouteMatch Router::match(std::string_view method, std::string_view raw_path) con
                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }))
       throw ApiError(ErrorCode::invalid_request, "the path holds a control character");
     // Ids go to plugins as JSON, which has no way to carry other bytes.
-    if (!core::is_utf8(*segment))
+    if (!text::is_utf8(*segment))
       throw ApiError(ErrorCode::invalid_request, "the path is not UTF-8 once percent-decoded");
     decoded.push_back(std::move(*segment));
   }

@@ -4,6 +4,7 @@
 #include "core/runs/history_cache.h"
 #include "core/runs/context_window.h"
 #include "core/sessions/session_store.h"
+#include "tests/core/message_util.h"
 #include "tests/core/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -48,8 +49,9 @@ class HistoryCacheTest : public ::testing::Test {
       state_ = state_ * 1103515245u + 12345u;
       std::string text =
           session + " " + id + "." + std::to_string(i) + std::string((state_ >> 8) % 300, 'w');
-      outcome.new_messages.push_back({i % 2 == 0 ? "user" : "assistant",
-                                      nlohmann::json::array({{{"type", "text"}, {"text", text}}})});
+      outcome.new_messages.push_back(
+          test_util::message_of(i % 2 == 0 ? "user" : "assistant",
+                                nlohmann::json::array({{{"type", "text"}, {"text", text}}})));
     }
     sessions.finish_run(outcome, &run);
   }

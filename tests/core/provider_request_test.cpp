@@ -26,30 +26,23 @@ StoredMessage stored(const std::string& role, const json& content) {
   return m;
 }
 
-StoredMessage fresh(const std::string& role, const json& content) {
-  StoredMessage m;
-  m.role = role;
-  m.content = content;
-  return m;
-}
-
 TEST(ProviderRequest, IsWhatDumpWritesForStoredAndNewMessagesOfEveryRole) {
   const std::string awkward = "caf\xc3\xa9 \"q\" \\ \n\x01";
   const json image = {{"image_url", {{"url", "data:image/png;base64,AAAA"}}},
                       {"type", "image_url"}};
   RunContext context;
-  context.system = {fresh("system", text_content("be brief"))};
+  context.system = {stored("system", text_content("be brief"))};
   context.history = std::vector<StoredMessage>{
       stored("user", text_content(awkward)), stored("assistant", text_content("")),
       stored("user", json::array({text_content("a")[0], image})),
       stored("assistant", text_content("one"))};
   context.history = context.history.without_first(1).without_first(0);
-  context.fresh = {fresh("user", text_content(awkward)),
-                   fresh("assistant", json::array({text_content("x")[0], text_content("y")[0]})),
-                   fresh("tool\"s", text_content("an unknown role is escaped"))};
+  context.fresh = {stored("user", text_content(awkward)),
+                   stored("assistant", json::array({text_content("x")[0], text_content("y")[0]})),
+                   stored("tool\"s", text_content("an unknown role is escaped"))};
   json messages = json::array();
   context.each([&](const StoredMessage& m) {
-    const json content = m.content_text.empty() ? m.content : json::parse(m.content_text.str());
+    const json content = json::parse(m.content_text.str());
     messages.push_back({{"content", content}, {"role", m.role}});
   });
   ASSERT_EQ(messages.size(), 7u);

@@ -44,7 +44,7 @@ class RunDiscard : public RunServiceFixture {
   std::vector<std::string> stored_texts(const std::string& session) {
     std::vector<std::string> texts;
     for (const StoredMessage& m : sessions.history("cell", session))
-      texts.push_back(m.content.at(0).value("text", ""));
+      texts.push_back(json::parse(m.content_text.str()).at(0).value("text", ""));
     return texts;
   }
   // Once the deleted session's run has ended: nothing of it is stored, and bob, who
@@ -52,7 +52,7 @@ class RunDiscard : public RunServiceFixture {
   void expect_nothing_left_for_bob(const std::string& session) {
     EXPECT_FALSE(sessions.find("cell", session)) << "written back by the late run";
     EXPECT_TRUE(stored_texts(session).empty());
-    const json answer = json::parse(runs->chat("cell", bob, body("mine", session)));
+    const json answer = json::parse(runs->chat("cell", bob, body("mine", session).dump()));
     EXPECT_EQ(answer["response"], "sync");
     EXPECT_EQ(sessions.find("cell", session)->actor, "bob");
     EXPECT_EQ(stored_texts(session), (std::vector<std::string>{"mine", "sync"}));
@@ -64,11 +64,11 @@ class RunDiscard : public RunServiceFixture {
 
 // /chat writes its run, and its session when new, only at its end (StartWrite::with_end).
 TEST_F(RunDiscard, AChatThatOutlivesItsSessionsDeletionStoresNothing) {
-  runs->chat("cell", alice, body("first", "s"));
+  runs->chat("cell", alice, body("first", "s").dump());
   ASSERT_EQ(stored_texts("s"), (std::vector<std::string>{"first", "sync"}));
   auto late = std::async(std::launch::async, [&] {
     try {
-      runs->chat("cell", alice, body("linger 1000", "s"));
+      runs->chat("cell", alice, body("linger 1000", "s").dump());
     } catch (const std::exception&) {
     }
   });
@@ -83,7 +83,7 @@ TEST_F(RunDiscard, AChatThatOutlivesItsSessionsDeletionStoresNothing) {
 // the deletion; its end, after it, must not add messages to the session gone.
 TEST_F(RunDiscard, AStreamThatOutlivesItsSessionsDeletionAddsNoMessages) {
   auto late = std::async(std::launch::async, [&] {
-    PreparedRun run = runs->prepare("cell", alice, body("linger 1000", "t"));
+    PreparedRun run = runs->prepare("cell", alice, body("linger 1000", "t").dump());
     RecordingSink sink;
     return runs->execute(run, sink);
   });
@@ -98,7 +98,7 @@ TEST_F(RunDiscard, AStreamThatOutlivesItsSessionsDeletionAddsNoMessages) {
 TEST_F(RunDiscard, ARunOfADeletedCellStoresNothingInIt) {
   auto late = std::async(std::launch::async, [&] {
     try {
-      runs->chat("cell", alice, body("linger 1000", "u"));
+      runs->chat("cell", alice, body("linger 1000", "u").dump());
     } catch (const std::exception&) {
     }
   });
@@ -120,7 +120,7 @@ TEST_F(RunDiscard, ARunOfADeletedCellStoresNothingInIt) {
 // wait is named, and said not to be interrupted (it used to be said to be).
 TEST_F(RunDiscard, AnInterruptThatARunIgnoresSaysSo) {
   auto late = std::async(std::launch::async,
-                         [&] { return runs->chat("cell", alice, body("linger 400", "s")); });
+                         [&] { return runs->chat("cell", alice, body("linger 400", "s").dump()); });
   await_live("s");
   const json answer = runs->interrupt("cell", alice, "s");
   EXPECT_EQ(answer["interrupted"], false) << answer;
@@ -131,20 +131,20 @@ TEST_F(RunDiscard, AnInterruptThatARunIgnoresSaysSo) {
 }
 
 TEST_F(RunDiscard, NoRunStartsOnASessionWhileItIsBeingDeleted) {
-  runs->chat("cell", alice, body("first", "s"));
+  runs->chat("cell", alice, body("first", "s").dump());
   std::string refused;
   std::future<std::string> waiting;
   runs->on_session_deleted([&](const std::string&, const std::string&) {
     try {
-      runs->chat("cell", alice, body("meanwhile", "s"));
+      runs->chat("cell", alice, body("meanwhile", "s").dump());
     } catch (const DomainError& e) {
       EXPECT_EQ(e.code(), "session_busy");
       refused = e.what();
     }
     json patient = body("after", "s");
     patient["if_busy"] = "interrupt";
-    waiting =
-        std::async(std::launch::async, [&, patient] { return runs->chat("cell", alice, patient); });
+    waiting = std::async(std::launch::async,
+                         [&, patient] { return runs->chat("cell", alice, patient.dump()); });
     EXPECT_EQ(waiting.wait_for(100ms), std::future_status::timeout)
         << "started during the deletion";
     // The hook runs before the session's rows go (its memory first, so that a failure

@@ -244,7 +244,7 @@ class Runs : public RunServiceFixture {
 };
 
 TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {
-  PreparedRun run = runs->prepare("cell", admin, body(awkward));
+  PreparedRun run = runs->prepare("cell", admin, body(awkward).dump());
   RecordingSink sink;
   RunSummary summary = runs->execute(run, sink);
   ASSERT_GT(sink.events.size(), 4u) << "run_start, several deltas, done";
@@ -265,7 +265,7 @@ TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {
 TEST_F(Runs, WhoeverActsOnDoneFindsTheRunStoredAndTheSessionFree) {
   json first = body("first turn");
   first["session_id"] = "next-turn";
-  PreparedRun run = runs->prepare("cell", admin, first);
+  PreparedRun run = runs->prepare("cell", admin, first.dump());
   struct ActOnDone : RunSink {
     std::function<void()> act;
     bool send(const std::string& event) override {
@@ -279,7 +279,7 @@ TEST_F(Runs, WhoeverActsOnDoneFindsTheRunStoredAndTheSessionFree) {
     json second = body("second turn");
     second["session_id"] = "next-turn";
     try {
-      next_turn = json::parse(runs->chat("cell", admin, second))["reason"];
+      next_turn = json::parse(runs->chat("cell", admin, second.dump()))["reason"];
     } catch (const DomainError& e) {
       next_turn = e.what();
     }
@@ -291,7 +291,7 @@ TEST_F(Runs, WhoeverActsOnDoneFindsTheRunStoredAndTheSessionFree) {
 }
 
 TEST_F(Runs, ChatAnswersWhatTheStoredEventsSay) {
-  const std::string answer_text = runs->chat("cell", admin, body(awkward));
+  const std::string answer_text = runs->chat("cell", admin, body(awkward).dump());
   json answer = json::parse(answer_text);
   EXPECT_EQ(dumped(answer), answer_text) << "the answer is written as nlohmann would dump it";
   const std::string run_id = answer["run_id"];

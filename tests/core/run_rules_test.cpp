@@ -15,24 +15,31 @@ namespace {
 using nlohmann::json;
 
 StoredMessage text(const std::string& role, size_t bytes) {
-  return {role, json::array({{{"type", "text"}, {"text", std::string(bytes, 'x')}}})};
+  return text_message(role, std::string(bytes, 'x'));
+}
+
+// A message as the store gives it back: its content's text, estimated from that.
+StoredMessage stored(const std::string& content_json) {
+  StoredMessage m{"user", content_json};
+  estimate_stored(m);
+  return m;
 }
 
 TEST(ContextWindow, EstimatesFourBytesATokenPlusFraming) {
   EXPECT_EQ(estimate_tokens(text("user", 0)), 4);
   EXPECT_EQ(estimate_tokens(text("user", 1)), 5);
   EXPECT_EQ(estimate_tokens(text("user", 8)), 6);
-  StoredMessage image{"user", json::array({{{"type", "image_url"}, {"url", "https://x"}}})};
+  const StoredMessage image = stored(R"([{"type":"image_url","url":"https://x"}])");
   EXPECT_EQ(estimate_tokens(image), 260);
+  EXPECT_TRUE(image.has_image);
+  EXPECT_FALSE(text("user", 8).has_image);
 }
 
 // A character of three bytes counts as four: tokenizers give Chinese, Japanese and
 // Korean about a token a character (docs/operator-guide.md). Two and four bytes count
 // as they are.
 TEST(ContextWindow, EstimatesACharacterOfThreeBytesAsFour) {
-  auto message = [](const std::string& words) {
-    return StoredMessage{"user", json::array({{{"type", "text"}, {"text", words}}})};
-  };
+  auto message = [](const std::string& words) { return text_message("user", words); };
   std::string chinese, russian, emoji;
   for (int i = 0; i < 100; ++i) {
     chinese += "\xE4\xB8\xAD";    // 中: 3 bytes, counted 4
@@ -45,41 +52,38 @@ TEST(ContextWindow, EstimatesACharacterOfThreeBytesAsFour) {
   EXPECT_EQ(estimate_tokens(message("ab\xE4\xB8\xAD")), 4 + 2);  // 2 + 4 bytes
   for (const std::string& words : {chinese, russian, emoji, chinese + "ab" + russian}) {
     const StoredMessage m = message(words);
-    EXPECT_EQ(estimate_stored_tokens(m.content.dump()), estimate_tokens(m))
+    EXPECT_EQ(estimate_tokens(stored(m.content_text.str())), estimate_tokens(m))
         << "a stored message is estimated as a new one";
     EXPECT_EQ(estimate_text_tokens(words) + 4, estimate_tokens(m));
   }
 }
 
-// A message of one text is estimated from its stored form without a parser; what it
-// counts, and what it refuses, is what nlohmann's reading gives.
-TEST(ContextWindow, AStoredTextIsEstimatedAsNlohmannReadsIt) {
-  using namespace std::string_literals;  // the NUL stays in the text
-  const std::string texts[] = {"",
-                               "plain words",
-                               "quote \" backslash \\ slash / newline \n tab \t",
-                               "controls \x01\x1f\x7f and \0 nul"s,
-                               "\xE4\xB8\xAD\xE6\x96\x87 \xD1\x8F\xD0\xB7 \xF0\x9F\x98\x80",
-                               "cut \xE4\xB8 and stray \xff \xC0\xAF bytes",
-                               "\xED\xA0\x80 a surrogate, \xF4\x90\x80\x80 past U+10FFFF"};
-  for (const std::string& words : texts) {
-    std::string stored;
-    append_json_value(stored, json::array({{{"type", "text"}, {"text", words}}}));
-    EXPECT_EQ(estimate_stored_tokens(stored), estimate_content_tokens(stored) + 4) << stored;
+// A stored content is estimated from its texts as they read, however they were escaped;
+// one that is not a JSON array is refused.
+TEST(ContextWindow, AStoredContentIsEstimatedFromItsTexts) {
+  const std::pair<const char*, std::string> contents[] = {
+      {R"([{"text":"caf\u00e9","type":"text"}])", "caf\xc3\xa9"},
+      {R"([{"text":"\/","type":"text"}])", "/"},
+      {R"([{"text":"\ud83d\ude00","type":"text"}])", "\xf0\x9f\x98\x80"},
+      {R"([{"text":"two","type":"text"},{"text":"parts","type":"text"}])", "two"},
+      {R"([{"type":"text","text":"reordered"}])", "reordered"},
+      {R"([ {"text":"spaced","type":"text"} ])", "spaced"}};
+  for (const auto& [content, first_text] : contents) {
+    const nlohmann::json parts = nlohmann::json::parse(content);
+    int64_t expected = 4;
+    for (const auto& part : parts) expected += estimate_text_tokens(part["text"]);
+    EXPECT_EQ(estimate_tokens(stored(content)), expected) << content;
+    EXPECT_EQ(parts[0]["text"], first_text);
   }
-  // Written otherwise than the store writes: read by the parser.
-  for (const char* stored :
-       {R"([{"text":"caf\u00e9","type":"text"}])", R"([{"text":"\/","type":"text"}])",
-        R"([{"text":"\ud83d\ude00","type":"text"}])", R"([{"text":"\u001F","type":"text"}])",
-        R"([{"text":"two","type":"text"},{"text":"parts","type":"text"}])",
-        R"([{"type":"text","text":"reordered"}])", R"([ {"text":"spaced","type":"text"} ])"})
-    EXPECT_EQ(estimate_stored_tokens(stored), estimate_content_tokens(stored) + 4) << stored;
-  for (const std::string& stored : {std::string(R"([{"text":"a"b","type":"text"}])"),
-                                    std::string(R"([{"text":"a\","type":"text"}])"),
-                                    std::string(R"([{"text":"a\u00g0","type":"text"}])"),
-                                    std::string("[{\"text\":\"a\x01\",\"type\":\"text\"}]"),
-                                    std::string("[{\"text\":\"a\xff\",\"type\":\"text\"}]")})
-    EXPECT_THROW(estimate_stored_tokens(stored), std::runtime_error) << stored;
+  for (const std::string& content : {std::string(R"([{"text":"a"b","type":"text"}])"),
+                                     std::string(R"([{"text":"a\","type":"text"}])"),
+                                     std::string(R"([{"text":"a\u00g0","type":"text"}])"),
+                                     std::string("[{\"text\":\"a\x01\",\"type\":\"text\"}]"),
+                                     std::string("[{\"text\":\"a\xff\",\"type\":\"text\"}]"),
+                                     std::string(R"({"text":"an object"})")}) {
+    StoredMessage m{"user", content};
+    EXPECT_THROW(estimate_stored(m), std::runtime_error) << content;
+  }
 }
 
 // With no max_tokens the answer still has room: a context filled to the window left it
@@ -124,6 +128,11 @@ TEST(ContextWindow, DropsOldestFirstAndNeverTheNewMessages) {
   }
 }
 
+// The body `body` as POST /run sends it.
+RunRequest read(const json& body) {
+  return parse_run_request(body.dump());
+}
+
 TEST(RunRequest, ParsesAndRefusesByField) {
   json good = {
       {"model", "m"},
@@ -131,23 +140,23 @@ TEST(RunRequest, ParsesAndRefusesByField) {
       {"if_busy", "interrupt"},
       {"max_tokens", 10},
       {"temperature", 0.5}};
-  RunRequest parsed = parse_run_request(good);
+  RunRequest parsed = read(good);
   EXPECT_EQ(parsed.model, "m");
   EXPECT_TRUE(parsed.interrupt_if_busy);
   EXPECT_EQ(parsed.max_tokens, 10);
   for (const char* field : {"model", "messages"}) {
     json bad = good;
     bad.erase(field);
-    EXPECT_THROW(parse_run_request(bad), DomainError) << field;
+    EXPECT_THROW(read(bad), DomainError) << field;
   }
   json bad = good;
   bad["temperature"] = 3;
-  EXPECT_THROW(parse_run_request(bad), DomainError);
+  EXPECT_THROW(read(bad), DomainError);
   bad = good;
   bad["messages"][0]["content"][0] = {{"type", "image_url"}, {"url", "file:///etc/passwd"}};
-  EXPECT_THROW(parse_run_request(bad), DomainError);
+  EXPECT_THROW(read(bad), DomainError);
   bad["messages"][0]["content"][0] = {{"type", "image_url"}, {"url", "data:image/png;base64,AA=="}};
-  RunRequest with_image = parse_run_request(bad);
+  RunRequest with_image = read(bad);
   EXPECT_THROW(check_model_accepts(with_image, ModelInfo{"m", 100, false}), DomainError);
   EXPECT_NO_THROW(check_model_accepts(with_image, ModelInfo{"m", 100, true}));
 }
@@ -174,7 +183,7 @@ TEST(RunRequest, NamesTheMessageFieldItRefuses) {
       {{{"type", "audio"}}, "field 'messages[1].content[1].type' must be text or image_url"}};
   for (const auto& [part, message] : parts) {
     try {
-      parse_run_request(with_second_part(part));
+      read(with_second_part(part));
       ADD_FAILURE() << part.dump() << " was accepted";
     } catch (const DomainError& e) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
@@ -182,18 +191,17 @@ TEST(RunRequest, NamesTheMessageFieldItRefuses) {
   }
   json bad = with_second_part(text_part);
   bad["messages"][1]["name"] = "x";
-  EXPECT_THROW(parse_run_request(bad), DomainError) << "an unknown message field";
+  EXPECT_THROW(read(bad), DomainError) << "an unknown message field";
   bad = with_second_part(text_part);
   bad["messages"][1]["role"] = "tool";
-  EXPECT_THROW(parse_run_request(bad), DomainError);
+  EXPECT_THROW(read(bad), DomainError);
   bad["messages"][1] = "hi";
-  EXPECT_THROW(parse_run_request(bad), DomainError);
+  EXPECT_THROW(read(bad), DomainError);
 
-  RunRequest parsed =
-      parse_run_request(with_second_part({{"type", "image_url"}, {"url", "https://i"}}));
+  RunRequest parsed = read(with_second_part({{"type", "image_url"}, {"url", "https://i"}}));
   ASSERT_EQ(parsed.messages.size(), 2u);
   EXPECT_EQ(parsed.messages[1].role, "assistant");
-  EXPECT_EQ(parsed.messages[1].content,
+  EXPECT_EQ(json::parse(parsed.messages[1].content_text.str()),
             json({text_part, {{"type", "image_url"}, {"url", "https://i"}}}));
 }
 
@@ -208,13 +216,13 @@ TEST(RunRequest, AnInlineImageIsBase64WithAMediaType) {
   for (const char* url :
        {"data:image/png;base64,iVBORw0KGgo=", "data:image/jpeg;name=a.jpg;base64,/9j/",
         "data:image/webp;base64,UklGR+/="})
-    EXPECT_NO_THROW(parse_run_request(with_url(url))) << url;
+    EXPECT_NO_THROW(read(with_url(url))) << url;
   for (const char* url :
        {"data:image/png,rawbytes", "data:image/;base64,AAAA", "data:image/;x;base64,AAAA",
         "data:image/png;base64,", "data:image/png;base64,AA AA", "data:image/png;base64,%41",
         "data:text/plain;base64,AAAA", "data:image/png;BASE64,AAAA"}) {
     try {
-      parse_run_request(with_url(url));
+      read(with_url(url));
       ADD_FAILURE() << url << " was accepted";
     } catch (const DomainError& e) {
       EXPECT_NE(std::string(e.what()).find("messages[0].content[0].url"), std::string::npos)
@@ -227,10 +235,10 @@ TEST(RunRequest, AnInlineImageIsBase64WithAMediaType) {
 // kept in the lower case every provider reads; a URL that names no host is refused.
 TEST(RunRequest, AnImageUrlsSchemeIsReadInAnyCaseAndItsHostIsRequired) {
   auto url_of = [](const std::string& url) {
-    const RunRequest parsed = parse_run_request(json{
+    const RunRequest parsed = read(json{
         {"model", "m"},
         {"messages", {{{"role", "user"}, {"content", {{{"type", "image_url"}, {"url", url}}}}}}}});
-    return parsed.messages[0].content[0]["url"].get<std::string>();
+    return json::parse(parsed.messages[0].content_text.str())[0]["url"].get<std::string>();
   };
   EXPECT_EQ(url_of("HTTPS://Example.com/A.png"), "https://Example.com/A.png");
   EXPECT_EQ(url_of("Http://h"), "http://h");

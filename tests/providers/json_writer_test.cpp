@@ -1,7 +1,6 @@
 // The JSON text the providers write their request bodies with
 // (plugins/common/json_writer.h), against nlohmann's dump of the same values.
 #include "common/json_writer.h"
-#include "tests/providers/byte_offsets.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,14 +37,6 @@ TEST(JsonWriter, WritesNestedValuesAsNlohmannDumpsThem) {
   EXPECT_EQ(out, expected.dump());
 }
 
-TEST(JsonWriter, AroundWritesOneValueWithTheCommaBeforeIt) {
-  std::string out;
-  JsonWriter w(out);
-  w.begin_array().around("{\"a\":\"", "x\\ny", "\"}").around("[", "", "1]");
-  w.begin_object().key("k").around("\"", "v", "\"").key("m").integer(2).end_object().end_array();
-  EXPECT_EQ(out, R"([{"a":"x\ny"},[1],{"k":"v","m":2}])");
-}
-
 TEST(JsonWriter, EscapesStringsAsNlohmannDoes) {
   const std::vector<std::string> awkward = {
       "plain text, punctuation !#$%&'()*+,-./:;<=>?@[]^_`{|}~", "quote \" backslash \\ slash /",
@@ -55,59 +46,10 @@ TEST(JsonWriter, EscapesStringsAsNlohmannDoes) {
   for (const std::string& text : awkward) EXPECT_EQ(written_string(text), json(text).dump());
 }
 
-TEST(JsonWriter, RefusesInvalidUtf8AsDumpDoes) {
-  EXPECT_THROW(written_string("cut \xe2\x82"), json::type_error);
-  EXPECT_THROW(written_string("stray \x80"), json::type_error);
-}
-
-// Runs of plain bytes are passed over eight at a time (json_bytes.h): wherever a byte
-// to escape, or a letter past ASCII, falls, the text is what nlohmann writes.
-TEST(JsonWriter, EscapesEveryAwkwardByteAtEveryOffsetAsNlohmannDoes) {
-  size_t checked = 0;
-  for (const std::string& piece : agentrt::test::awkward_pieces())
-    for (char plain : {'a', ' ', '~'})
-      for (const std::string& text : agentrt::test::texts_with(piece, plain)) {
-        ASSERT_EQ(written_string(text), json(text).dump()) << json(text).dump();
-        ++checked;
-      }
-  EXPECT_GT(checked, 10000u);
-}
-
-// Letters past ASCII are passed over as UTF-8 sequences (skip_text, json_bytes.h):
-// whatever falls among them, at any byte offset, between letters or cutting one, the
-// text is written as dump() writes it, or refused as dump() refuses it.
-TEST(JsonWriter, WritesTextInScriptsPastAsciiAsDumpDoes) {
-  std::vector<std::string> pieces = agentrt::test::awkward_pieces();
-  for (const auto* more : {&agentrt::test::malformed_utf8(), &agentrt::test::utf8_edges()})
-    pieces.insert(pieces.end(), more->begin(), more->end());
-  size_t written = 0, refused = 0;
-  for (const std::string& letter : agentrt::test::letters_past_ascii())
-    for (const std::string& piece : pieces)
-      for (const std::string& text : agentrt::test::texts_in_script(piece, letter)) {
-        std::string dumped;
-        try {
-          dumped = json(text).dump();
-        } catch (const json::type_error&) {
-          std::string out = "kept";
-          ASSERT_THROW(JsonWriter(out).string(text), json::type_error);
-          ASSERT_EQ(out, "kept") << "a refused string left part of itself behind";
-          ++refused;
-          continue;
-        }
-        ASSERT_EQ(written_string(text), dumped);
-        ++written;
-      }
-  EXPECT_GT(written, 10000u);
-  EXPECT_GT(refused, 10000u);
-}
-
-TEST(JsonWriter, RefusesInvalidUtf8AtEveryOffsetAsDumpDoes) {
-  for (const char* bad : {"\x80", "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xff"})
-    for (const std::string& text : agentrt::test::texts_with(bad)) {
-      std::string out = "kept";
-      EXPECT_THROW(JsonWriter(out).string(text), json::type_error);
-      EXPECT_EQ(out, "kept") << "a refused string left part of itself behind";
-    }
+// Every byte offset is the string writer's own test (tests/lib/json_string_test.cpp).
+TEST(JsonWriter, ReplacesInvalidUtf8AsDumpsReplaceHandlerDoes) {
+  for (const char* bad : {"cut \xe2\x82", "stray \x80", "\xed\xa0\x80 surrogate"})
+    EXPECT_EQ(written_string(bad), json(bad).dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace

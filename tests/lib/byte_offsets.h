@@ -1,8 +1,6 @@
-// Strings for the reader's and writer's fast paths (common/json_bytes.h): each awkward
-// byte, or sequence, at every offset of plain text around two 8-byte blocks, so a
-// special byte is met wherever it falls in a block, and next to bytes a borrow could
-// make look special; and at every byte offset of text in scripts past ASCII, where a
-// run of letters is passed over as UTF-8 sequences.
+// Strings for the escaper and the UTF-8 checks (lib/text): each awkward byte, or
+// sequence, at every offset of plain text, and at every byte offset of text in scripts
+// past ASCII, between letters and inside one.
 #pragma once
 
 #include <cstdio>

@@ -1,0 +1,164 @@
+// The Anthropic stream decoder: every field it acts on, read tolerantly (a value of
+// another type reads as absent, the last of two equal keys counts), and streams cut
+// inside escapes and UTF-8.
+#include "anthropic/anthropic_stream.h"
+#include "tests/providers/decoder_sink.h"
+
+#include <gtest/gtest.h>
+
+// Named for its vendor: the unity build puts the three vendors' files in one unit.
+namespace agentrt::test::anthropic_decoder {
+namespace {
+
+const std::string kMessageStart =
+    R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",)"
+    R"("model":"claude","content":[],"stop_reason":null,"stop_sequence":null,"usage":)"
+    R"({"input_tokens":25,"cache_creation_input_tokens":20,"cache_read_input_tokens":100,)"
+    R"("output_tokens":1,"service_tier":"standard"}}})";
+
+std::unique_ptr<providers::StreamDecoder> make(providers::DeltaEmitter& out);
+
+// The deltas of the events `data` (each with its type in the data alone), then
+// message_stop.
+std::vector<std::string> deltas_of(const std::vector<std::string>& data) {
+  std::string body;
+  for (const std::string& event : data) body += "data: " + event + "\n\n";
+  const Decoded out = decode_pieces(make, {body + "data: {\"type\":\"message_stop\"}\n\n"});
+  EXPECT_FALSE(out.error) << *out.error;
+  return out.deltas;
+}
+
+TEST(AnthropicDecoder, MessageStartCarriesTheInputUsageWithTheCache) {
+  EXPECT_EQ(deltas_of({kMessageStart}),
+            (std::vector<std::string>{R"(2:{"input_tokens":145})",
+                                      R"(2:{"input_tokens":145,"output_tokens":1})",
+                                      R"(3:{"reason":"end_turn"})"}));
+}
+
+TEST(AnthropicDecoder, TextDeltasAndOtherDeltaTypes) {
+  EXPECT_EQ(deltas_of({R"({"type":"content_block_delta","index":0,"delta":)"
+                       R"({"type":"text_delta","text":"Gr\u00fc\u00dfe \"\ud83c\udf0d\"\n"}})",
+                       R"({"type":"content_block_delta","index":1,"delta":)"
+                       R"({"type":"input_json_delta","partial_json":"{\"a\":"}})"}),
+            (std::vector<std::string>{"1:Gr\xC3\xBC\xC3\x9F"
+                                      "e \"\xF0\x9F\x8C\x8D\"\n",
+                                      R"(3:{"reason":"end_turn"})"}));
+}
+
+TEST(AnthropicDecoder, MessageDeltaCarriesStopReasonAndOutputUsage) {
+  EXPECT_EQ(deltas_of({R"({"type":"message_delta","delta":{"stop_reason":"max_tokens",)"
+                       R"("stop_sequence":null},"usage":{"output_tokens":16,"input_tokens":3}})"}),
+            (std::vector<std::string>{R"(2:{"input_tokens":3,"output_tokens":16})",
+                                      R"(3:{"reason":"max_tokens"})"}));
+}
+
+TEST(AnthropicDecoder, PingsBlockStartsAndUnknownEventsAreIgnored) {
+  EXPECT_EQ(
+      deltas_of({R"({"type": "ping"})",
+                 R"({"type":"content_block_start","index":0,"content_block":)"
+                 R"({"type":"tool_use","id":"t","name":"f","input":{"deep":[1,[2,{"x":null}]]}}})",
+                 R"({"type":"some_new_event","x":1})"}),
+      std::vector<std::string>{R"(3:{"reason":"end_turn"})"});
+}
+
+TEST(AnthropicDecoder, WrongTypesReadAsAbsent) {
+  EXPECT_EQ(
+      deltas_of({R"({"type":"message_start","message":"x","usage":null})",
+                 R"({"type":"message_start","message":{"usage":[1]}})",
+                 R"({"type":"message_delta","usage":{"output_tokens":"9","input_tokens":2.5}})",
+                 R"({"type":"content_block_delta","delta":{"type":null,"text":["a"]}})",
+                 R"({"type":"message_delta","delta":{"stop_reason":{}}})",
+                 R"({"type":"content_block_delta","delta":"text_delta"})"}),
+      std::vector<std::string>{R"(3:{"reason":"end_turn"})"});
+}
+
+TEST(AnthropicDecoder, ARepeatedKeyCountsAsItsLastOccurrence) {
+  EXPECT_EQ(
+      deltas_of(
+          {R"({"type":"ping","type":"content_block_delta",)"
+           R"("delta":{"type":"text_delta","text":"a"},"delta":{"type":"text_delta","text":"b"}})",
+           R"({"type":"message_delta","usage":{"output_tokens":1},"usage":{"input_tokens":2}})",
+           R"({"type":"message_delta","delta":{"stop_reason":"max_tokens","stop_reason":null}})"}),
+      (std::vector<std::string>{"1:b", R"(2:{"input_tokens":2,"output_tokens":0})",
+                                R"(3:{"reason":"end_turn"})"}));
+}
+
+TEST(AnthropicDecoder, WhatIsNotAJsonObjectEndsTheCall) {
+  for (const char* data : {"[]", "\"ping\"", "{\"type\":\"ping\"", "{\"a\":1}x"}) {
+    const Decoded out = decode_pieces(make, {std::string("data: ") + data + "\n\n"});
+    ASSERT_TRUE(out.error) << data;
+    EXPECT_NE(out.error->find("malformed"), std::string::npos) << *out.error;
+  }
+}
+
+std::unique_ptr<providers::StreamDecoder> make(providers::DeltaEmitter& out) {
+  return std::make_unique<providers::anthropic::MessageDecoder>(out);
+}
+
+std::string event(const std::string& name, const std::string& data) {
+  return "event: " + name + "\r\ndata: " + data + "\r\n\r\n";
+}
+
+TEST(AnthropicDecoder, CutsInsideEscapesUtf8AndCrlfGiveTheSameDeltas) {
+  const std::string body =
+      event("message_start", kMessageStart) + event("ping", R"({"type": "ping"})") +
+      event(
+          "content_block_delta",
+          R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Caf\u00e9 \"\ud83c\udf0d\"\n"}})") +
+      event("content_block_delta",
+            "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+            "\"text\":\"na\xC3\xAFve \xE2\x82\xAC\"}}") +
+      event("content_block_stop", R"({"type":"content_block_stop","index":0})") +
+      event(
+          "message_delta",
+          R"({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}})") +
+      event("message_stop", R"({"type":"message_stop"})");
+  Decoded expected;
+  // The input count goes out as message_start brings it, so that a stream that fails
+  // later still reports it; the final usage replaces it.
+  expected.deltas = {R"(2:{"input_tokens":145})", "1:Caf\xC3\xA9 \"\xF0\x9F\x8C\x8D\"\n",
+                     "1:na\xC3\xAFve \xE2\x82\xAC", R"(2:{"input_tokens":145,"output_tokens":9})",
+                     R"(3:{"reason":"tool_use"})"};
+  expect_every_cut_decodes_as(make, body, expected);
+}
+
+TEST(AnthropicDecoder, TheTypeComesFromTheDataWithoutAnEventLine) {
+  Decoded out = decode_pieces(
+      make, {"data: {\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\","
+             "\"text\":\"a\"}}\n\ndata: {\"type\":\"message_stop\"}\n\n"});
+  EXPECT_EQ(out.deltas, (std::vector<std::string>{"1:a", R"(3:{"reason":"end_turn"})"}));
+}
+
+// A body that holds no event at all is not a stream: a whole JSON answer, or a proxy's
+// HTML page, is told apart from a stream cut before its end marker.
+TEST(AnthropicDecoder, ABodyWithoutAnyEventIsNotAStream) {
+  for (const std::string& body :
+       {std::string(R"({"id":"msg_1","type":"message","content":[{"type":"text","text":"hi"}]})"),
+        std::string("<html><body>502 Bad Gateway</body></html>\n")}) {
+    Decoded out = decode_pieces(make, {body});
+    EXPECT_TRUE(out.deltas.empty());
+    ASSERT_TRUE(out.error) << body;
+    EXPECT_EQ(out.error->rfind(std::to_string(AGENTRT_ERR_UPSTREAM) + ":", 0), 0u) << *out.error;
+    EXPECT_NE(out.error->find("without a single server-sent event"), std::string::npos)
+        << *out.error;
+  }
+  Decoded cut = decode_pieces(make, {event("message_start", kMessageStart)});
+  ASSERT_TRUE(cut.error);
+  EXPECT_NE(cut.error->find("end marker"), std::string::npos) << *cut.error;
+}
+
+TEST(AnthropicDecoder, AnErrorEventEndsTheCall) {
+  Decoded out = decode_pieces(
+      make,
+      {event("content_block_delta",
+             R"({"type":"content_block_delta","delta":{"type":"text_delta","text":"a"}})") +
+       event("error",
+             R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")});
+  EXPECT_EQ(out.deltas, std::vector<std::string>{"1:a"});
+  ASSERT_TRUE(out.error);
+  EXPECT_EQ(out.error->rfind(std::to_string(AGENTRT_ERR_UNAVAILABLE) + ":", 0), 0u) << *out.error;
+  EXPECT_NE(out.error->find("Overloaded"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentrt::test::anthropic_decoder

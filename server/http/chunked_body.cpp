@@ -61,9 +61,11 @@ class Decoder {
     return false;
   }
 
-  // `c` is CR or LF: the line ends with it, or with the LF after a CR.
+  // `c` is CR or LF: the line ends with the LF after a CR. RFC 9112 lets a recipient take
+  // a bare LF for the start line and header fields (2.2), not for chunk framing (7.1);
+  // where two parsers disagree on that, one body can be read as two requests.
   bool line_end(int c) {
-    if (c == '\n') return true;
+    if (c == '\n') return fail("a chunk line ended by LF alone (chunk framing takes CRLF)");
     c = next();
     if (c == EOF) return ended();
     return c == '\n' || fail("a CR not followed by LF");

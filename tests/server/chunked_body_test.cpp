@@ -62,8 +62,8 @@ void expect_malformed(const std::string& bytes) {
 TEST(ChunkedBody, ReadsChunksAndStopsAtTheBodysEnd) {
   expect_complete("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", "hello world");
   expect_complete("0\r\n\r\n", "");
-  // Hex in either case, a bare LF for a CRLF, as in the request head.
-  expect_complete("A\r\n0123456789\r\na\nabcdefghij\n0\n\n", "0123456789abcdefghij");
+  // Hex in either case.
+  expect_complete("A\r\n0123456789\r\na\r\nabcdefghij\r\n0\r\n\r\n", "0123456789abcdefghij");
 }
 
 // RFC 9112 7.1: chunk-size = 1*HEXDIG. Poco read at most 8 digits and ended the body
@@ -85,8 +85,16 @@ TEST(ChunkedBody, EveryFramingMistakeIsRefused) {
   expect_malformed("\r\n");                             // no size at all
   expect_malformed("-5\r\nhello\r\n0\r\n\r\n");
   expect_malformed("0x5\r\nhello\r\n0\r\n\r\n");
-  expect_malformed("5 x\r\nhello\r\n0\r\n\r\n");        // junk after the size
-  expect_malformed("5\rhello\r\n0\r\n\r\n");            // CR without LF
+  expect_malformed("5 x\r\nhello\r\n0\r\n\r\n");  // junk after the size
+  expect_malformed("5\rhello\r\n0\r\n\r\n");      // CR without LF
+  // A bare LF, which the request head may end a line with, anywhere in chunk framing
+  // (RFC 9112 7.1): after a size, after data, closing the trailer, after a trailer field.
+  expect_malformed("5\nhello\r\n0\r\n\r\n");
+  expect_malformed("5;ext\nhello\r\n0\r\n\r\n");
+  expect_malformed("5\r\nhello\n0\r\n\r\n");
+  expect_malformed("5\r\nhello\r\n0\n\r\n");
+  expect_malformed("5\r\nhello\r\n0\r\n\n");
+  expect_malformed("0\r\nX: v\n\r\n");
   expect_malformed("5\r\nhello!\r\n0\r\n\r\n");         // data longer than its size
   expect_malformed("5;ext\x01\r\nhello\r\n0\r\n\r\n");  // control byte
   expect_malformed("5;" + std::string(2000, 'e') + "\r\nhello\r\n0\r\n\r\n");

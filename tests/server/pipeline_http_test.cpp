@@ -306,6 +306,20 @@ TEST_F(PipelineHttp, AChunkedBodyNeverBecomesASecondRequest) {
   EXPECT_TRUE(junk.closed_by_server());
 }
 
+// Chunk framing takes CRLF alone (RFC 9112 7.1): a parser that also took a bare LF would
+// read this body as one request and the bytes after it as another.
+TEST_F(PipelineHttp, ABareLfInChunkFramingIs400AndEndsTheConnection) {
+  HttpConnection connection = connect();
+  connection.send_raw(
+      "POST /size HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\nabc\r\n0\r\n\r\nGET /ok HTTP/1.1\r\nHost: x\r\n\r\n");
+  const HttpResponse refused = connection.read_response();
+  expect_error(refused, 400, "invalid_request");
+  EXPECT_NE(refused.body.find("LF alone"), std::string::npos) << refused.body;
+  EXPECT_TRUE(refused.closes_connection());
+  EXPECT_TRUE(connection.closed_by_server());
+}
+
 TEST_F(PipelineHttp, ExpectContinueIsWithheldForAnOversizedBody) {
   HttpConnection connection = connect();
   connection.send_raw("POST /size HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " +

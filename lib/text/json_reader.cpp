@@ -34,6 +34,11 @@ simdjson::simdjson_result<simdjson::dom::element> member(
   return member(object.value_unsafe(), key);
 }
 
+std::string_view text_or_empty(simdjson::dom::element value) {
+  std::string_view text;
+  return value.get(text) == simdjson::SUCCESS ? text : std::string_view();
+}
+
 std::string_view text_or_empty(const simdjson::simdjson_result<simdjson::dom::element>& value) {
   std::string_view text;
   return value.get(text) == simdjson::SUCCESS ? text : std::string_view();

@@ -47,6 +47,7 @@ simdjson::simdjson_result<simdjson::dom::element> member(
     const simdjson::simdjson_result<simdjson::dom::element>& object, std::string_view key);
 
 // The string at `value`, or "" when it is absent or of another type.
+std::string_view text_or_empty(simdjson::dom::element value);
 std::string_view text_or_empty(const simdjson::simdjson_result<simdjson::dom::element>& value);
 
 }  // namespace agentrt::text

@@ -8,9 +8,20 @@ namespace {
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 
 // Whether a byte of well-formed text needs an escape.
-bool needs_escape(unsigned char c) {
+constexpr bool needs_escape(unsigned char c) {
   return c < 0x20 || c == '"' || c == '\\';
 }
+
+// Bytes by what writing them takes: nothing (0), an escape (1), or a look at the UTF-8
+// sequence they start or continue (2).
+struct ByteClasses {
+  unsigned char of[256] = {};
+  constexpr ByteClasses() {
+    for (int c = 0; c < 256; ++c)
+      of[c] = c >= 0x80 ? 2 : needs_escape(static_cast<unsigned char>(c)) ? 1 : 0;
+  }
+};
+constexpr ByteClasses kClasses;
 
 void append_escape(std::string& out, unsigned char c) {
   switch (c) {
@@ -43,12 +54,13 @@ void append_escape(std::string& out, unsigned char c) {
   }
 }
 
-// Well-formed text: runs of bytes that stand for themselves are copied whole.
-void append_escaped(std::string& out, std::string_view text) {
+// Well-formed text from `from` on: runs of bytes that stand for themselves are copied
+// whole.
+void append_escaped(std::string& out, std::string_view text, size_t from) {
   size_t run = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (size_t i = from; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (!needs_escape(c)) continue;
+    if (kClasses.of[c] != 1) continue;
     out.append(text.data() + run, i - run);
     append_escape(out, c);
     run = i + 1;
@@ -114,10 +126,16 @@ void append_repaired(std::string& out, std::string_view text) {
 
 }  // namespace
 
+// Most texts are short and ASCII: only a byte past ASCII calls on the UTF-8 validator.
 void append_json_string(std::string& out, std::string_view text) {
   out += '"';
-  if (is_utf8(text))
-    append_escaped(out, text);
+  size_t i = 0;
+  while (i < text.size() && kClasses.of[static_cast<unsigned char>(text[i])] == 0) ++i;
+  bool ascii = true;
+  for (size_t k = i; k < text.size() && ascii; ++k)
+    ascii = static_cast<unsigned char>(text[k]) < 0x80;
+  if (ascii || is_utf8(text))
+    append_escaped(out, text, i);
   else
     append_repaired(out, text);
   out += '"';

@@ -50,8 +50,9 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   before_value();
-  text::append_json_string(out_, name);
-  out_ += ':';
+  out_ += '"';
+  out_ += name;
+  out_ += "\":";
   return *this;
 }
 

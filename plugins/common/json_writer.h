@@ -18,7 +18,8 @@ class JsonWriter {
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
-  // Inside an object, before each member's value.
+  // Inside an object, before each member's value. Written as given, unescaped: keys are
+  // the caller's literals.
   JsonWriter& key(std::string_view name);
   // Text that is not UTF-8 has U+FFFD in place of its broken bytes (lib/text).
   JsonWriter& string(std::string_view text);

@@ -46,12 +46,23 @@ UpstreamErrorInfo parse_error_body(std::string_view body) {
 }
 
 // Choices other than the first (index 0, or none given) belong to answers not asked for.
+// A key written twice counts as its last, as in nlohmann's objects.
 void ChunkDecoder::take_choice(element choice) {
-  if (!choice.is_object()) return;
+  simdjson::dom::object fields;
+  if (choice.get(fields) != SUCCESS) return;
   int64_t index = 0;
-  if (text::member(choice, "index").get(index) == SUCCESS && index != 0) return;
-  out_.text(text::text_or_empty(text::member(text::member(choice, "delta"), "content")));
-  const std::string_view finish = text::text_or_empty(text::member(choice, "finish_reason"));
+  std::string_view content, finish;
+  for (const simdjson::dom::key_value_pair field : fields) {
+    if (field.key == "index") {
+      if (field.value.get(index) != SUCCESS) index = 0;
+    } else if (field.key == "delta") {
+      content = text::text_or_empty(text::member(field.value, "content"));
+    } else if (field.key == "finish_reason") {
+      finish = text::text_or_empty(field.value);
+    }
+  }
+  if (index != 0) return;
+  out_.text(content);
   if (!finish.empty()) finish_reason_ = finish;
 }
 

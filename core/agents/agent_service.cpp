@@ -225,7 +225,7 @@ void AgentService::remove(const std::string& cell, const std::string& id) {
   // The memory goes inside the transaction, before its commit: should clearing it fail,
   // the agent stays and the DELETE can be sent again; should the commit fail after it,
   // the agent stays without that memory, and a DELETE sent again finishes. After the
-  // commit, a failure left the memory for good and a retry 404 (audit 5c, F3).
+  // commit, a failure would leave the memory for good and a retry would be 404.
   store_.write([&](Connection& db) {
     auto found = read_row(db, cell, id);
     if (!found) throw not_found("agent '" + id + "' not found");

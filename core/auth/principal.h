@@ -16,9 +16,9 @@ struct Principal {
   std::optional<std::string> cell;  // the only cell this token may use; none = any
   bool admin = false;
   // Which incarnation of the request's cell it was admitted to (the cell's row seq; a
-  // cell deleted and made again under its id has a new one), set once the route's cell
-  // is found. A write checks it, so that one admitted before a deletion never lands in
-  // the cell made again after it (audit 6a, F1). None: checked against the cell as it is.
+  // cell deleted and made again under its id has a new one), set once the route's cell is
+  // found. A write checks it, so that one admitted before a deletion never lands in the
+  // cell made again after it. None: checked against the cell as it is.
   std::optional<int64_t> cell_seq;
 };
 

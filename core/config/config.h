@@ -47,8 +47,8 @@ struct LimitsConfig {
   // A run's answer is cut here and the run fails: an upstream that never stops once
   // grew agentd by gigabytes and lost the whole turn to SQLite's string limit.
   uint64_t max_answer_bytes = 8 * 1024 * 1024;
-  // A run's provider call still under way after this long fails with provider_timeout:
-  // an upstream that trickles bytes never trips the stall timeout (audit 6b, 6).
+  // A run's provider call still under way after this long fails with provider_timeout: an
+  // upstream that trickles bytes never trips the stall timeout.
   uint64_t max_answer_ms = 600000;
 };
 

@@ -6,8 +6,8 @@
 
 namespace agentrt::core {
 
-// Throws invalid, naming `field`, for a control character (C0, DEL or C1, NUL among
-// them) or a blank at either end: such names printed alike and were not (audit 8b, N2).
+// Throws invalid, naming `field`, for a control character (C0, DEL or C1, NUL among them)
+// or a blank at either end: such names print alike and are not the same.
 void check_name_text(std::string_view text, const char* field);
 
 }  // namespace agentrt::core

@@ -53,9 +53,8 @@ Engine::~Engine() {
   others_.clear();
 }
 
-// Single-cell mode on a multi-cell data dir (a forgotten --mode multi) once served only
-// a new cell "default", which stayed there, while the tenants' cells went unreachable
-// (audit 7a, L3).
+// Single-cell mode on a multi-cell data dir (a forgotten --mode multi) would serve only a
+// new cell "default", which would stay there, and leave the tenants' cells unreachable.
 void Engine::refuse_cells_beside_default() const {
   if (!single_cell()) return;
   const std::vector<std::string> others = cells_->cells_beside_default(4);
@@ -67,10 +66,10 @@ void Engine::refuse_cells_beside_default() const {
                    "), which single-cell mode cannot serve: start agentd with --mode multi");
 }
 
-// A guest opens what minting a token needs and changes nothing else: no schema
-// upgrade, no default cell, no provider instances. It once ran the owner's whole start,
-// which upgraded an older serving agentd's stores under it and made a cell "default"
-// in a multi-cell deployment when started without --mode multi (audit 7a, M1).
+// A guest opens what minting a token needs and changes nothing else: no schema upgrade,
+// no default cell, no provider instances. The owner's whole start would upgrade an older
+// serving agentd's stores under it, and make a cell "default" in a multi-cell deployment
+// when started without --mode multi.
 void Engine::start_guest() {
   store_ = std::make_unique<StateStore>(config_.data_dir, schema_migrations(),
                                         StateStore::Upgrades::refuse);
@@ -98,8 +97,8 @@ StartReport Engine::start(EngineRole role) {
   cells_ = std::make_unique<CellService>(*store_, single_cell());
   refuse_cells_beside_default();
   // Tokens issued in single-cell mode name no cell, and a token of no cell is valid in
-  // every cell: moved to multi mode, each reaches every tenant, those made later too
-  // (audit 8b, F3). Not refused, since the move is documented; said where it happens.
+  // every cell: moved to multi mode, each reaches every tenant, those made later too. Not
+  // refused, since the move is documented; said where it happens.
   if (cells_->record_mode())
     log_warn(
         "this data dir was last served in single-cell mode: the tokens issued then name no "
@@ -301,8 +300,8 @@ void Engine::create_provider(const std::string& name, std::shared_ptr<const Load
 
 HealthReport Engine::health() const {
   HealthReport report;
-  // Every store, not only the engine's own: memory and tokens failing make an instance
-  // as unusable to clients as a failing state store (audit 5c, F5).
+  // Every store, not only the engine's own: memory and tokens failing make an instance as
+  // unusable to clients as a failing state store.
   report.storage_ok =
       store_ && store_->healthy() && (!auth_ || auth_->usable()) && (!memory_ || memory_->usable());
   report.uptime_s =

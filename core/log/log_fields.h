@@ -1,7 +1,7 @@
 // The fields of one log line, written as JSON text as they are added. Every request
-// writes a line; collected in an nlohmann object (a map node, a key and a value
-// allocated a field, then walked again to be written) that line cost about 7% of a
-// /chat's instructions (bench/README.md, session 22).
+// writes a line; collected in an nlohmann object (a map node, a key and a value allocated
+// a field, then walked again to be written) that line costs about 7% of a /chat's
+// instructions (bench/README.md).
 #pragma once
 
 #include <cstdint>

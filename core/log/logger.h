@@ -32,8 +32,8 @@ class Logger {
   // Writes {"time","level","msg",...fields}; `fields` must be an object or null.
   static void write(LogLevel level, std::string_view message,
                     const nlohmann::json& fields = nullptr);
-  // Whatever the level: for the line a supervisor waits for ("listening", with the
-  // port the kernel chose), which at warn or error was never written (audit 7a, L1).
+  // Whatever the level: for the line a supervisor waits for ("listening", with the port
+  // the kernel chose), which at warn or error would otherwise never be written.
   static void write_whatever_level(LogLevel level, std::string_view message,
                                    const nlohmann::json& fields);
   // The same with fields already written as JSON text, for the lines of every request.

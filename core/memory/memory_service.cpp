@@ -101,8 +101,8 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
                             {"actor", actor},
                             {"session_id", optional_value(session_id)},
                             {"metadata", metadata}};
-  // "unknown" is not one of the six named layers either, so it is said as any other
-  // (decisions: "the response says so"; audit 8a, F4).
+  // "unknown" is not one of the six named layers either, so it is said as any other: the
+  // entry says `requested_layer` (docs/openapi.yaml, saveMemory).
   if (!is_memory_layer(layer) || layer == "unknown") {
     request["requested_layer"] = layer;
     layer = "unknown";
@@ -113,9 +113,9 @@ nlohmann::json MemoryService::save(const std::string& cell, const Principal& who
   if (layer == "session" && !session_id)
     throw invalid("field 'session_id' is required for the session layer");
   // On any layer: an entry of another layer names the session it was learnt in, and a
-  // name that is no session of the acting actor's would be a tag nobody can trust.
-  // Held to the write's end, so that a deletion of the session waits for it and
-  // deletes the entry too (audit 6a, F2).
+  // name that is no session of the acting actor's would be a tag nobody can trust. Held
+  // to the write's end, so that a deletion of the session waits for it and deletes the
+  // entry too.
   std::optional<StripedFence::Hold> session_held;
   if (session_id && !(session_held = session_owned_(cell, actor, *session_id)))
     throw invalid("field 'session_id' names no session of actor '" + actor + "'");
@@ -144,7 +144,7 @@ void MemoryService::remove(const std::string& cell, const Principal& who, const 
   nlohmann::json request = filter(cell, who, query);
   request["id"] = id;
   // Every actor reads the shared layers whole, but deletes there only what it wrote:
-  // another's entry, or a sensor's, is the cell's knowledge (audit 4, F3).
+  // another's entry, or a sensor's, is the cell's knowledge.
   if (!who.admin) {
     const nlohmann::json entry = call(table().get, request);  // 404 when not visible
     if (entry.value("actor", "") != who.actor)

@@ -58,9 +58,9 @@ class MemoryService {
   // The newest entries of one layer for a run's context, unfiltered by who is calling:
   // the run service has already decided which actor, namespace and session apply.
   // `max_tokens` (> 0) asks a backend of ABI 1.5 or later to leave out entries whose
-  // estimate is larger: a run whose window cannot hold them read them whole, 20 of
-  // every layer, 396 ms a /chat with 40 shared entries of 1 MB (audit 6b, 3). An older
-  // backend may refuse a field it does not know, and is not sent it.
+  // estimate is larger: a run whose window cannot hold them would read them whole, 20 of
+  // every layer, 396 ms a /chat with 40 shared entries of 1 MB. An older backend may
+  // refuse a field it does not know, and is not sent it.
   std::vector<nlohmann::json> recent(const std::string& cell, const std::string& layer,
                                      const std::string& actor,
                                      const std::optional<std::string>& namespace_,

@@ -213,7 +213,7 @@ nlohmann::json ProviderRegistry::list(const PageRequest& page) const {
   return list_locked(page);
 }
 
-// Newest first like every list (audit 8a, F1: by name, unpaged), from the entries in
+// Newest first and paged like every list, not by name and whole, from the entries in
 // memory, which hold every shared provider served.
 nlohmann::json ProviderRegistry::list_locked(const PageRequest& page) const {
   std::vector<const ProviderRecord*> records;

@@ -1,7 +1,7 @@
 // A stretch of a session's messages, oldest first, shared instead of copied. The history
 // cache hands each run its window so: with a long session's 1,600 messages, copying the
-// window into the run, moving it into the context and freeing it took 100-140 us of a
-// /chat's CPU (bench/README.md, session 19).
+// window into the run, moving it into the context and freeing it takes 100-140 us of a
+// /chat's CPU (bench/README.md).
 #pragma once
 
 #include "core/sessions/session_store.h"

@@ -64,9 +64,8 @@ class LiveRun {
   void discard();
   const std::atomic<bool>& discarded() const { return discarded_; }
 
-  // Its done says `interrupted`: set before its end goes out, so an interrupt that
-  // came after its answer was whole, while it was being stored, answers false (audit 8a,
-  // F3).
+  // Its done says `interrupted`: set before its end goes out, so that an interrupt that
+  // comes after its answer is whole, while it is being stored, answers false.
   void end_interrupted() { ended_interrupted_.store(true, std::memory_order_relaxed); }
   bool ended_interrupted() const { return ended_interrupted_.load(std::memory_order_relaxed); }
 

@@ -31,8 +31,8 @@ std::chrono::milliseconds backoff(const CallPolicy& policy, int attempt, uint32_
 void take_delta(const ProviderDelta& delta, ProviderResult& result) {
   DeltaFields fields = read_delta_fields(delta.data);
   if (delta.kind == AGENTRT_DELTA_USAGE) {
-    // A count below zero is no count (audit 4a): the run keeps its estimate or the
-    // plugin's last sound one.
+    // A count below zero is no count: the run keeps its estimate or the plugin's last
+    // sound one.
     if (fields.input_tokens && *fields.input_tokens >= 0) result.input_tokens = fields.input_tokens;
     if (fields.output_tokens && *fields.output_tokens >= 0)
       result.output_tokens = fields.output_tokens;

@@ -35,10 +35,10 @@ void append_without_images(std::string& out, std::string_view content_json) {
 
 }  // namespace
 
-// The context is written where it is instead of copied into a JSON document first, and
-// a message goes in two appends: written key by key, a long session's 1,600 messages
-// took 180-200 us a /chat, against 105-120 (bench/README.md, session 19), and each
-// append saved is a call into libstdc++ (session 22).
+// The context is written where it is instead of copied into a JSON document first, and a
+// message goes in two appends: written key by key, a long session's 1,600 messages take
+// 180-200 us a /chat, against 105-120, and each append saved is a call into libstdc++
+// (bench/README.md).
 std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature,
                              bool takes_images) {

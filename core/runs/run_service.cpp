@@ -330,10 +330,10 @@ void store_then_end(SessionStore& sessions, PreparedRun& run, const RunSummary& 
   try {
     sessions.finish_run(outcome_of(live, run, summary, done), start);
   } catch (...) {
-    // Its stream still ends as every stream does (it ended with no event at all, audit
-    // 5c, F4), neither event stored: nothing of the run's end is. A run whose start is
-    // stored keeps that end for followers and for the next write that can store it;
-    // its row said running until the next start.
+    // Its stream still ends as every stream does, rather than with no event at all,
+    // though neither event is stored: nothing of the run's end is. A run whose start is
+    // stored keeps that end for followers and for the next write that can store it, so
+    // that its row does not say running until the next start.
     deliver(live.append_text([&](int64_t seq) {
       return error_event_text("internal", "the run could not be stored", seq);
     }));
@@ -351,8 +351,8 @@ void store_then_end(SessionStore& sessions, PreparedRun& run, const RunSummary& 
 }
 
 // A run that ends unstored, its own client answered with an error instead of a stream,
-// was seen live by followers (GET /runs/{id}/events) from its run_start on. Their
-// stream ends as every stream does, where it closed after run_start (audit 8a, F2).
+// was seen live by followers (GET /runs/{id}/events) from its run_start on. Their stream
+// ends as every stream does, with error and done, rather than closing after run_start.
 void end_for_followers(LiveRun& live, std::string_view code, std::string_view message) {
   live.append_text([&](int64_t seq) { return error_event_text(code, message, seq); });
   live.append_text([&](int64_t seq) { return done_text("error", live.id, 0, 0, seq); });
@@ -368,8 +368,9 @@ void log_finished(const std::string& run_id, const RunSummary& summary, int atte
   line.integer("attempts", attempts)
       .integer("input_tokens", summary.input_tokens)
       .integer("output_tokens", summary.output_tokens);
-  // Why it failed went to the client alone, so an operator whose key file went missing
-  // saw 502s and no reason (audit 7a, L6). Plugins' messages never carry a key.
+  // Why it failed goes in the log too: told to the client alone, it would leave an
+  // operator whose key file went missing with 502s and no reason. Plugins' messages never
+  // carry a key.
   if (summary.failed) {
     constexpr size_t kMessageBytes = 300;
     line.text("error_code", summary.error_code)

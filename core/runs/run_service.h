@@ -165,10 +165,10 @@ class RunService {
                           const PageRequest& page) const;
   // 404 also for all but one of concurrent deletions of the session.
   void delete_session(const std::string& cell, const Principal& who, const std::string& session);
-  // The session's fence (striped_fence.h) held while the session is stored as
-  // `actor`'s, for a write of another store that names it (a memory entry): its
-  // deletion waits for the write and deletes what it wrote, and a write that comes
-  // after finds no session (audit 6a, F2). Nothing when there is no such session.
+  // The session's fence (striped_fence.h) held while the session is stored as `actor`'s,
+  // for a write of another store that names it (a memory entry): its deletion waits for
+  // the write and deletes what it wrote, and a write that comes after finds no session.
+  // Nothing when there is no such session.
   std::optional<StripedFence::Hold> hold_session(const std::string& cell, const std::string& actor,
                                                  const std::string& session) const;
   // Inside a cell's deleting transaction: its live runs stop and store nothing more.

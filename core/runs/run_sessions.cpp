@@ -79,10 +79,10 @@ nlohmann::json RunService::interrupt(const std::string& cell, const Principal& w
   auto running = live_.on_session(cell, session);
   if (!running || running->is_hold()) return {{"interrupted", false}, {"run_id", nullptr}};
   running->cancel();
-  // Answer once the run has stored its partial answer, so a read right after sees it.
-  // A run whose provider ignores the cancel past the wait is still going: it was asked
-  // to stop, and was not interrupted (audit 4a, F6). Nor was one whose answer was whole
-  // before the cancel came: it ends end_turn all the same (audit 8a, F3).
+  // Answer once the run has stored its partial answer, so a read right after sees it. A
+  // run whose provider ignores the cancel past the wait is still going: it was asked to
+  // stop, and was not interrupted. Nor was one whose answer was whole before the cancel
+  // came: it ends end_turn all the same.
   const bool stopped = running->wait_finished(settings_.stop_wait);
   return {{"interrupted", stopped && running->ended_interrupted()}, {"run_id", running->id}};
 }
@@ -113,14 +113,14 @@ void RunService::delete_session(const std::string& cell, const Principal& who,
   SessionHold hold(live_, cell, session, settings_.stop_wait);
   StripedFence::Closed closed = session_fence_.close(session_key(cell, session));
   // What other stores keep of the session goes first: should that fail, the session is
-  // still there and the DELETE can be sent again. The other way round, a failure left
-  // the session gone (a retry was 404) and its memory kept for good, for a session made
-  // again under the id to inherit (audit 5c, F3).
+  // still there and the DELETE can be sent again. The other way round, a failure would
+  // leave the session gone (a retry 404) and its memory kept for good, for a session made
+  // again under the id to inherit.
   if (session_deleted_) session_deleted_(cell, session);
   const bool removed = sessions_.remove(cell, session);
   history_.forget(cell, session);
-  // A stored session that is gone by now: another deletion got there first (audit 6a,
-  // F5). One only a live /chat run held was never stored: it went with its run.
+  // A stored session that is gone by now: another deletion got there first. One only a
+  // live /chat run held was never stored: it went with its run.
   if (!removed && !seen.created_at.empty()) throw not_found("session '" + session + "' not found");
 }
 
@@ -155,8 +155,8 @@ void RunService::follow(const std::string& cell, const Principal& who, const std
   const std::vector<nlohmann::json> events = sessions_.run_events(run_id, after);
   // Nothing after `after` in a finished run is an empty stream. But a run gone since
   // check_run, or stored as running while no longer live (its session's deletion
-  // discarded its end, and takes its row next), is a 404, not a stream without
-  // run_start or done (audit 6a, F4).
+  // discarded its end, and takes its row next), is a 404, not a stream without run_start
+  // or done.
   if (events.empty()) {
     const std::optional<RunRecord> run = sessions_.find_run(cell, run_id);
     if (!run || run->status == "running") throw not_found("run '" + run_id + "' not found");

@@ -224,10 +224,10 @@ bool touch_session(Connection& db, const std::string& cell, const std::string& s
 
 // A run's session, created owned by the run's actor unless it exists; an existing one
 // gets `updated_at` only when `touch_existing`.
-// A session stored meanwhile by another actor is not this run's to add to: two runs
-// that began a session of the same new id at once, each finding none (audit 6a, F3,
-// where the second's turn went into the first's session). The run fails as on any
-// session of another actor's, and nothing of it is stored.
+// A session stored meanwhile by another actor is not this run's to add to: two runs may
+// begin a session of the same new id at once, each finding none, and the second's turn
+// must not go into the first's session. The run fails as on any session of another
+// actor's, and nothing of it is stored.
 void insert_session(Connection& db, const RunRecord& run, const std::string& updated_at,
                     bool touch_existing) {
   db.prepare(touch_existing

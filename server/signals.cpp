@@ -36,9 +36,9 @@ int ShutdownSignals::wait() {
     if (rc == EINTR) continue;
     if (rc != 0) throw std::runtime_error(std::string("sigwait: ") + std::strerror(rc));
     if (signal != SIGHUP) return signal;
-    // What operators send to reload, and what a closed terminal sends. agentd has
-    // nothing to reload, and its default action killed agentd with every stream it
-    // held, their turns lost (audit 7a, M3).
+    // What operators send to reload, and what a closed terminal sends. agentd has nothing
+    // to reload, and the signal's default action kills agentd with every stream it holds,
+    // their turns lost.
     core::log_warn("SIGHUP ignored",
                    {{"hint",
                      "agentd reads its config only at start: restart it (SIGTERM) to "

@@ -5,9 +5,9 @@
 namespace agentrt::server::api {
 namespace {
 
-// The filters the route takes (RouteSpec::query): the pipeline let through no other
-// name, and none twice. An entry, named by its id, takes only `actor` (whose view, for
-// an admin): the lists' filters turned a stray ?namespace= into a 404 (audit 8a, F14).
+// The filters the route takes (RouteSpec::query): the pipeline lets through no other
+// name, and none twice. An entry, named by its id, takes only `actor` (whose view, for an
+// admin): the lists' filters would turn a stray ?namespace= into a 404.
 core::MemoryQuery memory_query(const RequestContext& ctx) {
   using Field = std::optional<std::string> core::MemoryQuery::*;
   static const std::pair<std::string_view, Field> kFields[] = {

@@ -52,10 +52,10 @@ void print_summary(const core::Config& config, std::ostream& out) {
       << " max_answer_bytes=" << l.max_answer_bytes << " max_answer_ms=" << l.max_answer_ms << '\n';
 }
 
-// What serve would refuse before any plugin runs, found without touching the data dir
-// or taking the port: check-config once said "config ok" for a data dir that was a
-// file or not writable, a store newer than the build, or an address not on this host
-// (audit 7a, M4). A port already taken is not one: the agentd being checked may hold it.
+// What serve would refuse before any plugin runs, found without touching the data dir or
+// taking the port, so that check-config does not say "config ok" for a data dir that is a
+// file or not writable, a store newer than the build, or an address not on this host. A
+// port already taken is not one: the agentd being checked may hold it.
 std::vector<std::string> start_problems(const core::Config& config) {
   std::vector<std::string> problems;
   if (auto problem = core::data_dir_problem(config.data_dir))

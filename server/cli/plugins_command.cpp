@@ -52,9 +52,9 @@ void print_table(const std::vector<core::PluginStatus>& plugins, std::ostream& o
   }
 }
 
-// The services serve cannot start without, when no loaded plugin of theirs is listed:
-// the listing said "no plugins found" and exited 0 for a binary copied without its
-// lib/ (audit 7a, N5).
+// The services serve cannot start without, when no loaded plugin of theirs is listed: for
+// a binary copied without its lib/, the listing would otherwise say "no plugins found"
+// and exit 0.
 std::vector<std::string> missing_services(const core::Config& config,
                                           const std::vector<core::PluginStatus>& plugins) {
   auto loaded = [&](const std::string& name, const char* kind) {

@@ -100,8 +100,8 @@ int serve_until_signal(const core::Config& config, core::Engine& engine, Shutdow
   const int signal = signals.wait();
   core::log_info("shutting down",
                  {{"signal", signal_name(signal)}, {"grace_s", config.server.shutdown_grace_s}});
-  // A second signal ends the grace period at once: an operator who pressed Ctrl-C
-  // twice, or a supervisor's second SIGTERM, once waited it out (audit 7a, N7).
+  // A second signal ends the grace period at once: an operator who presses Ctrl-C twice,
+  // or a supervisor's second SIGTERM, would otherwise wait it out.
   const auto result = server.shutdown(
       std::chrono::seconds(config.server.shutdown_grace_s),
       [&engine] { engine.runs().interrupt_all(); },

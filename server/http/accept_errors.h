@@ -1,7 +1,7 @@
-// What Poco's acceptor thread cannot do, said in the log. Poco's TCPServer hands a
-// failed accept() (and any exception a connection lets escape) to the process-wide
-// Poco::ErrorHandler, whose default says nothing: a server out of file descriptors left
-// new clients waiting in the backlog without a word (audit 6b, 8).
+// What Poco's acceptor thread cannot do, said in the log. Poco's TCPServer hands a failed
+// accept() (and any exception a connection lets escape) to the process-wide
+// Poco::ErrorHandler, whose default says nothing: a server out of file descriptors would
+// leave new clients waiting in the backlog without a word.
 #pragma once
 
 #include <Poco/ErrorHandler.h>

@@ -48,11 +48,11 @@ Poco::Net::HTTPServerParams::Ptr make_params(const HttpServerOptions& options) {
   return params;
 }
 
-// A fresh connection stays in the kernel until its first bytes arrive, or until
-// `wait` has passed (rounded up to the SYN-ACK retransmission schedule: 1, 3, 7, 15,
-// 31 s), so one that sends nothing holds no thread, and no descriptor, meanwhile: a
-// client holding thousands of silent connections once took every thread (audit 6b, 4).
-// False where the system does not offer it.
+// A fresh connection stays in the kernel until its first bytes arrive, or until `wait`
+// has passed (rounded up to the SYN-ACK retransmission schedule: 1, 3, 7, 15, 31 s), so
+// one that sends nothing holds no thread, and no descriptor, meanwhile: a client holding
+// thousands of silent connections would otherwise take every thread. False where the
+// system does not offer it.
 bool defer_accept(Poco::Net::ServerSocket& socket, unsigned wait_s) {
   const int seconds = static_cast<int>(std::min(wait_s, kMaxDeferSeconds));
   return ::setsockopt(socket.impl()->sockfd(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds,

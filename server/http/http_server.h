@@ -34,9 +34,9 @@ struct HttpServerOptions {
 };
 
 // A listening socket bound ahead of the server that accepts on it. agentd binds before
-// its engine opens the data dir: a start that cannot listen once made the stores, ran
-// their upgrades and minted the first admin token first (audit 7a, L5). Clients that
-// connect meanwhile wait in the backlog.
+// its engine opens the data dir: otherwise a start that cannot listen would make the
+// stores, run their upgrades and mint the first admin token first. Clients that connect
+// meanwhile wait in the backlog.
 class ListenSocket {
  public:
   // Binds and listens. Throws std::runtime_error naming the address when it cannot.

@@ -63,8 +63,7 @@ void require_json_content_type(const RequestContext& ctx) {
   }
 }
 
-// A token pasted where an id belongs put its whole value in the access log (audit 7a,
-// N2).
+// A token pasted where an id belongs would put its whole value in the access log.
 std::string_view path_for_log(std::string_view path, std::string& scrubbed) {
   return redact_token_shapes(path, scrubbed);
 }

@@ -1,7 +1,7 @@
 // Retires the connection pool's idle threads on a clock. Poco's ThreadPool does so only
 // when it starts a thread (every 32nd start), so after a burst served by keep-alive
-// clients a thousand idle threads stayed for good, each with its stack and the
-// upstream connection it kept warm (audit 6b, 7).
+// clients a thousand idle threads would stay for good, each with its stack and the
+// upstream connection it kept warm.
 #pragma once
 
 #include <Poco/ThreadPool.h>

@@ -58,8 +58,8 @@ class MemoryBytes {
 
 // Takes bytes while `accept(c)` into `out`, at most `limit` of them (refused past it with
 // `too_long`), and returns the first byte not taken. They are gathered on the stack and
-// appended a run at a time: appended one by one, each was a call into libstdc++, a
-// quarter of reading a request's head (bench/README.md, session 22).
+// appended a run at a time: appended one by one, each is a call into libstdc++, a quarter
+// of reading a request's head (bench/README.md).
 template <class Source, class Accept>
 int take_run(Source& in, int c, std::string& out, size_t limit, Accept accept,
              const char* too_long) {
@@ -190,7 +190,7 @@ RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
       if (!host_value_is_valid(value)) malformed("malformed Host field");
     } else if (equals_ignoring_case(name, "Authorization")) {
       // One field (RFC 9110 11.6.2): a proxy that checks the last of two while agentd
-      // acts on the first would let one caller through as another (audit 8b, F5).
+      // acts on the first would let one caller through as another.
       if (head.authorization != nullptr) malformed("more than one Authorization field");
       head.authorization = &value;
     } else if (equals_ignoring_case(name, "Content-Encoding")) {

@@ -33,8 +33,8 @@ std::string generate_request_id() {
 }
 
 std::string choose_request_id(std::string_view client_id) {
-  // A token pasted here fits the id's alphabet and went into the log whole, against
-  // "tokens never reach the log" (an audit's finding): an id holding one is replaced.
+  // A token pasted here fits the id's alphabet and would go into the log whole, against
+  // "tokens never reach the log" (docs/operator-guide.md): an id holding one is replaced.
   std::string scratch;
   if (is_valid_request_id(client_id) && redact_token_shapes(client_id, scratch) == client_id)
     return std::string(client_id);

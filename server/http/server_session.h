@@ -21,10 +21,10 @@ class ServerSession : public Poco::Net::HTTPServerSession {
                 Poco::Timespan request_timeout, Poco::Timespan first_byte);
 
   // Poco's hasMoreRequests, but for the first wait: the first request may take
-  // `first_byte` to begin (Poco: the receive timeout, 30 s of a thread for a client
-  // that never sends a byte; audit 6b, 4), later ones the keep-alive timeout; at most the
-  // configured number of requests per connection (0: unlimited), none once keep-alive
-  // is off; a request already read ahead (pipelined) needs no wait.
+  // `first_byte` to begin (Poco: the receive timeout, 30 s of a thread for a client that
+  // never sends a byte), later ones the keep-alive timeout; at most the configured number
+  // of requests per connection (0: unlimited), none once keep-alive is off; a request
+  // already read ahead (pipelined) needs no wait.
   bool more_requests();
   // Poco's canKeepAlive for this class's count (Poco's own is not kept any more).
   bool can_keep_alive() const { return requests_left_ != 0; }
@@ -45,10 +45,10 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   // receive timeout bounds each wait for bytes, so a client sending a byte every few
   // seconds held a thread for as long as it liked (slowloris); checked before each
   // receive, where the clock costs nothing beside the system call.
-  // A connection's first request counts from the connection's start: its wait for a
-  // first byte is bounded by the receive timeout alone, and a client that sent that
-  // byte just before it ran out then had the whole request timeout again to drip the
-  // rest (audit 6b, 4: 59 s against a documented 30).
+  // A connection's first request counts from the connection's start: its wait for a first
+  // byte is bounded by the receive timeout alone, and a client that sends that byte just
+  // before it runs out would otherwise have the whole request timeout again to drip the
+  // rest, 59 s against a documented 30.
   void start_request() {
     deadline_ = (first_request_ ? started_ : Clock::now()) + request_timeout_;
     first_request_ = false;

@@ -1,6 +1,6 @@
 // Text a client sent back to it or into the log, with any bundled token in it cut to
-// "art_[redacted]": a token pasted where an id belongs was echoed whole by error
-// messages and the access log (audit 7a, N2; audit 8b, N1).
+// "art_[redacted]": a token pasted where an id belongs would otherwise be echoed whole by
+// error messages and the access log.
 #pragma once
 
 #include <string>

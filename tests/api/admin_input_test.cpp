@@ -40,7 +40,7 @@ TEST_F(AdminInput, Tokens) {
   expect_refused("POST", "/admin/tokens", {{"ttl", 5}, {"actor", "a"}}, 400, "ttl");
   expect_refused("POST", "/admin/tokens", {{"actor", "a"}}, 400, "ttl");
   expect_refused("POST", "/admin/tokens", {{"ttl", "1h"}}, 400, "actor");
-  // One name reads as one name (audit 8b, N2).
+  // One name reads as one name.
   for (const std::string& odd :
        {std::string("al\0ice", 6), std::string("bob\n"), std::string("x\x7f"),
         std::string("c\xc2\x85"
@@ -54,7 +54,7 @@ TEST_F(AdminInput, Tokens) {
   expect_refused("GET", "/cells/c1/sessions?actor=a%00b", nullptr, 400, "actor");
   expect_refused("GET", "/cells/c1/memory?actor=a%0a", nullptr, 400, "actor");
   // An actor no token could be issued for is not one an admin may act or read as: a run
-  // or an entry stored under it would be no actor's (an audit's finding).
+  // or an entry stored under it would be no actor's.
   const std::string too_long(257, 'a'), longest(256, 'a');
   const json messages = json::array(
       {{{"role", "user"}, {"content", json::array({{{"type", "text"}, {"text", "hi"}}})}}});
@@ -121,8 +121,8 @@ TEST_F(AdminInput, Cells) {
   EXPECT_EQ(snapshot(), before);
 }
 
-// Single-cell mode has its one cell, which cannot go, and no other, which no route
-// could reach (audit 4, F7: it could be made, and tokens scoped to it).
+// Single-cell mode has its one cell, which cannot go, and no other: no route could reach
+// one, nor a token scoped to it.
 TEST(AdminInputSingleCell, TheOneCellCannotGoAndNoOtherCanBeMade) {
   AgentdProcess agentd;
   const std::string admin = first_admin_token(agentd);
@@ -170,8 +170,8 @@ TEST_F(AdminInput, SharedProviders) {
   EXPECT_EQ(snapshot(), before);
 }
 
-// Like every list: newest first, paged, a bad limit or cursor refused (audit 8a, F1: by
-// name, the whole list, any query taken).
+// Like every list, not by name and whole with any query taken: newest first, paged, a bad
+// limit or cursor refused.
 TEST_F(AdminInput, SharedProvidersListNewestFirstInPages) {
   auto save = [&](const std::string& name, const std::string& model) {
     const json provider = {

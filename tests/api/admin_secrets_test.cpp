@@ -115,7 +115,7 @@ TEST(AdminSecrets, AdminTokenVerbMintsAWorkingTokenWhileServing) {
 }
 
 // A data dir that no agentd served (a typo) gets no store of its own and no token that
-// opens nothing (audit 4a, F10: it printed one, exit 0, and left three databases).
+// opens nothing, rather than a token printed, exit 0, and three databases left behind.
 TEST(AdminSecrets, AdminTokenVerbRefusesADataDirWithoutState) {
   TempDir dir;
   const std::string typo = dir.path() + "/agentrt-dta";
@@ -126,10 +126,10 @@ TEST(AdminSecrets, AdminTokenVerbRefusesADataDirWithoutState) {
   EXPECT_FALSE(std::filesystem::exists(typo));
 }
 
-// `agentd admin-token` of a newer build beside an older agentd (after a package
-// upgrade, before the restart) once upgraded the stores under it: a live /chat stalled
-// for 5 s, and the old build refused the data dir at its next start (audit 7a, M1). It
-// refuses a store older than itself now, and writes nothing.
+// `agentd admin-token` of a newer build beside an older agentd (after a package upgrade,
+// before the restart) must not upgrade the stores under it: a live /chat would stall for
+// 5 s, and the old build would refuse the data dir at its next start. It refuses a store
+// older than itself, and writes nothing.
 TEST(AdminSecrets, AdminTokenVerbUpgradesNoStore) {
   TempDir dir;
   {
@@ -162,8 +162,8 @@ TEST(AdminSecrets, AdminTokenVerbUpgradesNoStore) {
   EXPECT_EQ(auth.count("SELECT count(*) FROM tokens"), tokens + 1);
 }
 
-// Run on a multi-cell data dir without --mode multi, it made a cell "default" there
-// (audit 7a, M1): a guest makes no cell.
+// Run on a multi-cell data dir without --mode multi, a start that makes cells would make
+// a cell "default" there: a guest makes no cell.
 TEST(AdminSecrets, AdminTokenVerbMakesNoCell) {
   TempDir dir;
   AgentdProcess agentd(on_data_dir(dir.path(), {"--mode", "multi"}));

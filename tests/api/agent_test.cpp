@@ -122,9 +122,8 @@ TEST_F(Agents, APatchThatChangesNothingLeavesUpdatedAtAsItWas) {
   EXPECT_NE(moved["updated_at"], cell["updated_at"]);
 }
 
-// An agent read and written back as it is once failed when the provider of its model
-// had been withdrawn since (an audit's finding): the model is checked only when the
-// PATCH changes it.
+// An agent read and written back as it is must not fail when the provider of its model
+// has been withdrawn since: the model is checked only when the PATCH changes it.
 TEST_F(Agents, WritingBackAModelNoLongerOfferedIsANoOpButChangingToOneIsRefused) {
   const json provider = {{"providers",
                           {{{"name", "temporary"},
@@ -152,9 +151,8 @@ TEST_F(Agents, WritingBackAModelNoLongerOfferedIsANoOpButChangingToOneIsRefused)
   EXPECT_EQ(call(s.agentd, "GET", other_path, s.admin).json(), other);
 }
 
-// JSON null in a body is "remove" for the one field that has a "none", an agent's
-// model, and 400 for the others; it used to be read as "leave it", so a model could
-// never be removed (audit 4, F6 and F8).
+// JSON null in a body is "remove" for the one field that has a "none", an agent's model,
+// and 400 for the others; read as "leave it", it would leave no way to remove a model.
 TEST_F(Agents, NullRemovesAModelAndIsRefusedWhereThereIsNoNone) {
   json agent = make_agent({{"name", "helper"}, {"model", vendor_model(Vendor::openai)}});
   const std::string path = "/cells/acme/agents/" + agent["id"].get<std::string>();

@@ -1,8 +1,8 @@
-// Writes racing a cell's deletion: memory saves (the backend's own storage), /chat
-// runs checked against the cell before its deletion and made live after it, agents and
-// cell-scoped tokens. Once the writers have stopped, a cell made again under the same
-// id must start empty, and no token issued for the old cell may work in it (audit 4,
-// F2: in 4 of 4 trials such writes came back in the new cell).
+// Writes racing a cell's deletion: memory saves (the backend's own storage), /chat runs
+// checked against the cell before its deletion and made live after it, agents and
+// cell-scoped tokens. Once the writers have stopped, a cell made again under the same id
+// must start empty, and no token issued for the old cell may work in it: unguarded, such
+// writes came back in the new cell in 4 of 4 trials.
 #include "tests/api/conversation_client.h"
 
 #include <gtest/gtest.h>
@@ -74,8 +74,8 @@ TEST(CellDeletionRace, WritesRacingADeletionLeaveNothingInTheCellMadeAgain) {
 }
 
 // The cell made again while writes admitted to the old one still wait on its deletion
-// (the recreation sent in a loop from the moment the DELETE is): they were committed in
-// the new cell, under the old cell's revoked tokens (audit 6a, F1: 4 and 7 of 10 tries).
+// (the recreation sent in a loop from the moment the DELETE is): unguarded, they were
+// committed in the new cell, under the old cell's revoked tokens, in 4 and 7 of 10 tries.
 TEST(CellDeletionRace, WritesAdmittedBeforeADeletionNeverLandInTheCellMadeAgainAtOnce) {
   AgentdProcess agentd(with_args({"--mode", "multi"}));
   const std::string admin = first_admin_token(agentd);

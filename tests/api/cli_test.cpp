@@ -98,9 +98,9 @@ TEST(Cli, CheckConfigNamesTheBadKey) {
   }
 }
 
-// What serve refuses to start without is refused here too: the auth module and the
-// memory backend, their own config included (audit 4a, F5: "config ok", then serve
-// exited 1). The real data dir is not touched.
+// What serve refuses to start without is refused here too: the auth module and the memory
+// backend, their own config included, so that "config ok" is never followed by serve
+// exiting 1. The real data dir is not touched.
 TEST(Cli, CheckConfigRefusesWhatServeCannotStartWith) {
   TempDir dir;
   struct Case {
@@ -118,8 +118,8 @@ TEST(Cli, CheckConfigRefusesWhatServeCannotStartWith) {
        "auth module 'auth-token' is disabled in the config"},
       {R"({"plugin_dirs": ["/nonexistent/agentrt-plugins"]})",
        "plugin_dirs[0]: '/nonexistent/agentrt-plugins' is not a directory"},
-      // serve leaves these out, or serves another provider's model: an audit found
-      // check-config silent on both.
+      // serve leaves these out, or serves another provider's model: check-config must not
+      // be silent on either.
       {R"({"plugins": {"ech0": {"enabled": false}}})",
        "plugins.ech0: disabled, but no plugin directory holds a plugin of that name"},
       {R"({"plugins": {"openai": {"config": {"base_url": "http://127.0.0.1:9",)"
@@ -144,9 +144,9 @@ TEST(Cli, CheckConfigRefusesWhatServeCannotStartWith) {
   EXPECT_FALSE(std::filesystem::exists(data));
 }
 
-// check-config once said "config ok" for what serve then refused, or started without:
-// a data dir that is a file, a store newer than the build, an address not on this host,
-// a plugin name no plugin dir has, a plugin that refuses its config (audit 7a, M4).
+// check-config must not say "config ok" for what serve then refuses, or starts without: a
+// data dir that is a file, a store newer than the build, an address not on this host, a
+// plugin name no plugin dir has, a plugin that refuses its config.
 TEST(Cli, CheckConfigRefusesWhatServeWouldRefuseOrGoWithout) {
   TempDir dir;
   const std::string file = dir.write("a-file", "x");
@@ -222,8 +222,8 @@ TEST(Cli, PluginsListsBundledEchoAsATable) {
       << result.out;
 }
 
-// Run from a binary copied without its lib/ (or with a typo in "auth"), the listing
-// said "no plugins found" and exited 0 (audit 7a, N5): serve could not start.
+// Run from a binary copied without its lib/ (or with a typo in "auth"), the listing must
+// not say "no plugins found" and exit 0: serve could not start.
 TEST(Cli, PluginsExitsOneWhenServeCouldNotStart) {
   TempDir dir;
   const CommandResult result =

@@ -77,8 +77,8 @@ TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
   const AgentdProcess& agentd = s.agentd;
   const std::string &ada = s.ada, &bob = s.bob;
   EXPECT_EQ(call(agentd, "POST", "/sessions/fresh/interrupt", bob).status, 404);
-  // Nor is it his to run on (audit 5a, F1): no 409 naming ada's run, and no stop of it
-  // by "if_busy" (ada's interrupt below finds her run still going).
+  // Nor is it his to run on: no 409 naming ada's run, and no stop of it by "if_busy"
+  // (ada's interrupt below finds her run still going).
   for (const json& if_busy : {json(), json("interrupt")}) {
     json body = run_body("mine now", {{"session_id", "fresh"}});
     if (!if_busy.is_null()) body["if_busy"] = if_busy;
@@ -102,8 +102,8 @@ TEST(ConversationControl, AChatOnANewSessionCanBeInterruptedWhileItRuns) {
   EXPECT_NE(events.body.find("\"reason\":\"interrupted\""), std::string::npos) << events.body;
 }
 
-// A /chat run is stored at its end, but its id is known before it (session_busy tells
-// its owner): it can be followed live like any run (audit 5a, F8), by its owner only.
+// A /chat run is stored at its end, but its id is known before it (session_busy tells its
+// owner): it can be followed live like any run, by its owner only.
 TEST(ConversationControl, ALiveChatRunCanBeFollowedByItsOwner) {
   AdaChatting s("watched");
   const AgentdProcess& agentd = s.agentd;
@@ -315,9 +315,9 @@ TEST(ConversationControl, ShutdownEndsRunningStreamsAsInterrupted) {
   EXPECT_EQ(agentd.stop(0), 0) << "signal 0: only wait for the exit the SIGTERM above began";
 }
 
-// A second SIGTERM (a supervisor's, or Ctrl-C pressed twice) during the grace period
-// was waited out like the first (audit 7a, N7); it ends the grace at once, and the
-// streams still end properly.
+// A second SIGTERM (a supervisor's, or Ctrl-C pressed twice) during the grace period is
+// not waited out like the first: it ends the grace at once, and the streams still end
+// properly.
 TEST(ConversationControl, ASecondSignalEndsTheGracePeriod) {
   TempDir dir;
   AgentdProcess agentd(slow_echo(1000, dir, {{"server", {{"shutdown_grace_s", 60}}}}));
@@ -336,8 +336,8 @@ TEST(ConversationControl, ASecondSignalEndsTheGracePeriod) {
   EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(10));
 }
 
-// SIGHUP, what operators send to reload and what a closed terminal sends, once killed
-// agentd with every stream it held, their turns lost (audit 7a, M3). It is logged and
+// SIGHUP, what operators send to reload and what a closed terminal sends, kills a process
+// by default, and with agentd every stream it holds, their turns lost. It is logged and
 // changes nothing: the run goes on to its end and is stored.
 TEST(ConversationControl, SighupIsLoggedAndStopsNothing) {
   TempDir dir;
@@ -421,8 +421,8 @@ TEST(ConversationControl, RunsAKilledAgentdLeftRunningEndInterruptedAtTheNextSta
   EXPECT_EQ(events[1]["type"], "done");
   EXPECT_EQ(events[1]["reason"], "interrupted");
   EXPECT_EQ(events[1]["run_id"], run_id);
-  // The live client saw seq 1 and 2 (the delta): resuming after them gets the end,
-  // where a done of seq 2 (audit 5a, F5) was never sent again.
+  // The live client saw seq 1 and 2 (the delta): resuming after them gets the end, where
+  // a done of seq 2 would never be sent again.
   EXPECT_EQ(events[1]["seq"], 999'999'999'999);
   SseClient resumed(again.port(), "GET", "/runs/" + run_id + "/events?after=2",
                     {{"Authorization", "Bearer " + admin}});

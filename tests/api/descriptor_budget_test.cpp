@@ -70,8 +70,8 @@ TEST(DescriptorBudget, EveryThreadCanBeBusyWithAProviderCallAtOnce) {
 }
 
 // Out of descriptors, agentd cannot accept, and its clients wait in the listen backlog.
-// That once went without a word in the log (audit 6b, 8); it is an error line now, at
-// most one every few seconds, and service comes back once descriptors are free.
+// That must not go without a word in the log: it is an error line, at most one every few
+// seconds, and service comes back once descriptors are free.
 TEST(DescriptorBudget, RunningOutOfDescriptorsIsLoggedAndOutlived) {
   AgentdProcess agentd;
   ASSERT_EQ(agentd.request("GET", "/health").status, 200);

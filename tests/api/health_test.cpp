@@ -58,8 +58,8 @@ TEST(Health, SingleModeIsOkAndListsBundledEcho) {
 }
 
 // A plugin the config disables is not usable: /health leaves it out, and no shared
-// provider may be of its type (audit 4a, F8: an operator who disabled openai to forbid
-// remote calls could still have them through a shared provider).
+// provider may be of its type, or an operator who disables openai to forbid remote calls
+// could still have them through a shared provider.
 TEST(Health, ADisabledPluginIsNeitherListedNorATypeForSharedProviders) {
   TempDir dir;
   AgentdProcess agentd(with_args(

@@ -165,11 +165,11 @@ TEST(HttpErrors, ARequestDrippedAByteAtATimeIsCutAtTheRequestTimeout) {
   EXPECT_EQ(agentd.connect().request("GET", "/health").status, 200);
 }
 
-// A new connection that sends nothing once held a thread for the receive timeout (30 s),
-// so one client with a few thousand silent connections took every thread (audit 6b, 4).
-// The kernel now holds such a connection until its first bytes come (TCP_DEFER_ACCEPT)
-// or the keep-alive time has passed; then agentd closes it after a short grace. One
-// that sends within that time is served as ever.
+// A new connection that sends nothing must not hold a thread for the receive timeout
+// (30 s): one client with a few thousand silent connections would take every thread. The
+// kernel holds such a connection until its first bytes come (TCP_DEFER_ACCEPT) or the
+// keep-alive time has passed; then agentd closes it after a short grace. One that sends
+// within that time is served as ever.
 TEST(HttpErrors, ASilentNewConnectionHoldsNothingAndIsClosed) {
   TempDir dir;
   const std::string config = dir.write("c.json", R"({"server":{"keep_alive_timeout_s":1}})");
@@ -208,8 +208,8 @@ TEST(HttpErrors, KeepAliveConnectionServesSeveralRequests) {
   EXPECT_EQ(connection.request("GET", "/health").status, 200);
 }
 
-// A token pasted where an id belongs (a path segment) reached the access log whole
-// (audit 7a, N2): such a segment is logged as its prefix; ids stay as they are.
+// A token pasted where an id belongs (a path segment) must not reach the access log
+// whole: such a segment is logged as its prefix; ids stay as they are.
 TEST(HttpErrors, ATokenInThePathIsNotLogged) {
   AgentdProcess agentd;
   const std::string token = first_admin_token(agentd);
@@ -227,7 +227,7 @@ TEST(HttpErrors, ATokenInThePathIsNotLogged) {
   EXPECT_EQ(log.find(token, banner + 1), std::string::npos) << "the token was logged";
 }
 
-// Nor echoed: error messages name the path or id the request gave (audit 8b, N1).
+// Nor echoed: error messages name the path or id the request gave.
 TEST(HttpErrors, ATokenInThePathIsNotEchoed) {
   AgentdProcess agentd;
   const std::string token = first_admin_token(agentd);
@@ -243,8 +243,8 @@ TEST(HttpErrors, ATokenInThePathIsNotEchoed) {
   }
 }
 
-// One request, one credential: a proxy that checks the last of two Authorization
-// fields while agentd took the first let one caller act as another (audit 8b, F5).
+// One request, one credential: a proxy that checks the last of two Authorization fields
+// while agentd takes the first would let one caller act as another.
 TEST(HttpErrors, TwoAuthorizationFieldsAreRefused) {
   AgentdProcess agentd;
   const std::string admin = first_admin_token(agentd);

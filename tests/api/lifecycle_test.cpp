@@ -181,10 +181,10 @@ TEST(Lifecycle, IdleKeepAliveConnectionIsClosedAfterItsTimeout) {
   EXPECT_GE(std::chrono::steady_clock::now() - idle_since, std::chrono::milliseconds(900));
 }
 
-// Poco retires idle pool threads only when it starts another, so after a burst served
-// by keep-alive clients a thousand idle threads, with their stacks and warm upstream
-// connections, stayed for good (audit 6b, 7). They end server.thread_idle_s after
-// their last work now, while the clients that stay are served as ever.
+// Poco retires idle pool threads only when it starts another, so after a burst served by
+// keep-alive clients a thousand idle threads, with their stacks and warm upstream
+// connections, would stay for good. They end server.thread_idle_s after their last work,
+// while the clients that stay are served as ever.
 TEST(Lifecycle, ThreadsOfABurstEndOnceIdleWhileOthersStay) {
   TempDir dir;
   AgentdProcess agentd(
@@ -209,8 +209,8 @@ TEST(Lifecycle, ThreadsOfABurstEndOnceIdleWhileOthersStay) {
   EXPECT_EQ(staying.request("GET", "/health").status, 200);
 }
 
-// The "listening" line is the readiness signal, and carries the port the kernel chose
-// for :0; at log level warn or error it was never written (audit 7a, L1).
+// The "listening" line is the readiness signal, and carries the port the kernel chose for
+// :0, so it is written at log level warn or error too.
 TEST(Lifecycle, TheListeningLineComesAtEveryLogLevel) {
   for (const char* level : {"warn", "error"}) {
     AgentdProcess agentd(with_args({"--log-level", level}));  // waits for the line
@@ -220,8 +220,8 @@ TEST(Lifecycle, TheListeningLineComesAtEveryLogLevel) {
   }
 }
 
-// Started in single-cell mode by mistake, a multi-cell data dir once gained a cell
-// "default" for good and served none of its tenants (audit 7a, L3). agentd refuses it.
+// Started in single-cell mode by mistake, a multi-cell data dir would gain a cell
+// "default" for good and serve none of its tenants: agentd refuses it.
 TEST(Lifecycle, SingleCellModeRefusesADataDirWithOtherCells) {
   TempDir dir;
   auto on_dir = [&](std::vector<std::string> args) {
@@ -253,9 +253,9 @@ TEST(Lifecycle, SingleCellModeRefusesADataDirWithOtherCells) {
 }
 
 // A data dir that lost auth.db or memory.db (a partial restore, a backup of state.db
-// alone) once started afresh without a word: every token dead and no admin token made,
-// or all memory gone (audit 7a, M2). The start is refused, naming the store, and makes
-// none in its place.
+// alone) must not start afresh without a word: every token dead and no admin token made,
+// or all memory gone. The start is refused, naming the store, and makes none in its
+// place.
 TEST(Lifecycle, AStoreTheLastStartHeldMustNotBeMissing) {
   TempDir dir;
   const std::string data = dir.path() + "/data";
@@ -281,8 +281,8 @@ TEST(Lifecycle, AStoreTheLastStartHeldMustNotBeMissing) {
   }
 }
 
-// A plugin store's schema step can take seconds on a large store, and went without a
-// word at any log level (audit 7a, L2): it is said before and after, with its time.
+// A plugin store's schema step can take seconds on a large store, and must not pass
+// without a word at any log level: it is said before and after, with its time.
 TEST(Lifecycle, APluginStoresSchemaStepIsLogged) {
   TempDir dir;
   AgentdOptions options;
@@ -373,8 +373,8 @@ TEST(Lifecycle, PortInUseStopsServeWithExitOneAndTouchesNothing) {
       run_agentd({"--listen", taken.address().toString(), "--data-dir", dir.path() + "/data"});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("cannot listen"), std::string::npos) << result.err;
-  // It binds before it opens the data dir: a start that cannot listen once made the
-  // stores and printed a first admin token no later start would show (audit 7a, L5).
+  // It binds before it opens the data dir: otherwise a start that cannot listen would
+  // make the stores and print a first admin token no later start would show.
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/data")) << "the data dir was made";
   EXPECT_EQ(result.err.find("art_"), std::string::npos) << result.err;
 }

@@ -1,7 +1,7 @@
-// List cursors as another tenant's actor sees them: they carried the row's position in
-// the clear, from counters that span every cell, so two of one actor's cursors told how
-// many memory entries and sessions every other tenant wrote in between (audit 8b, F1).
-// They are sealed under the data dir's key now, and still page after a restart.
+// List cursors as another tenant's actor sees them: carrying the row's position in the
+// clear, from counters that span every cell, two of one actor's cursors would tell how
+// many memory entries and sessions every other tenant wrote in between. They are sealed
+// under the data dir's key, and still page after a restart.
 #include "tests/api/conversation_client.h"
 
 #include <gtest/gtest.h>

@@ -69,8 +69,8 @@ TEST_F(Memory, SaveGetListDelete) {
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, bob).status, 404) << "another actor's entry";
   EXPECT_EQ(call(agentd, "DELETE", "/memory/" + id, bob).status, 404);
   EXPECT_EQ(call(agentd, "GET", "/memory/" + id, admin).status, 200);
-  // The lists' filters name no entry: once they turned it into a 404 (audit 8a, F14),
-  // then they were dropped; now, like any parameter a route does not take, they are 400.
+  // The lists' filters name no entry: taken, they would turn it into a 404; like any
+  // parameter a route does not take, they are 400.
   auto filtered = call(agentd, "GET", "/memory/" + id + "?namespace=x", alice);
   EXPECT_EQ(filtered.status, 400);
   EXPECT_EQ(filtered.json()["error"]["message"],
@@ -99,9 +99,9 @@ TEST_F(Memory, UnknownLayersLandInUnknownAndSharedLayersAreShared) {
             0u);
 }
 
-// Every actor reads the shared layers whole but deletes there only what it wrote; an
-// admin token deletes any entry (audit 4, F3: any actor could wipe the cell's shared
-// knowledge and the sensors' entries).
+// Every actor reads the shared layers whole but deletes there only what it wrote, or any
+// actor could wipe the cell's shared knowledge and the sensors' entries; an admin token
+// deletes any entry.
 TEST_F(Memory, InTheSharedLayersAnActorDeletesOnlyWhatItWrote) {
   std::string sensor = save(admin, {{"layer", "environment"}, {"content", "sensor: 21C"}})["id"];
   std::string alices = save(alice, {{"layer", "consensus"}, {"content", "alice's"}})["id"];
@@ -132,7 +132,7 @@ TEST_F(Memory, BadInputGetsTheDocumentedError) {
   save(alice, {{"layer", "about_me"}, {"content", "x"}, {"metadata", json::array()}}, 400);
   save(alice, {{"layer", "agent_memory"}, {"content", "x"}}, 400);
   save(alice, {{"layer", "session"}, {"content", "x"}}, 400);
-  // Names are bounded, and a namespace is one an agent could have (audit 4, F8).
+  // Names are bounded, and a namespace is one an agent could have.
   for (const char* layer : {"about_me", "agent_memory"}) {
     save(alice, {{"layer", layer}, {"content", "x"}, {"namespace", ""}}, 400);
     save(alice, {{"layer", layer}, {"content", "x"}, {"namespace", std::string(129, 'n')}}, 400);
@@ -155,9 +155,9 @@ TEST_F(Memory, BadInputGetsTheDocumentedError) {
   EXPECT_EQ(call(agentd, "DELETE", "/memory/layer", alice).status, 400);
 }
 
-// A misspelt filter was once dropped, so that a clear meant for one namespace cleared
-// the caller's whole layer (an audit's finding): every query parameter a route does not
-// take, or one given twice, is refused, and nothing is deleted.
+// A misspelt filter, dropped, would make a clear meant for one namespace clear the
+// caller's whole layer: every query parameter a route does not take, or one given twice,
+// is refused, and nothing is deleted.
 TEST_F(Memory, AMisspeltOrRepeatedFilterIsRefusedAndClearsNothing) {
   save(alice, {{"layer", "agent_memory"}, {"content", "keep"}, {"namespace", "keep-me"}});
   save(alice, {{"layer", "agent_memory"}, {"content", "drop"}, {"namespace", "drop-me"}});
@@ -348,9 +348,9 @@ TEST_F(MemoryWindow, ASessionsEntriesAreFoundPastNewerMatchesElsewhere) {
   EXPECT_EQ(search(alice, {{"query", "common"}, {"session_id", session}, {"limit", 100}}), want);
 }
 
-// Only the session layer's entries go with their session: an entry of another layer
-// that names it (where it was learnt) stays, for its own actor or the whole cell
-// (audit 4, F1: a session's deletion took every entry naming it, other actors' too).
+// Only the session layer's entries go with their session: an entry of another layer that
+// names it (where it was learnt) stays, for its own actor or the whole cell; a session's
+// deletion must not take every entry naming it, other actors' too.
 TEST_F(Memory, SessionEntriesGoWithTheirSession) {
   json chat = call(agentd, "POST", "/chat", alice, run_body("hello")).json();
   std::string session = chat["session_id"];
@@ -371,7 +371,7 @@ TEST_F(Memory, SessionEntriesGoWithTheirSession) {
 
 // A `session_id` on any layer names a session of the acting actor, whatever the token:
 // another actor's session, through an admin acting as bob too, or no session at all is
-// 400, and nothing is stored (audit 4, F4 and F8).
+// 400, and nothing is stored.
 TEST_F(Memory, ASessionIdNamesASessionOfTheActingActor) {
   std::string session =
       call(agentd, "POST", "/chat", alice, run_body("hello")).json()["session_id"];

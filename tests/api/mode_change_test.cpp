@@ -1,7 +1,7 @@
-// A data dir moved from single-cell to multi-cell mode, as the operator guide allows:
-// the tokens issued in single mode name no cell, and a token of no cell is valid in every
-// cell, so each then reaches every tenant, those made later too (audit 8b, F3). agentd
-// says so at the first multi-cell start, once.
+// A data dir moved from single-cell to multi-cell mode, as the operator guide allows: the
+// tokens issued in single mode name no cell, and a token of no cell is valid in every
+// cell, so each then reaches every tenant, those made later too. agentd says so at the
+// first multi-cell start, once.
 #include "tests/api/admin_client.h"
 
 #include <gtest/gtest.h>

@@ -135,7 +135,7 @@ TEST_F(ProviderThread, AStreamsStartGoesOutBeforeItsRetriesWaitWhenNoCallStarts)
 
 // A /chat whose provider refuses the request is a 400 and stores nothing; whoever
 // followed the run meanwhile (its id named by session_busy) saw its run_start, and their
-// stream ends as every stream does, with error and done (audit 8a, F2): it closed after
+// stream ends as every stream does, with error and done, rather than closing after
 // run_start.
 TEST_F(ProviderThread, AFollowerOfARunRefusedUnstoredGetsErrorAndDone) {
   auto chat = std::async(std::launch::async, [&] {

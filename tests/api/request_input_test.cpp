@@ -1,6 +1,6 @@
-// Input that is valid HTTP and valid JSON, or nearly, but that the routes once answered
-// with a 500 or read two ways (audit 5b): numbers past a double, bytes that are not
-// UTF-8, keys written twice, nulls, and streams to HTTP/1.0 clients.
+// Input that is valid HTTP and valid JSON, or nearly, but that a route could answer with
+// a 500 or read two ways: numbers past a double, bytes that are not UTF-8, keys written
+// twice, nulls, and streams to HTTP/1.0 clients.
 #include "tests/api/conversation_client.h"
 
 #include <gtest/gtest.h>
@@ -47,8 +47,8 @@ TEST_F(RequestInput, ANumberPastADoubleIs400OnEveryJsonRoute) {
     EXPECT_NE(line.value("level", ""), "error") << line.dump();
 }
 
-// A whole number too large for a field is an integer still, and the message says so
-// (audit 5b, F13): it once said "must be an integer".
+// A whole number too large for a field is an integer still, and the message says so, not
+// "must be an integer".
 TEST_F(RequestInput, AnIntegerPastItsRangeIsCalledOne) {
   auto chat = [this](const std::string& max_tokens) {
     return post("/chat", R"({"model":"echo","messages":[{"role":"user","content":)"
@@ -142,8 +142,8 @@ TEST_F(RequestInput, EveryTtlUpTo3660DaysIsIssued) {
   expect_invalid(post("/admin/tokens", R"({"actor":"a","ttl":"3661d"})"), "field 'ttl'", "3661d");
 }
 
-// The limits say characters (and JSON Schema's maxLength counts them): in bytes, a
-// name in Chinese was refused at a third of its length (audit 5b, F7).
+// The limits say characters (and JSON Schema's maxLength counts them): in bytes, a name
+// in Chinese would be refused at a third of its length.
 TEST_F(RequestInput, LengthLimitsCountCharactersNotBytes) {
   auto times = [](const std::string& character, int n) {
     std::string text;

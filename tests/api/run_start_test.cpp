@@ -100,8 +100,8 @@ TEST_F(RunStart, AStartThatCannotBeStoredAnswersAJsonErrorStopsTheCallAndLeavesN
   EXPECT_EQ(store.count("SELECT count(*) FROM runs"), 1);
 }
 
-// A stream whose end cannot be stored still ends as every stream does, an error and
-// then done (audit 5c, F4): it ended with neither, the connection just closing.
+// A stream whose end cannot be stored still ends as every stream does, an error and then
+// done, not with neither, the connection just closing.
 TEST_F(RunStart, AnEndThatCannotBeStoredStillEndsTheStreamWithAnErrorAndDone) {
   const std::vector<json> events = run_with_its_end_refused();
   ASSERT_GE(events.size(), 3u);
@@ -114,9 +114,9 @@ TEST_F(RunStart, AnEndThatCannotBeStoredStillEndsTheStreamWithAnErrorAndDone) {
   EXPECT_EQ(events.back()["seq"], events.size());
 }
 
-// That end is not lost either: its followers get what its client got, not a 404, and
-// once the store takes writes again the next run stores it, so the row no longer says
-// running until a restart (it did until session 37).
+// That end is not lost either: its followers get what its client got, not a 404, and once
+// the store takes writes again the next run stores it, so the row does not say running
+// until a restart.
 TEST_F(RunStart, AnEndThatCouldNotBeStoredIsFollowedAndStoredOnceTheStoreTakesWrites) {
   const std::vector<json> sent = run_with_its_end_refused();
   ASSERT_FALSE(sent.empty());
@@ -144,9 +144,9 @@ TEST_F(RunStart, AnEndThatCouldNotBeStoredIsFollowedAndStoredOnceTheStoreTakesWr
   EXPECT_EQ(follow(0), sent) << "from the store now";
 }
 
-// An interrupt that comes once the answer is whole, while the run is being stored,
-// stops nothing: the run ends end_turn, and the interrupt says it interrupted nothing
-// (audit 8a, F3: it answered true).
+// An interrupt that comes once the answer is whole, while the run is being stored, stops
+// nothing: the run ends end_turn, and the interrupt says it interrupted nothing rather
+// than answering true.
 TEST_F(RunStart, AnInterruptAfterTheAnswerWasWholeSaysItInterruptedNothing) {
   setup.fake.set_default(Reply::answer("Hello there, friend", 3));
   store.exec("BEGIN IMMEDIATE");  // the run's start, and so its end, wait for this

@@ -1,6 +1,5 @@
-// Requests racing a session's deletion (audit 6a): memory written for the session
-// while it goes (F2), a follower of its run as the run goes (F4), and the same
-// deletion sent several times at once (F5).
+// Requests racing a session's deletion: memory written for the session while it goes, a
+// follower of its run as the run goes, and the same deletion sent several times at once.
 #include "tests/api/conversation_client.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-// GET /health while storage fails (audit 5c, F5): it said ok while every write failed
-// on a full disk, or while memory.db was damaged. Writes failing (here: past a file
-// size limit set on the running agentd, which fails them as a full disk does) make it
-// degraded until a write takes again; damage keeps it degraded.
+// GET /health while storage fails: it must not say ok while every write fails on a full
+// disk, or while memory.db is damaged. Writes failing (here: past a file size limit set
+// on the running agentd, which fails them as a full disk does) make it degraded until a
+// write takes again; damage keeps it degraded.
 #include "tests/api/admin_client.h"
 #include "tests/api/store_connection.h"
 

@@ -1,7 +1,7 @@
-// A store that cannot serve for now (here: held locked by a connection of the test's
-// own past agentd's busy wait, as the sqlite3 shell could; a full disk is the same
-// case): the request is 503 with Retry-After, and a delete that fails leaves what it
-// deletes whole, so that sending it again finishes it (audit 5c, F3 and F7).
+// A store that cannot serve for now (here: held locked by a connection of the test's own
+// past agentd's busy wait, as the sqlite3 shell could; a full disk is the same case): the
+// request is 503 with Retry-After, and a delete that fails leaves what it deletes whole,
+// so that sending it again finishes it.
 #include "tests/api/admin_client.h"
 #include "tests/api/store_connection.h"
 
@@ -87,9 +87,8 @@ TEST_F(StoreFault, AnAgentWhoseMemoryCannotGoStaysForTheDeleteToBeSentAgain) {
   EXPECT_EQ(entries("layer=agent_memory&namespace=ns1"), 0u) << "and its memory went with it";
 }
 
-// The data dir removed under a running agentd (audit 5c, F8): every store refuses
-// writes it could not keep, where the memory and auth stores acknowledged them into
-// unlinked files, lost at the next start.
+// The data dir removed under a running agentd: every store refuses writes it could not
+// keep, rather than acknowledge them into unlinked files, lost at the next start.
 TEST_F(StoreFault, WithTheDataDirRemovedNoWriteIsAcknowledged) {
   const json chat = {
       {"model", "echo"},

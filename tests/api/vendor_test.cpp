@@ -114,11 +114,12 @@ TEST(VendorUsage, AnAnthropicStreamThatFailsLateKeepsTheInputItCounted) {
 // only) is refused before its run, 400 and nothing stored, on /chat and /run alike. It
 // once failed as a provider error with its question stored, and that question then
 // failed every later run of the session.
-// A key reference that did not resolve (a variable unset, a key file gone) told the
-// client the server's variable name or path, and the operator nothing: the request's
-// log line had no reason (audit 7a, L6). The log says why; the client is pointed there.
-// An unset variable, and a file of several lines, which is no key (audit 8b, N4: it
-// failed later, as "a request header holds a line break", telling the file's shape).
+// A key reference that does not resolve (a variable unset, a key file gone) is explained
+// in the log, not to the client: the client would learn the server's variable name or
+// path, and the operator nothing from a request's log line with no reason. The client is
+// pointed at the log.
+// An unset variable, and a file of several lines, which is no key: read as one, it would
+// fail later, as "a request header holds a line break", telling the file's shape.
 TEST(VendorKeys, AKeyThatDoesNotResolveIsExplainedInTheLogNotToTheClient) {
   FakeUpstream fake(Vendor::openai);
   AgentdProcess agentd;
@@ -288,10 +289,10 @@ TEST_P(Vendors, AHangingUpstreamTimesOut) {
   EXPECT_EQ(chat.status, 504) << chat.body;
 }
 
-// An upstream that keeps sending, a delta at a time, never trips the stall timeout; it
-// once held a run, and its thread, for as long as it went on (audit 6b, 6). A call still
-// under way at limits.max_answer_ms fails with provider_timeout, what came so far kept,
-// whether its deltas trickle or it fell silent without reaching the stall timeout.
+// An upstream that keeps sending, a delta at a time, never trips the stall timeout, and
+// would hold a run, and its thread, for as long as it goes on. A call still under way at
+// limits.max_answer_ms fails with provider_timeout, what came so far kept, whether its
+// deltas trickle or it fell silent without reaching the stall timeout.
 TEST_P(Vendors, AnAnswerStillComingAtMaxAnswerMsIsCutThere) {
   TempDir dir;
   VendorSetup s(

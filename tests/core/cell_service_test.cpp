@@ -144,7 +144,7 @@ TEST_F(Cells, ADeletionWaitsForTheWritesHoldingTheCellAndLaterOnesFindNone) {
 
 // A write admitted to a cell (its request found the cell) that reaches the fence only
 // after the cell was deleted and made again under its id finds no cell: the one it was
-// admitted to is gone (audit 6a, F1: such writes landed in the new tenant's cell).
+// admitted to is gone, and the write must not land in the new tenant's cell.
 TEST_F(Cells, AWriteAdmittedBeforeADeletionFindsNoCellInTheOneMadeAgain) {
   cells.create({{"id", "acme"}});
   const std::optional<int64_t> admitted = cells.incarnation("acme");
@@ -187,8 +187,8 @@ TEST(SingleCell, DefaultCellAlwaysExistsAndCannotBeDeleted) {
   EXPECT_TRUE(cells.exists("default"));
 }
 
-// No route reaches another cell in single-cell mode, so none can be made (audit 4, F7:
-// it was, and tokens could be scoped to it).
+// No route reaches another cell in single-cell mode, so none can be made, nor tokens
+// scoped to it.
 TEST(SingleCell, NoOtherCellCanBeMade) {
   test_util::TempDir dir;
   StateStore store{dir.path()};

@@ -128,8 +128,8 @@ TEST(ConfigTest, UnknownKeyInFileNamesKeyAndFile) {
   EXPECT_NE(message.find(*flags.config_file), std::string::npos) << message;
 }
 
-// nlohmann keeps the last of two equal keys; an operator who wrote one twice meant one
-// of them, and is told which key (audit 4a: the second silently won).
+// nlohmann keeps the last of two equal keys, silently; an operator who wrote one twice
+// meant one of them, and is told which key.
 TEST(ConfigTest, AKeyWrittenTwiceInAnObjectIsAnError) {
   test_util::TempDir dir;
   ConfigOverrides flags;
@@ -372,7 +372,7 @@ TEST(ConfigTest, MalformedJsonNamesPathAndPosition) {
 }
 
 // nlohmann's message quotes what it last read: an API key pasted with its newline, or
-// with a stray backslash, was printed whole on stderr (an audit's finding).
+// with a stray backslash, would be printed whole on stderr.
 TEST(ConfigTest, MalformedJsonNeverQuotesTheFilesText) {
   test_util::TempDir dir;
   for (const std::string& broken :

@@ -51,8 +51,8 @@ TEST(DataDirLock, ASecondOwnerIsRefusedWithTheHoldersPid) {
   EXPECT_EQ(file_text(first.path()), std::to_string(::getpid()) + "\n");  // left as it was
 }
 
-// Deleting agentd.lock, a reflex with a "stale" lock file, once let a second agentd
-// lock a new file and serve the same stores (audit 7a, L4): the directory is locked too.
+// Deleting agentd.lock, a reflex with a "stale" lock file, must not let a second agentd
+// lock a new file and serve the same stores: the directory is locked too.
 TEST(DataDirLock, DeletingTheLockFileFreesNothing) {
   test_util::TempDir temp;
   DataDirLock first(temp.path());

@@ -74,8 +74,8 @@ TEST(CellRules, TimezonesComeFromTheZoneDatabase) {
 
 TEST(CellRules, Locales) {
   for (const char* ok : {"en-US", "en", "de-CH-1996", "zh-Hans-CN", "es-419", "sr-Latn",
-                         // RFC 5646 also has extensions, private use and extlangs (audit
-                         // 5b, F8): CLDR's calendars and collations are extensions.
+                         // RFC 5646 also has extensions, private use and extlangs: CLDR's
+                         // calendars and collations are extensions.
                          "ja-JP-u-ca-japanese", "de-DE-u-co-phonebk", "en-x-private", "x-private",
                          "zh-yue-HK", "en-a-bbb-x-a-ccc", "de-DE-1901-u-co-phonebk-x-mine"})
     EXPECT_TRUE(valid_locale(ok)) << ok;
@@ -97,8 +97,8 @@ TEST(Paging, CursorsRoundTripAndGarbageIsRefused) {
   EXPECT_FALSE(decode_cursor(tampered));
 }
 
-// A cursor carries its position sealed under the data dir's key: in the clear, two of
-// an actor's cursors told how many rows every cell wrote between them (audit 8b, F1).
+// A cursor carries its position sealed under the data dir's key: in the clear, two of an
+// actor's cursors would tell how many rows every cell wrote between them.
 TEST(Paging, CursorsAreSealedUnderTheDataDirsKey) {
   use_cursor_key("0123456789abcdef0123456789abcdef");
   const std::string first = encode_cursor(41), next = encode_cursor(42);

@@ -139,10 +139,10 @@ TEST_F(Providers, SurviveARestart) {
   EXPECT_EQ(reopened.list()["data"][0]["api_key_ref"]["value"], "KEY_VAR");
 }
 
-// A shared provider stored before the config enabled a plugin of its name, or one
-// serving its model, is not served after the restart: the config's provider answers,
-// and deleting the stored one leaves the config's alone (audit 4a, F4: the stored one
-// replaced it, and its deletion then took the config's models).
+// A shared provider stored before the config enabled a plugin of its name, or one serving
+// its model, is not served after the restart: the config's provider answers, and deleting
+// the stored one leaves the config's alone; the stored one must not replace it, nor its
+// deletion take the config's models.
 TEST_F(Providers, WhatTheConfigEnablesWinsOverAStoredSharedProvider) {
   registry.reset();
   ProviderRegistry before(store, host);  // no plugin enabled yet

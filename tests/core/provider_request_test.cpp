@@ -57,9 +57,9 @@ TEST(ProviderRequest, IsWhatDumpWritesForStoredAndNewMessagesOfEveryRole) {
             R"({"messages":[],"model":"m"})");
 }
 
-// A session's earlier image went upstream to a model without vision, which a new
-// message with one is refused for (audit 5a, F4): such models answer 400 to image parts,
-// and every later run of the session failed.
+// A session's earlier image must not go upstream to a model without vision, which a new
+// message with one is refused for: such models answer 400 to image parts, and every later
+// run of the session would fail.
 TEST(ProviderRequest, AModelWithoutVisionIsToldOfAnEarlierImageInsteadOfSentIt) {
   const json image = {{"image_url", {{"url", "data:image/png;base64,AAAA"}}},
                       {"type", "image_url"}};

@@ -259,9 +259,9 @@ TEST_F(Runs, AFinishedRunReplaysTheTextsItStreamed) {
   EXPECT_EQ(summary.text, awkward);
 }
 
-// `done` says the run ended (audit 5a, F2): it was sent before the run was stored and
-// its session let go, so a client sending its next turn on reading it was refused as
-// busy now and then, and a read of the session could miss the turn.
+// `done` says the run ended: were it sent before the run is stored and its session let
+// go, a client sending its next turn on reading it would now and then be refused as busy,
+// and a read of the session could miss the turn.
 TEST_F(Runs, WhoeverActsOnDoneFindsTheRunStoredAndTheSessionFree) {
   json first = body("first turn");
   first["session_id"] = "next-turn";

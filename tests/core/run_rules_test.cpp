@@ -86,9 +86,9 @@ TEST(ContextWindow, AStoredContentIsEstimatedFromItsTexts) {
   }
 }
 
-// With no max_tokens the answer still has room: a context filled to the window left it
-// none, and vendors count it against the same window (audit 5a, F6: the anthropic
-// plugin asks for 4096 on top).
+// With no max_tokens the answer still has room: a context filled to the window would
+// leave it none, and vendors count it against the same window (the anthropic plugin asks
+// for 4096 on top).
 TEST(ContextWindow, TheAnswerHasRoomWhenTheRequestNamesNoMaxTokens) {
   EXPECT_EQ(answer_reserve(200000, std::nullopt), 4096);
   EXPECT_EQ(answer_reserve(1000, std::nullopt), 250);
@@ -255,7 +255,7 @@ TEST(SessionIds, Shape) {
   EXPECT_FALSE(valid_session_id("a b"));
   EXPECT_FALSE(valid_session_id("a/b"));
   EXPECT_FALSE(valid_session_id(std::string(129, 'a')));
-  // Dot-segments: a client sends GET /sessions/../messages as /messages (audit 5a, F10).
+  // Dot-segments: a client sends GET /sessions/../messages as /messages.
   EXPECT_FALSE(valid_session_id("."));
   EXPECT_FALSE(valid_session_id(".."));
   EXPECT_TRUE(valid_session_id("..."));

@@ -123,8 +123,8 @@ TEST(SessionStoreTest, ARunWrittenOnlyAtItsEndLooksLikeOneStartedThenFinished) {
 }
 
 // Two runs that each found no session under a new id, by two actors: the one stored
-// second is refused, and none of its turn goes into the other actor's session, whether
-// it stores its start (a /run) or only its end (a /chat) (audit 6a, F3).
+// second is refused, and none of its turn goes into the other actor's session, whether it
+// stores its start (a /run) or only its end (a /chat).
 TEST(SessionStoreTest, ARunNeverAddsToASessionAnotherActorStoredMeanwhile) {
   test_util::TempDir tmp;
   StateStore store(tmp.path());
@@ -153,8 +153,8 @@ TEST(SessionStoreTest, ARunNeverAddsToASessionAnotherActorStoredMeanwhile) {
   EXPECT_NO_THROW(sessions.start_run(hers_again)) << "her own runs go on";
 }
 
-// A page of messages holds at most 8 MiB of them, whatever `limit` asks (audit 6b, 2:
-// 500 messages of 1 MB made a page of 500 MB built whole in memory); the cursor goes on.
+// A page of messages holds at most 8 MiB of them, whatever `limit` asks (500 messages of
+// 1 MB would make a page of 500 MB built whole in memory); the cursor goes on.
 TEST(SessionStoreTest, APageOfLargeMessagesEndsEarlyAndTheCursorGoesOn) {
   test_util::TempDir tmp;
   StateStore store(tmp.path());

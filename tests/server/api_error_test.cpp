@@ -55,8 +55,8 @@ TEST(ApiError, SpecificCodeKeepsTheStatusOfItsKind) {
   EXPECT_EQ(error_body(busy, "r")["error"]["code"], "session_busy");
 }
 
-// A store busy past its wait (audit 5b, F6): the same request may well succeed later,
-// and the client is told when to try, as for a shutdown.
+// A store busy past its wait: the same request may well succeed later, and the client is
+// told when to try, as for a shutdown.
 TEST(ApiError, AnEngineDependencyThatCannotServeSaysWhenToTryAgain) {
   const ApiError error =
       from_domain_error(core::DomainError(core::ErrorKind::unavailable, "the store is busy"));

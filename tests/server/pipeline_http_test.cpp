@@ -282,9 +282,9 @@ TEST_F(PipelineHttp, HugeChunkedBodyStillGetsIts413) {
   expect_error(response, 413, "payload_too_large");
 }
 
-// A chunked body holding a request's bytes is one request (audit 5b, F1): Poco's
-// decoder stopped at the ninth digit of a size, kept the connection, and served the
-// chunk's data as a request of its own.
+// A chunked body holding a request's bytes is one request: Poco's decoder stops at the
+// ninth digit of a size and keeps the connection, so the chunk's data would be served as
+// a request of its own.
 TEST_F(PipelineHttp, AChunkedBodyNeverBecomesASecondRequest) {
   const std::string inner = "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n";
   char size[16];

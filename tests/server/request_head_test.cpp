@@ -84,8 +84,8 @@ TEST(RequestHead, RefusesABodyWhoseLengthHasTwoAnswers) {
   EXPECT_TRUE(chunked.getChunkedTransferEncoding());
 }
 
-// Two credentials are two answers to who is asking: a proxy in front that checks one
-// and agentd that acts on the other disagree (audit 8b, F5: the first was taken).
+// Two credentials are two answers to who is asking: a proxy in front that checks one and
+// agentd that acts on the other disagree, whichever of the two agentd would take.
 TEST(RequestHead, RefusesASecondAuthorizationField) {
   expect_refused(with_fields("Authorization: Bearer a\r\nAuthorization: Bearer b\r\n"), "two");
   expect_refused(with_fields("Authorization: Bearer a\r\nauthorization: Bearer a\r\n"),
@@ -105,8 +105,8 @@ TEST(RequestHead, RefusesALengthThatIsNotDigitsAlone) {
   EXPECT_FALSE(head.chunked);
 }
 
-// Digits alone are a length however many there are (audit 5b, F10): past any limit,
-// they read as the largest length and get the 413 of a body too large, not a 400.
+// Digits alone are a length however many there are: past any limit, they read as the
+// largest length and get the 413 of a body too large, not a 400.
 TEST(RequestHead, ALengthOfManyDigitsIsTheLargestLength) {
   const std::vector<std::pair<std::string, uint64_t>> lengths = {
       {"999999999999999999", 999999999999999999u},

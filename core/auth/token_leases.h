@@ -1,7 +1,7 @@
 // The streams open on each token, so that revoking a token ends them: a revocation is
-// "at once" (decisions.md), and a stream is access for as long as it stays open. A
-// stream holds a lease for its life; revoking the token marks the lease and runs its
-// `on_revoke` (a /run stream's: cancel its run).
+// effective at once (docs/openapi.yaml, revokeToken), and a stream is access for as long
+// as it stays open. A stream holds a lease for its life; revoking the token marks the
+// lease and runs its `on_revoke` (a /run stream's: cancel its run).
 //
 // A request verified just before a revocation may take its lease just after it, so
 // the ids revoked lately are kept, and a lease taken on one of them is born revoked.

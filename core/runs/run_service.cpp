@@ -21,9 +21,9 @@ namespace {
 constexpr auto kBusyWait = std::chrono::seconds(10);
 
 // The reason `done` carries for how the provider call ended: one of the API's four
-// (decisions.md). A provider's other words for a finished answer (a vendor's
-// content_filter, refusal, pause_turn, tool_use, and whatever it adds next) end the
-// turn; the ones that say a limit cut it are max_tokens.
+// (docs/openapi.yaml, the `done` event). A provider's other words for a finished answer
+// (a vendor's content_filter, refusal, pause_turn, tool_use, and whatever it adds next)
+// end the turn; the ones that say a limit cut it are max_tokens.
 std::string done_reason(const ProviderResult& result) {
   if (result.end == ProviderResult::End::cancelled) return "interrupted";
   if (result.end == ProviderResult::End::failed) return "error";

@@ -35,10 +35,6 @@ AsyncCall::AsyncCall(sdk::AsyncSink sink, std::string key, HttpRequest request,
       emitter_(sink_),
       decoder_(adapter_.decoder(emitter_)) {
   transfer_.on_body = [this](std::string_view bytes) { on_body(bytes); };
-  if (builtin_client_allowed()) plain_target_ = plain_http_target(request_.url);
-  if (plain_target_)
-    plain_ = std::make_unique<PlainTransfer>(*plain_target_, request_,
-                                             [this](std::string_view bytes) { on_body(bytes); });
 }
 
 AsyncCall::~AsyncCall() {
@@ -54,22 +50,6 @@ void AsyncCall::begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedu
   configure(request_, headers_, transfer_);
   curl_easy_setopt(easy, CURLOPT_PRIVATE, this);
   transfer_.last_activity = Clock::now();
-  attach(target, wake, std::move(schedule), std::move(unflushed));
-}
-
-void AsyncCall::begin_plain(WakeTarget target, void (*wake)(void*), Schedule schedule,
-                            Notify unflushed) {
-  attach(target, wake, std::move(schedule), std::move(unflushed));
-  if (ended_) return;
-  try {
-    plain_->start();
-  } catch (...) {
-    end(std::current_exception());
-  }
-}
-
-void AsyncCall::attach(WakeTarget target, void (*wake)(void*), Schedule schedule,
-                       Notify unflushed) {
   wake_target_ = target;
   schedule_ = std::move(schedule);
   unflushed_ = std::move(unflushed);
@@ -108,30 +88,6 @@ void AsyncCall::transfer_done(CURLcode code) {
   }
 }
 
-bool AsyncCall::plain_ready() {
-  try {
-    plain_->on_ready();
-    return plain_->done();
-  } catch (...) {
-    plain_failure_ = std::current_exception();
-    return true;
-  }
-}
-
-void AsyncCall::plain_done() {
-  if (ended_) return;
-  try {
-    // As on libcurl's path: once the end marker arrived, a broken connection no
-    // longer matters.
-    if (plain_failure_ && !decoder_->complete()) std::rethrow_exception(plain_failure_);
-    HttpResponse response = plain_->finish();
-    end_response(response, adapter_, *decoder_, key_);
-    end(nullptr);
-  } catch (...) {
-    end(std::current_exception());
-  }
-}
-
 void AsyncCall::flush_text() {
   text_held_ = false;
   if (ended_) return;
@@ -153,37 +109,21 @@ void AsyncCall::check(Clock::time_point now) {
       next_check_ = *complete_at_ + kEndGrace;
       if (now < next_check_) return;
       // The answer is whole; an upstream that keeps the response open no longer matters.
-      // The built-in client's socket is the loop's to unwatch before plain_done() closes
-      // it or hands it on (TransferLoop::run_checks).
-      if (plain_) {
-        plain_grace_over_ = true;
-        return;
-      }
       end_response(transfer_.response, adapter_, *decoder_, key_);
       end(nullptr);
       return;
     }
     if (sink_.cancelled()) throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
-    check_limits(now);
+    check_stall(transfer_, request_);
     next_check_ = next_check_after(now);
   } catch (...) {
     end(std::current_exception());
   }
 }
 
-// libcurl keeps the connect timeout itself; the built-in client's is kept here.
-void AsyncCall::check_limits(Clock::time_point now) {
-  if (plain_)
-    plain_->check_limits(now);
-  else
-    check_stall(transfer_, request_);
-}
-
-// The next check: at the usual interval, or when a connect in progress runs out of time.
+// The next check, at the usual interval: libcurl keeps the connect timeout itself.
 Clock::time_point AsyncCall::next_check_after(Clock::time_point now) const {
-  Clock::time_point next =
-      now + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
-  return plain_ ? std::min(next, plain_->connect_deadline()) : next;
+  return now + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
 }
 
 void AsyncCall::end(std::exception_ptr failure) {

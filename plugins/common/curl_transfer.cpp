@@ -86,11 +86,25 @@ long check_interval_ms(bool woken, const HttpRequest& request) {
   return std::clamp<long>(request.stall_timeout_ms / 4, kPollMs, kWokenPollMs);
 }
 
+void refuse_line_breaks(const std::vector<std::string>& lines) {
+  // libcurl sends a line as it is, and a line break inside it would start a field
+  // nobody wrote. (Two one-byte finds: find_first_of compares each byte with the set.)
+  for (const std::string& line : lines)
+    if (line.find('\r') != std::string::npos || line.find('\n') != std::string::npos)
+      throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "a request header holds a line break");
+}
+
 HeaderList::HeaderList(const std::vector<std::string>& lines) {
   // An empty "Expect:" stops libcurl from waiting for "100 Continue" on large bodies
   // (images), a round trip some servers never answer.
-  append("Expect:");
-  for (const std::string& line : lines) append(line);
+  refuse_line_breaks(lines);
+  try {
+    append("Expect:");
+    for (const std::string& line : lines) append(line);
+  } catch (...) {
+    clear();  // no destructor runs for a constructor that throws
+    throw;
+  }
 }
 
 void HeaderList::clear() {
@@ -160,8 +174,13 @@ sdk::Error transport_error(CURLcode code, const Transfer& t, const HttpRequest& 
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
       return sdk::Error(AGENTRT_ERR_UNAVAILABLE, "cannot connect to upstream: " + detail);
-    case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
+      // Once connected, it is the answer libcurl cannot read (no HTTP status line).
+      if (t.connected)
+        return sdk::Error(AGENTRT_ERR_UNAVAILABLE,
+                          "upstream connection failed before any response: " + detail);
+      [[fallthrough]];
+    case CURLE_URL_MALFORMAT:
       return sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "unusable upstream URL: " + detail);
     case CURLE_PEER_FAILED_VERIFICATION:
       return sdk::Error(AGENTRT_ERR_UPSTREAM, "upstream TLS certificate refused: " + detail);

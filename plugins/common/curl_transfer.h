@@ -54,7 +54,11 @@ struct Transfer {
   char error_buffer[CURL_ERROR_SIZE] = {0};
 };
 
-// Owns the request's header list for the life of the transfer.
+// Throws Error(INVALID_ARGUMENT) when a header line holds a CR or LF.
+void refuse_line_breaks(const std::vector<std::string>& lines);
+
+// Owns the request's header list for the life of the transfer. Refuses lines that
+// hold a line break (refuse_line_breaks).
 class HeaderList {
  public:
   explicit HeaderList(const std::vector<std::string>& lines);

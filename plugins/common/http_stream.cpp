@@ -2,7 +2,6 @@
 
 #include "common/curl_handles.h"
 #include "common/curl_transfer.h"
-#include "common/plain_http.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -50,9 +49,6 @@ class WakerRegistration {
 }  // namespace
 
 HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& callbacks) {
-  if (builtin_client_allowed())
-    if (std::optional<PlainHttpTarget> target = plain_http_target(request.url))
-      return post_plain(*target, request, callbacks);
   // Declared before the lease so they outlive it: libcurl may still look at them
   // while the lease detaches the handle.
   Transfer t;

@@ -16,9 +16,6 @@ constexpr int kMaxEvents = 128;
 constexpr size_t kMaxSpareEasy = 64;
 constexpr long kMaxWaitMs = 60000;
 constexpr const char* kShutdown = "cancelled: the provider instance is shutting down";
-// Tags the epoll entries of the built-in client's calls, whose data is the call's id;
-// libcurl's sockets and the eventfd carry their descriptor.
-constexpr uint64_t kPlainTag = uint64_t{1} << 63;
 
 // The host's waker: posts the id, never touches the call.
 void wake_call(void* target) {
@@ -138,10 +135,6 @@ void TransferLoop::iterate() {
   int n = epoll_wait(epoll_fd_, events, kMaxEvents, wait_ms());
   for (int i = 0; i < n; ++i) {
     const uint64_t data = events[i].data.u64;
-    if (data & kPlainTag) {
-      plain_event(data & ~kPlainTag);
-      continue;
-    }
     if (data == static_cast<uint64_t>(event_fd_)) {
       if (take_inbox()) stopping_ = true;
       continue;
@@ -158,7 +151,6 @@ void TransferLoop::iterate() {
     socket_action(CURL_SOCKET_TIMEOUT, 0);
   }
   flush_texts();
-  end_plain_transfers();
   reap_finished();
   run_checks();
 }
@@ -210,17 +202,6 @@ void TransferLoop::adopt(uint64_t id, std::unique_ptr<AsyncCall> call) {
   calls_.emplace(id, std::move(call));
   auto schedule_it = [this, id](Clock::time_point when) { schedule(id, when); };
   auto unflushed = [this, id] { unflushed_.push_back(id); };
-  if (ref.plain()) {
-    ref.begin_plain(WakeTarget{this, id}, &wake_call, schedule_it, unflushed);
-    if (ref.ended()) return finish(id);
-    schedule(id, ref.next_check());
-    // A warm or at once connected socket can take the request now.
-    if (ref.plain()->connected())
-      plain_event(id);
-    else
-      watch(id, ref);
-    return;
-  }
   try {
     CURL* easy = acquire_easy();
     ref.begin(easy, WakeTarget{this, id}, &wake_call, schedule_it, unflushed);
@@ -237,53 +218,6 @@ void TransferLoop::adopt(uint64_t id, std::unique_ptr<AsyncCall> call) {
     finish(id);
   else
     schedule(id, ref.next_check());
-}
-
-// The built-in client's socket of call `id` is ready: the call advances, and its
-// registration follows what it waits for next. A call that is over is ended after
-// the pass's text went out (end_plain_transfers).
-void TransferLoop::plain_event(uint64_t id) {
-  auto it = calls_.find(id);
-  if (it == calls_.end() || it->second->ended()) return;
-  if (it->second->plain_ready()) {
-    unwatch(id);  // before the connection may go to the idle ones
-    plain_over_.push_back(id);
-  } else {
-    watch(id, *it->second);
-  }
-}
-
-void TransferLoop::watch(uint64_t id, const AsyncCall& call) {
-  const int fd = call.plain()->fd();
-  const auto events = static_cast<uint32_t>(call.plain()->events());
-  Watch& entry = watches_[id];
-  if (entry.fd == fd && entry.events == events) return;
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = kPlainTag | id;
-  // A replaced socket was closed, which took it out of the set; its successor may
-  // carry the same number.
-  if (entry.fd >= 0 && entry.fd != fd) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, entry.fd, nullptr);
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
-  entry = Watch{fd, events};
-}
-
-void TransferLoop::unwatch(uint64_t id) {
-  auto it = watches_.find(id);
-  if (it == watches_.end()) return;
-  if (it->second.fd >= 0) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
-  watches_.erase(it);
-}
-
-void TransferLoop::end_plain_transfers() {
-  for (uint64_t id : plain_over_) {
-    auto it = calls_.find(id);
-    if (it == calls_.end()) continue;
-    it->second->plain_done();
-    finish(id);
-  }
-  plain_over_.clear();
 }
 
 void TransferLoop::socket_action(curl_socket_t s, int flags) {
@@ -329,10 +263,6 @@ void TransferLoop::run_checks() {
     // check moved, left one behind.
     if (it == calls_.end() || it->second->next_check() != due.when) continue;
     it->second->check(now);
-    if (it->second->plain_grace_over()) {
-      unwatch(due.id);  // before the connection is closed, and its number free again
-      it->second->plain_done();
-    }
     if (it->second->ended())
       finish(due.id);
     else
@@ -349,7 +279,6 @@ void TransferLoop::finish(uint64_t id) {
   if (it == calls_.end()) return;
   std::unique_ptr<AsyncCall> call = std::move(it->second);
   calls_.erase(it);
-  unwatch(id);
   if (CURL* easy = call->easy()) {
     // Removing an unfinished transfer closes its connection: the upstream sees the
     // client leave. A finished one goes back to the connection cache.

@@ -44,11 +44,11 @@ AsyncCall::~AsyncCall() {
   wipe(request_.headers);
 }
 
-void AsyncCall::begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule,
-                      Notify unflushed) {
-  transfer_.easy = easy;
-  configure(request_, headers_, transfer_);
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, this);
+void AsyncCall::begin(std::unique_ptr<EasyHandle> handle, WakeTarget target, void (*wake)(void*),
+                      Schedule schedule, Notify unflushed) {
+  handle_ = std::move(handle);
+  configure(*handle_, request_, headers_, transfer_);
+  curl_easy_setopt(transfer_.easy, CURLOPT_PRIVATE, this);
   transfer_.last_activity = Clock::now();
   wake_target_ = target;
   schedule_ = std::move(schedule);

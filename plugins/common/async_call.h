@@ -43,15 +43,17 @@ class AsyncCall {
 
   uint64_t id() const { return wake_target_.id; }
   CURL* easy() const { return transfer_.easy; }
+  // The handle begin() was given, for the loop to take back once the call is over.
+  std::unique_ptr<EasyHandle> take_handle() { return std::move(handle_); }
   bool ended() const { return ended_; }
   Clock::time_point next_check() const { return next_check_; }
 
-  // Takes `easy`, configured here for this call, registers `wake` (called with a
+  // Takes `handle`, configured here for this call, registers `wake` (called with a
   // WakeTarget*) with the sink, and looks once for a cancel that came before.
   // `schedule` asks the loop for a check() at a given time; `unflushed` tells it, once
   // per pass, that the call holds text for flush_text().
-  void begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule,
-             Notify unflushed);
+  void begin(std::unique_ptr<EasyHandle> handle, WakeTarget target, void (*wake)(void*),
+             Schedule schedule, Notify unflushed);
   // Sends the text of the loop's last pass over the sockets as one fragment
   // (delta_emitter.h); a sink that says stop ends the call.
   void flush_text();
@@ -81,6 +83,7 @@ class AsyncCall {
   DeltaEmitter emitter_;
   std::unique_ptr<StreamDecoder> decoder_;
   Transfer transfer_;
+  std::unique_ptr<EasyHandle> handle_;
   WakeTarget wake_target_;
   Schedule schedule_;
   Notify unflushed_;

@@ -1,33 +1,12 @@
 #include "common/curl_handles.h"
 
+#include "common/curl_transfer.h"
+
 #include <agentrt/plugin.hpp>
 
 #include <mutex>
 
 namespace agentrt::providers {
-
-struct CurlLease::Pair {
-  CURL* easy = nullptr;
-  CURLM* multi = nullptr;
-  bool busy = false;
-
-  Pair() : easy(curl_easy_init()), multi(curl_multi_init()) {
-    if (!easy || !multi) {
-      release();
-      throw sdk::Error(AGENTRT_ERR_INTERNAL, "libcurl could not create its handles");
-    }
-  }
-  ~Pair() { release(); }
-  Pair(const Pair&) = delete;
-  Pair& operator=(const Pair&) = delete;
-
-  void release() {
-    if (easy) curl_easy_cleanup(easy);
-    if (multi) curl_multi_cleanup(multi);
-    easy = nullptr;
-    multi = nullptr;
-  }
-};
 
 void ensure_curl_initialised() {
   static std::once_flag once;
@@ -38,25 +17,77 @@ void ensure_curl_initialised() {
                      std::string("libcurl failed to initialise: ") + curl_easy_strerror(result));
 }
 
+EasyHandle::EasyHandle() : easy_(curl_easy_init()) {
+  if (!easy_) throw sdk::Error(AGENTRT_ERR_INTERNAL, "libcurl could not create its handles");
+  set_shared_options(easy_);
+}
+
+EasyHandle::~EasyHandle() {
+  // NOSIGNAL stays set (set_shared_options): with it off, curl_easy_cleanup installs
+  // and restores a SIGPIPE handler, two sigaction calls a handle.
+  curl_easy_cleanup(easy_);
+  curl_url_cleanup(parsed_);
+}
+
+void EasyHandle::set_url(const std::string& url) {
+  if (has_url_ && url == url_) return;
+  curl_easy_setopt(easy_, CURLOPT_URL, url.c_str());
+  // Parsed as libcurl parses a URL given as text (parseurlandfillconn in its url.c); a
+  // URL this refuses is left to libcurl, to fail the transfer in its own words.
+  CURLU* parsed = curl_url();
+  if (parsed && curl_url_set(parsed, CURLUPART_URL, url.c_str(),
+                             CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+    curl_url_cleanup(parsed);
+    parsed = nullptr;
+  }
+  curl_easy_setopt(easy_, CURLOPT_CURLU, parsed);
+  curl_url_cleanup(parsed_);
+  parsed_ = parsed;
+  url_ = url;
+  has_url_ = true;
+}
+
+void EasyHandle::clear_call() {
+  curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_WRITEDATA, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_PREREQDATA, nullptr);
+  curl_easy_setopt(easy_, CURLOPT_PRIVATE, nullptr);
+}
+
+struct CurlLease::Pair {
+  EasyHandle easy;
+  CURLM* multi = curl_multi_init();
+  bool busy = false;
+
+  Pair() {
+    if (!multi) throw sdk::Error(AGENTRT_ERR_INTERNAL, "libcurl could not create its handles");
+  }
+  ~Pair() { curl_multi_cleanup(multi); }
+  Pair(const Pair&) = delete;
+  Pair& operator=(const Pair&) = delete;
+};
+
 CurlLease::CurlLease() {
   Pair* mine = &thread_pair();
   if (mine->busy) {
     own_ = std::make_unique<Pair>();
     mine = own_.get();
   }
-  // No reset here: a handle is either new or was reset when its last lease ended.
   pair_ = mine;
   pair_->busy = true;
 }
 
 CurlLease::~CurlLease() {
-  if (attached_) curl_multi_remove_handle(pair_->multi, pair_->easy);
+  if (attached_) curl_multi_remove_handle(pair_->multi, pair_->easy.get());
   // Drop what the options pointed at (our headers, our buffers) before they die.
-  curl_easy_reset(pair_->easy);
+  pair_->easy.clear_call();
   pair_->busy = false;
 }
 
-CURL* CurlLease::easy() const {
+EasyHandle& CurlLease::handle() const {
   return pair_->easy;
 }
 
@@ -65,7 +96,7 @@ CURLM* CurlLease::multi() const {
 }
 
 void CurlLease::start() {
-  CURLMcode rc = curl_multi_add_handle(pair_->multi, pair_->easy);
+  CURLMcode rc = curl_multi_add_handle(pair_->multi, pair_->easy.get());
   if (rc != CURLM_OK)
     throw sdk::Error(AGENTRT_ERR_INTERNAL,
                      std::string("libcurl refused the transfer: ") + curl_multi_strerror(rc));

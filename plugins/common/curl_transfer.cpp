@@ -121,28 +121,32 @@ void HeaderList::append(const std::string& line) {
   list_ = grown;
 }
 
-void configure(const HttpRequest& request, const HeaderList& headers, Transfer& t) {
-  CURL* easy = t.easy;
-  curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
+void set_shared_options(CURL* easy) {
   curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
   curl_easy_setopt(easy, CURLOPT_POST, 1L);
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
-  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
-  if (!request.user_agent.empty())
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, request.user_agent.c_str());
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPIDLE, 30L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPINTVL, 15L);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t.error_buffer);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &on_write);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &on_header);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, &on_prereq);
+}
+
+void configure(EasyHandle& handle, const HttpRequest& request, const HeaderList& headers,
+               Transfer& t) {
+  CURL* easy = t.easy = handle.get();
+  handle.set_url(request.url);
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(easy, CURLOPT_USERAGENT,
+                   request.user_agent.empty() ? nullptr : request.user_agent.c_str());
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, request.connect_timeout_ms);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t.error_buffer);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &t);
   curl_easy_setopt(easy, CURLOPT_PREREQDATA, &t);
 }
 

@@ -5,6 +5,7 @@
 // of libcurl's errors live here once.
 #pragma once
 
+#include "common/curl_handles.h"
 #include "common/http_response.h"
 #include "common/http_stream.h"
 
@@ -74,9 +75,15 @@ class HeaderList {
   curl_slist* list_ = nullptr;
 };
 
-// Sets every option of `request` on `t.easy`, with `t` receiving the callbacks.
-// `request` and `headers` must outlive the transfer.
-void configure(const HttpRequest& request, const HeaderList& headers, Transfer& t);
+// Sets on a new easy handle the options every transfer shares: the protocols, HTTP/1.1,
+// POST, no signals, TCP keep-alive probes and the callbacks (EasyHandle).
+void set_shared_options(CURL* easy);
+
+// Sets the options of `request` on `handle` and makes it `t.easy`, with `t` receiving
+// the callbacks. `request` and `headers` must outlive the transfer; the handle's
+// clear_call() drops them.
+void configure(EasyHandle& handle, const HttpRequest& request, const HeaderList& headers,
+               Transfer& t);
 
 // Throws Error(TIMEOUT) when the upstream has been silent for longer than allowed.
 void check_stall(Transfer& t, const HttpRequest& request);

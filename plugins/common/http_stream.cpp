@@ -55,8 +55,7 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
   t.on_body = callbacks.on_body;
   HeaderList headers(request.headers);
   CurlLease lease;
-  t.easy = lease.easy();
-  configure(request, headers, t);
+  configure(lease.handle(), request, headers, t);
   lease.start();
   WakerRegistration waker(callbacks, lease.multi());
   std::optional<Clock::time_point> complete_at;
@@ -72,7 +71,7 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
     const bool complete = callbacks.complete && callbacks.complete();
     if (std::optional<CURLcode> done = finished(lease.multi())) {
       if (*done != CURLE_OK && !complete) throw transport_error(*done, t, request);
-      curl_easy_getinfo(lease.easy(), CURLINFO_RESPONSE_CODE, &t.response.status);
+      curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.response.status);
       return std::move(t.response);
     }
     if (complete) {

@@ -60,7 +60,7 @@ TransferLoop::~TransferLoop() {
   thread_.join();
   // Closes the cached connections; its callbacks still find this object whole.
   curl_multi_cleanup(multi_);
-  for (CURL* easy : spare_easy_) curl_easy_cleanup(easy);
+  spare_easy_.clear();
   ::close(event_fd_);
   ::close(epoll_fd_);
 }
@@ -203,10 +203,9 @@ void TransferLoop::adopt(uint64_t id, std::unique_ptr<AsyncCall> call) {
   auto schedule_it = [this, id](Clock::time_point when) { schedule(id, when); };
   auto unflushed = [this, id] { unflushed_.push_back(id); };
   try {
-    CURL* easy = acquire_easy();
-    ref.begin(easy, WakeTarget{this, id}, &wake_call, schedule_it, unflushed);
+    ref.begin(acquire_easy(), WakeTarget{this, id}, &wake_call, schedule_it, unflushed);
     if (!ref.ended()) {
-      CURLMcode rc = curl_multi_add_handle(multi_, easy);
+      CURLMcode rc = curl_multi_add_handle(multi_, ref.easy());
       if (rc != CURLM_OK)
         throw sdk::Error(AGENTRT_ERR_INTERNAL,
                          std::string("libcurl refused the transfer: ") + curl_multi_strerror(rc));
@@ -279,11 +278,11 @@ void TransferLoop::finish(uint64_t id) {
   if (it == calls_.end()) return;
   std::unique_ptr<AsyncCall> call = std::move(it->second);
   calls_.erase(it);
-  if (CURL* easy = call->easy()) {
+  if (std::unique_ptr<EasyHandle> handle = call->take_handle()) {
     // Removing an unfinished transfer closes its connection: the upstream sees the
     // client leave. A finished one goes back to the connection cache.
-    curl_multi_remove_handle(multi_, easy);
-    release_easy(easy);
+    curl_multi_remove_handle(multi_, handle->get());
+    release_easy(std::move(handle));
   }
   load_.fetch_sub(1, std::memory_order_relaxed);
   call->report();
@@ -294,30 +293,18 @@ void TransferLoop::end_all() {
   while (!calls_.empty()) finish(calls_.begin()->first);
 }
 
-CURL* TransferLoop::acquire_easy() {
-  if (!spare_easy_.empty()) {
-    CURL* easy = spare_easy_.back();
-    spare_easy_.pop_back();
-    return easy;
-  }
-  CURL* easy = curl_easy_init();
-  if (!easy) throw sdk::Error(AGENTRT_ERR_INTERNAL, "libcurl could not create its handles");
-  return easy;
+std::unique_ptr<EasyHandle> TransferLoop::acquire_easy() {
+  if (spare_easy_.empty()) return std::make_unique<EasyHandle>();
+  std::unique_ptr<EasyHandle> handle = std::move(spare_easy_.back());
+  spare_easy_.pop_back();
+  return handle;
 }
 
-void TransferLoop::release_easy(CURL* easy) {
+void TransferLoop::release_easy(std::unique_ptr<EasyHandle> handle) {
   // Drops what the options pointed at (the call's headers and buffers) before the
   // call goes.
-  curl_easy_reset(easy);
-  if (spare_easy_.size() < kMaxSpareEasy) {
-    spare_easy_.push_back(easy);
-  } else {
-    // The reset turned NOSIGNAL off, and with it off curl_easy_cleanup installs and
-    // restores a SIGPIPE handler: two sigaction calls, 2.4% of agentd's CPU at 2,000
-    // streams, where a call ends every millisecond.
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_cleanup(easy);
-  }
+  handle->clear_call();
+  if (spare_easy_.size() < kMaxSpareEasy) spare_easy_.push_back(std::move(handle));
 }
 
 }  // namespace agentrt::providers

@@ -75,8 +75,8 @@ class TransferLoop {
   void schedule(uint64_t id, Clock::time_point when);
   void finish(uint64_t id);
   void end_all();
-  CURL* acquire_easy();
-  void release_easy(CURL* easy);
+  std::unique_ptr<EasyHandle> acquire_easy();
+  void release_easy(std::unique_ptr<EasyHandle> handle);
   void signal();
 
   int epoll_fd_ = -1;
@@ -88,7 +88,7 @@ class TransferLoop {
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   std::vector<uint64_t> unflushed_;  // calls whose text of this pass waits for flush_texts
   std::optional<Clock::time_point> curl_deadline_;
-  std::vector<CURL*> spare_easy_;  // reset handles, reused to spare allocations
+  std::vector<std::unique_ptr<EasyHandle>> spare_easy_;  // between calls, set up for the next
   bool stopping_ = false;
 
   std::mutex mutex_;

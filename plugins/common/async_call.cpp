@@ -31,7 +31,7 @@ AsyncCall::AsyncCall(sdk::AsyncSink sink, std::string key, HttpRequest request,
       key_(std::move(key)),
       request_(std::move(request)),
       adapter_(adapter),
-      headers_(request_.headers),
+      headers_(request_),
       emitter_(sink_),
       decoder_(adapter_.decoder(emitter_)) {
   transfer_.on_body = [this](std::string_view bytes) { on_body(bytes); };
@@ -80,8 +80,7 @@ void AsyncCall::transfer_done(CURLcode code) {
     // (TransferLoop::flush_texts) before it reaps finished transfers.
     if (transfer_.failure) std::rethrow_exception(transfer_.failure);
     if (code != CURLE_OK && !decoder_->complete()) throw transport_error(code, transfer_, request_);
-    curl_easy_getinfo(transfer_.easy, CURLINFO_RESPONSE_CODE, &transfer_.response.status);
-    end_response(transfer_.response, adapter_, *decoder_, key_);
+    end_response(finish_response(transfer_), adapter_, *decoder_, key_);
     end(nullptr);
   } catch (...) {
     end(std::current_exception());

@@ -52,7 +52,6 @@ void EasyHandle::clear_call() {
   curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, nullptr);
   curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, nullptr);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, nullptr);
-  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, nullptr);
   curl_easy_setopt(easy_, CURLOPT_PREREQDATA, nullptr);
   curl_easy_setopt(easy_, CURLOPT_PRIVATE, nullptr);
 }

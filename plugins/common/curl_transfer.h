@@ -48,9 +48,9 @@ struct Transfer {
   // 2xx body bytes; may throw to end the transfer.
   std::function<void(std::string_view)> on_body;
   std::exception_ptr failure;  // what on_body threw, rethrown once libcurl returns
-  bool got_headers = false;    // the upstream started answering
   bool connected = false;      // the request is on its way (connect phase over)
   curl_off_t uploaded = 0;
+  long head_bytes = 0;  // of the answer's status line and fields, as check_stall last saw
   Clock::time_point last_activity = Clock::now();
   char error_buffer[CURL_ERROR_SIZE] = {0};
 };
@@ -58,11 +58,11 @@ struct Transfer {
 // Throws Error(INVALID_ARGUMENT) when a header line holds a CR or LF.
 void refuse_line_breaks(const std::vector<std::string>& lines);
 
-// Owns the request's header list for the life of the transfer. Refuses lines that
-// hold a line break (refuse_line_breaks).
+// Owns the request's header list for the life of the transfer: its header lines and
+// its User-Agent. Refuses lines that hold a line break (refuse_line_breaks).
 class HeaderList {
  public:
-  explicit HeaderList(const std::vector<std::string>& lines);
+  explicit HeaderList(const HttpRequest& request);
   ~HeaderList() { clear(); }
   HeaderList(const HeaderList&) = delete;
   HeaderList& operator=(const HeaderList&) = delete;
@@ -84,6 +84,13 @@ void set_shared_options(CURL* easy);
 // clear_call() drops them.
 void configure(EasyHandle& handle, const HttpRequest& request, const HeaderList& headers,
                Transfer& t);
+
+// The status of the answer so far; 0 before its status line.
+long answer_status(const Transfer& t);
+
+// The response of a transfer libcurl ended: its status and, when it is not a 2xx, its
+// header fields (names lower-cased, a repeated field's values joined with ", ").
+HttpResponse& finish_response(Transfer& t);
 
 // Throws Error(TIMEOUT) when the upstream has been silent for longer than allowed.
 void check_stall(Transfer& t, const HttpRequest& request);

@@ -53,7 +53,7 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
   // while the lease detaches the handle.
   Transfer t;
   t.on_body = callbacks.on_body;
-  HeaderList headers(request.headers);
+  HeaderList headers(request);
   CurlLease lease;
   configure(lease.handle(), request, headers, t);
   lease.start();
@@ -71,8 +71,7 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
     const bool complete = callbacks.complete && callbacks.complete();
     if (std::optional<CURLcode> done = finished(lease.multi())) {
       if (*done != CURLE_OK && !complete) throw transport_error(*done, t, request);
-      curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.response.status);
-      return std::move(t.response);
+      return std::move(finish_response(t));
     }
     if (complete) {
       if (!complete_at) complete_at = Clock::now();

@@ -140,7 +140,6 @@ void AsyncCall::report() {
   else if (!ended_)
     error = sdk::Error(AGENTRT_ERR_INTERNAL, "the call ended without a result");
   failure_ = nullptr;
-  headers_.clear();
   wipe(request_.headers);
   wipe(key_);
   if (error)

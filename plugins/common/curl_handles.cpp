@@ -4,6 +4,7 @@
 
 #include <agentrt/plugin.hpp>
 
+#include <cstdlib>
 #include <mutex>
 
 namespace agentrt::providers {
@@ -17,9 +18,31 @@ void ensure_curl_initialised() {
                      std::string("libcurl failed to initialise: ") + curl_easy_strerror(result));
 }
 
+namespace {
+
+// Whether the environment names a proxy, or hosts to reach without one, for libcurl
+// (the variables detect_proxy and create_conn_helper_init_proxy read in its url.c).
+bool proxy_in_environment() {
+  for (const char* name : {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                           "no_proxy", "NO_PROXY"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && value[0] != '\0') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 EasyHandle::EasyHandle() : easy_(curl_easy_init()) {
   if (!easy_) throw sdk::Error(AGENTRT_ERR_INTERNAL, "libcurl could not create its handles");
   set_shared_options(easy_);
+  // Without any of them, an empty proxy and no-proxy list say what libcurl would find,
+  // and spare it reading five variables of the environment at every transfer. agentd's
+  // environment is the one it started with; a handle made later would see a change.
+  if (!proxy_in_environment()) {
+    curl_easy_setopt(easy_, CURLOPT_PROXY, "");
+    curl_easy_setopt(easy_, CURLOPT_NOPROXY, "");
+  }
 }
 
 EasyHandle::~EasyHandle() {

@@ -18,9 +18,11 @@ void ensure_curl_initialised();
 
 // One easy handle kept for many transfers. The options every transfer shares are set
 // once, when it is made (set_shared_options, curl_transfer.h), and a transfer sets
-// only its own: a curl_easy_reset and a second setting of all the rest cost about 8,000
-// instructions a call. The URL of the last transfer is kept parsed (CURLOPT_CURLU), so
-// that libcurl copies it rather than parses it and writes it back out at each call.
+// only its own, where a curl_easy_reset and setting them all again came before each.
+// The URL of the last transfer is kept parsed (CURLOPT_CURLU), so that libcurl copies
+// it rather than parses it and prints it back out at each transfer. The two cut about
+// 21,000 instructions a /chat (bench/ab/ab.sh with CALLGRIND=1 C=1). The handle also
+// reads the proxy variables once (curl_handles.cpp).
 class EasyHandle {
  public:
   // Throws sdk::Error(INTERNAL) when libcurl cannot make the handle.

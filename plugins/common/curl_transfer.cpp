@@ -8,10 +8,16 @@
 namespace agentrt::providers {
 namespace {
 
+// libcurl sends a line as it is, and a line break inside it would start a field nobody
+// wrote. (Two one-byte finds: find_first_of compares each byte with the set.)
+bool has_line_break(const std::string& line) {
+  return line.find('\r') != std::string::npos || line.find('\n') != std::string::npos;
+}
+
 // The values of the answer's header `name`, joined with ", " as a repeated field's
 // are; "" when absent. Read from libcurl's own store of the answer's fields
-// (curl_easy_header), which it keeps whether or not anyone asks: a header callback
-// copying each line again cost about 4,000 instructions a call.
+// (curl_easy_header), which it keeps whether or not anyone asks, rather than copied
+// into a map of our own line by line from a header callback.
 std::string header_values(CURL* easy, const char* name) {
   std::string joined;
   curl_header* field = nullptr;
@@ -70,43 +76,32 @@ long check_interval_ms(bool woken, const HttpRequest& request) {
 }
 
 void refuse_line_breaks(const std::vector<std::string>& lines) {
-  // libcurl sends a line as it is, and a line break inside it would start a field
-  // nobody wrote. (Two one-byte finds: find_first_of compares each byte with the set.)
   for (const std::string& line : lines)
-    if (line.find('\r') != std::string::npos || line.find('\n') != std::string::npos)
+    if (has_line_break(line))
       throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "a request header holds a line break");
 }
 
 HeaderList::HeaderList(const HttpRequest& request) {
   refuse_line_breaks(request.headers);
-  refuse_line_breaks({request.user_agent});
-  try {
-    // An empty "Expect:" stops libcurl from waiting for "100 Continue" on large bodies
-    // (images), a round trip some servers never answer.
-    append("Expect:");
-    for (const std::string& line : request.headers) append(line);
-    // A line of the list rather than CURLOPT_USERAGENT, which libcurl formats into a
-    // line of its own at every transfer and then copies into the request byte by
-    // byte: about 3,500 instructions a call.
-    if (!request.user_agent.empty()) append("User-Agent: " + request.user_agent);
-  } catch (...) {
-    clear();  // no destructor runs for a constructor that throws
-    throw;
-  }
+  if (has_line_break(request.user_agent))
+    throw sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT, "the User-Agent holds a line break");
+  // A line of the list rather than CURLOPT_USERAGENT, which libcurl formats into a
+  // line of its own at every transfer and then copies into the request byte by byte.
+  if (!request.user_agent.empty()) user_agent_ = "User-Agent: " + request.user_agent;
+  nodes_.reserve(request.headers.size() + 2);
+  // An empty "Expect:" stops libcurl from waiting for "100 Continue" on large bodies
+  // (images), a round trip some servers never answer.
+  static char expect[] = "Expect:";
+  link(expect);
+  for (const std::string& line : request.headers) link(line.c_str());
+  if (!user_agent_.empty()) link(user_agent_.c_str());
 }
 
-void HeaderList::clear() {
-  // libcurl's copies of the lines hold the key too; clear them before freeing.
-  for (curl_slist* node = list_; node; node = node->next)
-    for (char* p = node->data; *p; ++p) *reinterpret_cast<volatile char*>(p) = 0;
-  curl_slist_free_all(list_);
-  list_ = nullptr;
-}
-
-void HeaderList::append(const std::string& line) {
-  curl_slist* grown = curl_slist_append(list_, line.c_str());
-  if (!grown) throw sdk::Error(AGENTRT_ERR_INTERNAL, "out of memory for request headers");
-  list_ = grown;
+void HeaderList::link(const char* line) {
+  // libcurl only reads the lines (Curl_add_custom_headers in its http.c), so the
+  // pointer may shed its const.
+  nodes_.push_back(curl_slist{const_cast<char*>(line), nullptr});
+  if (nodes_.size() > 1) nodes_[nodes_.size() - 2].next = &nodes_.back();
 }
 
 void set_shared_options(CURL* easy) {
@@ -121,8 +116,7 @@ void set_shared_options(CURL* easy) {
   curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, &on_prereq);
 }
 
-void configure(EasyHandle& handle, const HttpRequest& request, const HeaderList& headers,
-               Transfer& t) {
+void configure(EasyHandle& handle, const HttpRequest& request, HeaderList& headers, Transfer& t) {
   CURL* easy = t.easy = handle.get();
   handle.set_url(request.url);
   curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));

@@ -58,21 +58,22 @@ struct Transfer {
 // Throws Error(INVALID_ARGUMENT) when a header line holds a CR or LF.
 void refuse_line_breaks(const std::vector<std::string>& lines);
 
-// Owns the request's header list for the life of the transfer: its header lines and
-// its User-Agent. Refuses lines that hold a line break (refuse_line_breaks).
+// The request's header list, for the life of the transfer: its header lines and its
+// User-Agent, in nodes of libcurl's list type that point at the request's own lines.
+// libcurl makes no copies of them then (curl_slist_append makes two allocations a
+// line), and none that hold the key and would need wiping. The request must outlive
+// the list. Refuses lines that hold a line break (refuse_line_breaks).
 class HeaderList {
  public:
   explicit HeaderList(const HttpRequest& request);
-  ~HeaderList() { clear(); }
   HeaderList(const HeaderList&) = delete;
   HeaderList& operator=(const HeaderList&) = delete;
-  curl_slist* get() const { return list_; }
-  // Wipes and frees the lines now; no transfer may use them any more.
-  void clear();
+  curl_slist* get() { return nodes_.empty() ? nullptr : nodes_.data(); }
 
  private:
-  void append(const std::string& line);
-  curl_slist* list_ = nullptr;
+  void link(const char* line);
+  std::string user_agent_;
+  std::vector<curl_slist> nodes_;  // reserved up front: the links point into it
 };
 
 // Sets on a new easy handle the options every transfer shares: the protocols, HTTP/1.1,
@@ -82,8 +83,7 @@ void set_shared_options(CURL* easy);
 // Sets the options of `request` on `handle` and makes it `t.easy`, with `t` receiving
 // the callbacks. `request` and `headers` must outlive the transfer; the handle's
 // clear_call() drops them.
-void configure(EasyHandle& handle, const HttpRequest& request, const HeaderList& headers,
-               Transfer& t);
+void configure(EasyHandle& handle, const HttpRequest& request, HeaderList& headers, Transfer& t);
 
 // The status of the answer so far; 0 before its status line.
 long answer_status(const Transfer& t);

@@ -183,15 +183,19 @@ TEST_F(HttpStream, LocalhostIsTheLoopback) {
   Call out = call(request_to("http://LOCALHOST:" + std::to_string(upstream.port()) + "/v1"));
   ASSERT_FALSE(out.error) << out.error->what();
   const std::string head = upstream.requests().at(0);
-  EXPECT_NE(strcasestr(head.c_str(), ("\r\nHost: localhost:" + std::to_string(upstream.port())).c_str()),
-            nullptr)
+  EXPECT_NE(
+      strcasestr(head.c_str(), ("\r\nHost: localhost:" + std::to_string(upstream.port())).c_str()),
+      nullptr)
       << head;
 }
 
+// The environment is read when a thread's handle is made (EasyHandle, curl_handles.h),
+// as agentd's is set before it starts: the call runs on a thread of its own.
 TEST_F(HttpStream, AProxyInTheEnvironmentIsUsed) {
   ScriptedUpstream proxy;
   ::setenv("http_proxy", ("http://127.0.0.1:" + std::to_string(proxy.port())).c_str(), 1);
-  Call out = call(request_to(upstream.url()));
+  Call out;
+  std::thread([&] { out = call(request_to(upstream.url())); }).join();
   ::unsetenv("http_proxy");
   ASSERT_FALSE(out.error) << out.error->what();
   ASSERT_EQ(proxy.requests().size(), 1u);
@@ -217,7 +221,8 @@ TEST_F(HttpStream, OnePassReadsABoundedAmountWhateverIsWaiting) {
     largest_pass = std::max(largest_pass, pass);
     pass = 0;
   };
-  providers::HttpResponse response = providers::post_streaming(request_to(upstream.url()), callbacks);
+  providers::HttpResponse response =
+      providers::post_streaming(request_to(upstream.url()), callbacks);
   EXPECT_EQ(response.status, 200);
   EXPECT_EQ(delivered, size);
   EXPECT_GT(largest_pass, 0u);

@@ -140,6 +140,22 @@ TEST_F(HttpStream, AnErrorAnswerIsReturnedWithItsHeadersAndBody) {
   EXPECT_EQ(out.body, "");  // never handed on as stream bytes
 }
 
+// The error mapping reads the final answer's fields (libcurl's store of them): an
+// interim answer's are not among them, and a repeated field's values are joined.
+TEST_F(HttpStream, AnErrorAnswerKeepsOnlyTheFinalFieldsAndJoinsRepeatedOnes) {
+  upstream.enqueue(
+      {"HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\n"
+       "HTTP/1.1 429 Too Many Requests\r\nX-Twice: a\r\nRetry-After: 3\r\n"
+       "x-twice:  b \r\nContent-Length: 4\r\n\r\nslow"});
+  Call out = call(request_to(upstream.url()));
+  ASSERT_FALSE(out.error) << out.error->what();
+  EXPECT_EQ(out.response.status, 429);
+  EXPECT_EQ(out.response.header("retry-after"), "3");
+  EXPECT_EQ(out.response.header("x-twice"), "a, b");
+  EXPECT_EQ(out.response.header("x-interim"), "");
+  EXPECT_EQ(out.response.body, "slow");
+}
+
 TEST_F(HttpStream, AHeaderWithALineBreakIsRefusedBeforeAnythingIsSent) {
   for (const char* line_break : {"\r\n", "\n", "\r"}) {
     HttpRequest request = request_to(upstream.url());

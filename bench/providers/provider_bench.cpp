@@ -3,7 +3,6 @@
 // sink that only counts. No network, no plugin host: this is the decode path alone
 // (framing, JSON, delta emission). See bench/README.md, "Provider stream decoders".
 #include "counting_sink.h"
-#include "head_bench.h"
 #include "recorded_streams.h"
 #include "request_bench.h"
 #include "transport_bench.h"
@@ -76,7 +75,6 @@ CpuFigure ns_per_answer(Vendor vendor, const std::vector<std::string>& pieces, d
 
 struct Options {
   std::string upstream;  // set: measure the transport against it instead
-  bool heads = false;    // set: measure reading response heads instead
   int history = 0;       // set: measure reading and writing requests of this many messages
   int message_bytes = 400;
   HistoryText text = HistoryText::latin;
@@ -96,8 +94,7 @@ struct Options {
                "       provider_bench --upstream http://127.0.0.1:PORT/v1 [--requests N (2000)] "
                "[--reps N (5)]\n"
                "       provider_bench --history MESSAGES [--message-bytes N (400)] "
-               "[--plain 1 | --script latin|cyrillic|cjk] [--seconds S] [--reps N]\n"
-               "       provider_bench --heads 1 [--seconds S] [--reps N]\n");
+               "[--plain 1 | --script latin|cyrillic|cjk] [--seconds S] [--reps N]\n");
   std::exit(2);
 }
 
@@ -126,8 +123,6 @@ Options parse(int argc, char** argv) {
       o.upstream = value;
     } else if (arg == "--requests") {
       o.requests = std::max(1, std::atoi(value.c_str()));
-    } else if (arg == "--heads") {
-      o.heads = value != "0";
     } else if (arg == "--history") {
       o.history = std::max(1, std::atoi(value.c_str()));
     } else if (arg == "--message-bytes") {
@@ -179,10 +174,6 @@ int main(int argc, char** argv) {
   using namespace agentrt::bench;
   Options o = parse(argc, argv);
   if (!o.upstream.empty()) return run_transport(o.upstream, o.requests, o.reps) ? 0 : 1;
-  if (o.heads) {
-    run_head_bench(o.seconds, o.reps);
-    return 0;
-  }
   if (o.history > 0) {
     run_request_bench(o.history, o.message_bytes, o.text, o.seconds, o.reps);
     return 0;

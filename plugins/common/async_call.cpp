@@ -31,14 +31,10 @@ AsyncCall::AsyncCall(sdk::AsyncSink sink, std::string key, HttpRequest request,
       key_(std::move(key)),
       request_(std::move(request)),
       adapter_(adapter),
-      headers_(request_.headers),
+      headers_(request_),
       emitter_(sink_),
       decoder_(adapter_.decoder(emitter_)) {
   transfer_.on_body = [this](std::string_view bytes) { on_body(bytes); };
-  if (builtin_client_allowed()) plain_target_ = plain_http_target(request_.url);
-  if (plain_target_)
-    plain_ = std::make_unique<PlainTransfer>(*plain_target_, request_,
-                                             [this](std::string_view bytes) { on_body(bytes); });
 }
 
 AsyncCall::~AsyncCall() {
@@ -48,28 +44,12 @@ AsyncCall::~AsyncCall() {
   wipe(request_.headers);
 }
 
-void AsyncCall::begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule,
-                      Notify unflushed) {
-  transfer_.easy = easy;
-  configure(request_, headers_, transfer_);
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, this);
+void AsyncCall::begin(std::unique_ptr<EasyHandle> handle, WakeTarget target, void (*wake)(void*),
+                      Schedule schedule, Notify unflushed) {
+  handle_ = std::move(handle);
+  configure(*handle_, request_, headers_, transfer_);
+  curl_easy_setopt(transfer_.easy, CURLOPT_PRIVATE, this);
   transfer_.last_activity = Clock::now();
-  attach(target, wake, std::move(schedule), std::move(unflushed));
-}
-
-void AsyncCall::begin_plain(WakeTarget target, void (*wake)(void*), Schedule schedule,
-                            Notify unflushed) {
-  attach(target, wake, std::move(schedule), std::move(unflushed));
-  if (ended_) return;
-  try {
-    plain_->start();
-  } catch (...) {
-    end(std::current_exception());
-  }
-}
-
-void AsyncCall::attach(WakeTarget target, void (*wake)(void*), Schedule schedule,
-                       Notify unflushed) {
   wake_target_ = target;
   schedule_ = std::move(schedule);
   unflushed_ = std::move(unflushed);
@@ -100,32 +80,7 @@ void AsyncCall::transfer_done(CURLcode code) {
     // (TransferLoop::flush_texts) before it reaps finished transfers.
     if (transfer_.failure) std::rethrow_exception(transfer_.failure);
     if (code != CURLE_OK && !decoder_->complete()) throw transport_error(code, transfer_, request_);
-    curl_easy_getinfo(transfer_.easy, CURLINFO_RESPONSE_CODE, &transfer_.response.status);
-    end_response(transfer_.response, adapter_, *decoder_, key_);
-    end(nullptr);
-  } catch (...) {
-    end(std::current_exception());
-  }
-}
-
-bool AsyncCall::plain_ready() {
-  try {
-    plain_->on_ready();
-    return plain_->done();
-  } catch (...) {
-    plain_failure_ = std::current_exception();
-    return true;
-  }
-}
-
-void AsyncCall::plain_done() {
-  if (ended_) return;
-  try {
-    // As on libcurl's path: once the end marker arrived, a broken connection no
-    // longer matters.
-    if (plain_failure_ && !decoder_->complete()) std::rethrow_exception(plain_failure_);
-    HttpResponse response = plain_->finish();
-    end_response(response, adapter_, *decoder_, key_);
+    end_response(finish_response(transfer_), adapter_, *decoder_, key_);
     end(nullptr);
   } catch (...) {
     end(std::current_exception());
@@ -153,37 +108,21 @@ void AsyncCall::check(Clock::time_point now) {
       next_check_ = *complete_at_ + kEndGrace;
       if (now < next_check_) return;
       // The answer is whole; an upstream that keeps the response open no longer matters.
-      // The built-in client's socket is the loop's to unwatch before plain_done() closes
-      // it or hands it on (TransferLoop::run_checks).
-      if (plain_) {
-        plain_grace_over_ = true;
-        return;
-      }
       end_response(transfer_.response, adapter_, *decoder_, key_);
       end(nullptr);
       return;
     }
     if (sink_.cancelled()) throw sdk::Error(AGENTRT_ERR_CANCELLED, "cancelled");
-    check_limits(now);
+    check_stall(transfer_, request_);
     next_check_ = next_check_after(now);
   } catch (...) {
     end(std::current_exception());
   }
 }
 
-// libcurl keeps the connect timeout itself; the built-in client's is kept here.
-void AsyncCall::check_limits(Clock::time_point now) {
-  if (plain_)
-    plain_->check_limits(now);
-  else
-    check_stall(transfer_, request_);
-}
-
-// The next check: at the usual interval, or when a connect in progress runs out of time.
+// The next check, at the usual interval: libcurl keeps the connect timeout itself.
 Clock::time_point AsyncCall::next_check_after(Clock::time_point now) const {
-  Clock::time_point next =
-      now + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
-  return plain_ ? std::min(next, plain_->connect_deadline()) : next;
+  return now + std::chrono::milliseconds(check_interval_ms(waker_registered_, request_));
 }
 
 void AsyncCall::end(std::exception_ptr failure) {
@@ -201,7 +140,6 @@ void AsyncCall::report() {
   else if (!ended_)
     error = sdk::Error(AGENTRT_ERR_INTERNAL, "the call ended without a result");
   failure_ = nullptr;
-  headers_.clear();
   wipe(request_.headers);
   wipe(key_);
   if (error)

@@ -6,7 +6,6 @@
 
 #include "common/curl_transfer.h"
 #include "common/delta_emitter.h"
-#include "common/plain_transfer.h"
 #include "common/vendor_adapter.h"
 
 #include <agentrt/plugin.hpp>
@@ -44,25 +43,17 @@ class AsyncCall {
 
   uint64_t id() const { return wake_target_.id; }
   CURL* easy() const { return transfer_.easy; }
-  // Served by the built-in client (plain_transfer.h) rather than libcurl.
-  PlainTransfer* plain() const { return plain_.get(); }
+  // The handle begin() was given, for the loop to take back once the call is over.
+  std::unique_ptr<EasyHandle> take_handle() { return std::move(handle_); }
   bool ended() const { return ended_; }
   Clock::time_point next_check() const { return next_check_; }
 
-  // Takes `easy`, configured here for this call, registers `wake` (called with a
+  // Takes `handle`, configured here for this call, registers `wake` (called with a
   // WakeTarget*) with the sink, and looks once for a cancel that came before.
   // `schedule` asks the loop for a check() at a given time; `unflushed` tells it, once
   // per pass, that the call holds text for flush_text().
-  void begin(CURL* easy, WakeTarget target, void (*wake)(void*), Schedule schedule,
-             Notify unflushed);
-  // The same for a call served by the built-in client: starts its connect or takes an
-  // idle connection of the loop's thread.
-  void begin_plain(WakeTarget target, void (*wake)(void*), Schedule schedule, Notify unflushed);
-  // The built-in client's socket is ready: advances the transfer. True once it is
-  // over, done or failed; plain_done() then ends the call, after the loop has sent
-  // on the text of its pass.
-  bool plain_ready();
-  void plain_done();
+  void begin(std::unique_ptr<EasyHandle> handle, WakeTarget target, void (*wake)(void*),
+             Schedule schedule, Notify unflushed);
   // Sends the text of the loop's last pass over the sockets as one fragment
   // (delta_emitter.h); a sink that says stop ends the call.
   void flush_text();
@@ -72,9 +63,6 @@ class AsyncCall {
   void woken();
   // Cancellation, stall and end grace, due at next_check().
   void check(Clock::time_point now);
-  // check() found the end grace over on a call served by the built-in client: the loop
-  // stops watching its socket, then plain_done() ends the call.
-  bool plain_grace_over() const { return plain_grace_over_; }
   // Ends the call unless it already ended: with `failure`, or as a success when that
   // is null. report() then tells the sink.
   void end(std::exception_ptr failure);
@@ -84,9 +72,7 @@ class AsyncCall {
   void report();
 
  private:
-  void attach(WakeTarget target, void (*wake)(void*), Schedule schedule, Notify unflushed);
   void on_body(std::string_view bytes);
-  void check_limits(Clock::time_point now);
   Clock::time_point next_check_after(Clock::time_point now) const;
 
   sdk::AsyncSink sink_;
@@ -97,16 +83,13 @@ class AsyncCall {
   DeltaEmitter emitter_;
   std::unique_ptr<StreamDecoder> decoder_;
   Transfer transfer_;
-  std::optional<PlainHttpTarget> plain_target_;
-  std::unique_ptr<PlainTransfer> plain_;
-  std::exception_ptr plain_failure_;
+  std::unique_ptr<EasyHandle> handle_;
   WakeTarget wake_target_;
   Schedule schedule_;
   Notify unflushed_;
   bool text_held_ = false;  // unflushed_ was called since the last flush_text()
   bool waker_registered_ = false;
   std::optional<Clock::time_point> complete_at_;
-  bool plain_grace_over_ = false;
   Clock::time_point next_check_;
   bool ended_ = false;
   std::exception_ptr failure_;  // how the call ended; none for success

@@ -2,6 +2,7 @@
 
 #include "common/async_call.h"
 #include "common/curl_handles.h"
+#include "common/curl_transfer.h"
 #include "common/secret_wipe.h"
 #include "common/transfer_loop.h"
 
@@ -92,6 +93,9 @@ bool ChatProvider::start_borrowed(std::string_view request_json, sdk::AsyncSink 
   try {
     HttpRequest http = prepare(chat, key);
     WipeOnExit wipe_headers(http.headers);
+    // Here, where the key and headers are wiped on the way out, rather than in the
+    // call, whose copies of them a throwing constructor would leave unwiped.
+    refuse_line_breaks(http.headers);
     // Copies, so that the originals here can be wiped in place; the call wipes its
     // own when it ends.
     submit(std::make_unique<AsyncCall>(sink, key, http, *adapter_));

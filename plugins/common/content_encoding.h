@@ -7,12 +7,15 @@
 
 #include "common/http_response.h"
 
+#include <string_view>
+
 namespace agentrt::providers {
 
 inline constexpr const char* kAcceptIdentity = "Accept-Encoding: identity";
 
-// Throws sdk::Error (AGENTRT_ERR_UPSTREAM) when a 2xx answer's Content-Encoding names
-// a coding that compresses (gzip, deflate, br, zstd...); returns otherwise.
-void refuse_encoded_body(long status, const HttpHeaders& headers);
+// Throws sdk::Error (AGENTRT_ERR_UPSTREAM) when a 2xx answer's Content-Encoding (its
+// values joined with ", ", "" when absent) names a coding that compresses (gzip,
+// deflate, br, zstd...); returns otherwise.
+void refuse_encoded_body(long status, std::string_view content_encoding);
 
 }  // namespace agentrt::providers

@@ -5,6 +5,7 @@
 // of libcurl's errors live here once.
 #pragma once
 
+#include "common/curl_handles.h"
 #include "common/http_response.h"
 #include "common/http_stream.h"
 
@@ -47,32 +48,49 @@ struct Transfer {
   // 2xx body bytes; may throw to end the transfer.
   std::function<void(std::string_view)> on_body;
   std::exception_ptr failure;  // what on_body threw, rethrown once libcurl returns
-  bool got_headers = false;    // the upstream started answering
   bool connected = false;      // the request is on its way (connect phase over)
   curl_off_t uploaded = 0;
+  long head_bytes = 0;  // of the answer's status line and fields, as check_stall last saw
   Clock::time_point last_activity = Clock::now();
   char error_buffer[CURL_ERROR_SIZE] = {0};
 };
 
-// Owns the request's header list for the life of the transfer.
+// Throws Error(INVALID_ARGUMENT) when a header line holds a CR or LF.
+void refuse_line_breaks(const std::vector<std::string>& lines);
+
+// The request's header list, for the life of the transfer: its header lines and its
+// User-Agent, in nodes of libcurl's list type that point at the request's own lines.
+// libcurl makes no copies of them then (curl_slist_append makes two allocations a
+// line), and none that hold the key and would need wiping. The request must outlive
+// the list. Refuses lines that hold a line break (refuse_line_breaks).
 class HeaderList {
  public:
-  explicit HeaderList(const std::vector<std::string>& lines);
-  ~HeaderList() { clear(); }
+  explicit HeaderList(const HttpRequest& request);
   HeaderList(const HeaderList&) = delete;
   HeaderList& operator=(const HeaderList&) = delete;
-  curl_slist* get() const { return list_; }
-  // Wipes and frees the lines now; no transfer may use them any more.
-  void clear();
+  curl_slist* get() { return nodes_.empty() ? nullptr : nodes_.data(); }
 
  private:
-  void append(const std::string& line);
-  curl_slist* list_ = nullptr;
+  void link(const char* line);
+  std::string user_agent_;
+  std::vector<curl_slist> nodes_;  // reserved up front: the links point into it
 };
 
-// Sets every option of `request` on `t.easy`, with `t` receiving the callbacks.
-// `request` and `headers` must outlive the transfer.
-void configure(const HttpRequest& request, const HeaderList& headers, Transfer& t);
+// Sets on a new easy handle the options every transfer shares: the protocols, HTTP/1.1,
+// POST, no signals, TCP keep-alive probes and the callbacks (EasyHandle).
+void set_shared_options(CURL* easy);
+
+// Sets the options of `request` on `handle` and makes it `t.easy`, with `t` receiving
+// the callbacks. `request` and `headers` must outlive the transfer; the handle's
+// clear_call() drops them.
+void configure(EasyHandle& handle, const HttpRequest& request, HeaderList& headers, Transfer& t);
+
+// The status of the answer so far; 0 before its status line.
+long answer_status(const Transfer& t);
+
+// The response of a transfer libcurl ended: its status and, when it is not a 2xx, its
+// header fields (names lower-cased, a repeated field's values joined with ", ").
+HttpResponse& finish_response(Transfer& t);
 
 // Throws Error(TIMEOUT) when the upstream has been silent for longer than allowed.
 void check_stall(Transfer& t, const HttpRequest& request);

@@ -2,7 +2,6 @@
 
 #include "common/curl_handles.h"
 #include "common/curl_transfer.h"
-#include "common/plain_http.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -50,17 +49,13 @@ class WakerRegistration {
 }  // namespace
 
 HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& callbacks) {
-  if (builtin_client_allowed())
-    if (std::optional<PlainHttpTarget> target = plain_http_target(request.url))
-      return post_plain(*target, request, callbacks);
   // Declared before the lease so they outlive it: libcurl may still look at them
   // while the lease detaches the handle.
   Transfer t;
   t.on_body = callbacks.on_body;
-  HeaderList headers(request.headers);
+  HeaderList headers(request);
   CurlLease lease;
-  t.easy = lease.easy();
-  configure(request, headers, t);
+  configure(lease.handle(), request, headers, t);
   lease.start();
   WakerRegistration waker(callbacks, lease.multi());
   std::optional<Clock::time_point> complete_at;
@@ -76,8 +71,7 @@ HttpResponse post_streaming(const HttpRequest& request, const StreamCallbacks& c
     const bool complete = callbacks.complete && callbacks.complete();
     if (std::optional<CURLcode> done = finished(lease.multi())) {
       if (*done != CURLE_OK && !complete) throw transport_error(*done, t, request);
-      curl_easy_getinfo(lease.easy(), CURLINFO_RESPONSE_CODE, &t.response.status);
-      return std::move(t.response);
+      return std::move(finish_response(t));
     }
     if (complete) {
       if (!complete_at) complete_at = Clock::now();

@@ -1,7 +1,5 @@
 // One streaming HTTP POST, driven on the calling thread so that every body byte, and
 // every check for cancellation, happens on the thread that owns the provider sink.
-// Plain http to an address literal or localhost goes through the built-in client
-// (plain_http.h); everything else through libcurl, as described below.
 //
 // Why a multi handle around one easy handle: libcurl calls its progress callback only
 // about once a second while a connection is idle, far too coarse to notice a cancel

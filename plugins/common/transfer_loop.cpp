@@ -16,9 +16,6 @@ constexpr int kMaxEvents = 128;
 constexpr size_t kMaxSpareEasy = 64;
 constexpr long kMaxWaitMs = 60000;
 constexpr const char* kShutdown = "cancelled: the provider instance is shutting down";
-// Tags the epoll entries of the built-in client's calls, whose data is the call's id;
-// libcurl's sockets and the eventfd carry their descriptor.
-constexpr uint64_t kPlainTag = uint64_t{1} << 63;
 
 // The host's waker: posts the id, never touches the call.
 void wake_call(void* target) {
@@ -63,7 +60,7 @@ TransferLoop::~TransferLoop() {
   thread_.join();
   // Closes the cached connections; its callbacks still find this object whole.
   curl_multi_cleanup(multi_);
-  for (CURL* easy : spare_easy_) curl_easy_cleanup(easy);
+  spare_easy_.clear();
   ::close(event_fd_);
   ::close(epoll_fd_);
 }
@@ -138,10 +135,6 @@ void TransferLoop::iterate() {
   int n = epoll_wait(epoll_fd_, events, kMaxEvents, wait_ms());
   for (int i = 0; i < n; ++i) {
     const uint64_t data = events[i].data.u64;
-    if (data & kPlainTag) {
-      plain_event(data & ~kPlainTag);
-      continue;
-    }
     if (data == static_cast<uint64_t>(event_fd_)) {
       if (take_inbox()) stopping_ = true;
       continue;
@@ -158,7 +151,6 @@ void TransferLoop::iterate() {
     socket_action(CURL_SOCKET_TIMEOUT, 0);
   }
   flush_texts();
-  end_plain_transfers();
   reap_finished();
   run_checks();
 }
@@ -210,22 +202,10 @@ void TransferLoop::adopt(uint64_t id, std::unique_ptr<AsyncCall> call) {
   calls_.emplace(id, std::move(call));
   auto schedule_it = [this, id](Clock::time_point when) { schedule(id, when); };
   auto unflushed = [this, id] { unflushed_.push_back(id); };
-  if (ref.plain()) {
-    ref.begin_plain(WakeTarget{this, id}, &wake_call, schedule_it, unflushed);
-    if (ref.ended()) return finish(id);
-    schedule(id, ref.next_check());
-    // A warm or at once connected socket can take the request now.
-    if (ref.plain()->connected())
-      plain_event(id);
-    else
-      watch(id, ref);
-    return;
-  }
   try {
-    CURL* easy = acquire_easy();
-    ref.begin(easy, WakeTarget{this, id}, &wake_call, schedule_it, unflushed);
+    ref.begin(acquire_easy(), WakeTarget{this, id}, &wake_call, schedule_it, unflushed);
     if (!ref.ended()) {
-      CURLMcode rc = curl_multi_add_handle(multi_, easy);
+      CURLMcode rc = curl_multi_add_handle(multi_, ref.easy());
       if (rc != CURLM_OK)
         throw sdk::Error(AGENTRT_ERR_INTERNAL,
                          std::string("libcurl refused the transfer: ") + curl_multi_strerror(rc));
@@ -237,53 +217,6 @@ void TransferLoop::adopt(uint64_t id, std::unique_ptr<AsyncCall> call) {
     finish(id);
   else
     schedule(id, ref.next_check());
-}
-
-// The built-in client's socket of call `id` is ready: the call advances, and its
-// registration follows what it waits for next. A call that is over is ended after
-// the pass's text went out (end_plain_transfers).
-void TransferLoop::plain_event(uint64_t id) {
-  auto it = calls_.find(id);
-  if (it == calls_.end() || it->second->ended()) return;
-  if (it->second->plain_ready()) {
-    unwatch(id);  // before the connection may go to the idle ones
-    plain_over_.push_back(id);
-  } else {
-    watch(id, *it->second);
-  }
-}
-
-void TransferLoop::watch(uint64_t id, const AsyncCall& call) {
-  const int fd = call.plain()->fd();
-  const auto events = static_cast<uint32_t>(call.plain()->events());
-  Watch& entry = watches_[id];
-  if (entry.fd == fd && entry.events == events) return;
-  epoll_event ev{};
-  ev.events = events;
-  ev.data.u64 = kPlainTag | id;
-  // A replaced socket was closed, which took it out of the set; its successor may
-  // carry the same number.
-  if (entry.fd >= 0 && entry.fd != fd) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, entry.fd, nullptr);
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
-  entry = Watch{fd, events};
-}
-
-void TransferLoop::unwatch(uint64_t id) {
-  auto it = watches_.find(id);
-  if (it == watches_.end()) return;
-  if (it->second.fd >= 0) epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, it->second.fd, nullptr);
-  watches_.erase(it);
-}
-
-void TransferLoop::end_plain_transfers() {
-  for (uint64_t id : plain_over_) {
-    auto it = calls_.find(id);
-    if (it == calls_.end()) continue;
-    it->second->plain_done();
-    finish(id);
-  }
-  plain_over_.clear();
 }
 
 void TransferLoop::socket_action(curl_socket_t s, int flags) {
@@ -329,10 +262,6 @@ void TransferLoop::run_checks() {
     // check moved, left one behind.
     if (it == calls_.end() || it->second->next_check() != due.when) continue;
     it->second->check(now);
-    if (it->second->plain_grace_over()) {
-      unwatch(due.id);  // before the connection is closed, and its number free again
-      it->second->plain_done();
-    }
     if (it->second->ended())
       finish(due.id);
     else
@@ -349,12 +278,11 @@ void TransferLoop::finish(uint64_t id) {
   if (it == calls_.end()) return;
   std::unique_ptr<AsyncCall> call = std::move(it->second);
   calls_.erase(it);
-  unwatch(id);
-  if (CURL* easy = call->easy()) {
+  if (std::unique_ptr<EasyHandle> handle = call->take_handle()) {
     // Removing an unfinished transfer closes its connection: the upstream sees the
     // client leave. A finished one goes back to the connection cache.
-    curl_multi_remove_handle(multi_, easy);
-    release_easy(easy);
+    curl_multi_remove_handle(multi_, handle->get());
+    release_easy(std::move(handle));
   }
   load_.fetch_sub(1, std::memory_order_relaxed);
   call->report();
@@ -365,30 +293,18 @@ void TransferLoop::end_all() {
   while (!calls_.empty()) finish(calls_.begin()->first);
 }
 
-CURL* TransferLoop::acquire_easy() {
-  if (!spare_easy_.empty()) {
-    CURL* easy = spare_easy_.back();
-    spare_easy_.pop_back();
-    return easy;
-  }
-  CURL* easy = curl_easy_init();
-  if (!easy) throw sdk::Error(AGENTRT_ERR_INTERNAL, "libcurl could not create its handles");
-  return easy;
+std::unique_ptr<EasyHandle> TransferLoop::acquire_easy() {
+  if (spare_easy_.empty()) return std::make_unique<EasyHandle>();
+  std::unique_ptr<EasyHandle> handle = std::move(spare_easy_.back());
+  spare_easy_.pop_back();
+  return handle;
 }
 
-void TransferLoop::release_easy(CURL* easy) {
+void TransferLoop::release_easy(std::unique_ptr<EasyHandle> handle) {
   // Drops what the options pointed at (the call's headers and buffers) before the
   // call goes.
-  curl_easy_reset(easy);
-  if (spare_easy_.size() < kMaxSpareEasy) {
-    spare_easy_.push_back(easy);
-  } else {
-    // The reset turned NOSIGNAL off, and with it off curl_easy_cleanup installs and
-    // restores a SIGPIPE handler: two sigaction calls, 2.4% of agentd's CPU at 2,000
-    // streams, where a call ends every millisecond.
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_cleanup(easy);
-  }
+  handle->clear_call();
+  if (spare_easy_.size() < kMaxSpareEasy) spare_easy_.push_back(std::move(handle));
 }
 
 }  // namespace agentrt::providers

@@ -3,9 +3,7 @@
 // curl_multi_socket_action. A thread per call costs a sleep and a wake-up per streamed
 // delta; here one wake-up serves every delta that arrived together. The multi handle
 // is the loop's own, so its connection cache keeps upstream connections warm between
-// the loop's calls and no other thread ever touches it. Calls the built-in client
-// serves (plain_transfer.h) sit in the same epoll set, tagged with their id, and keep
-// their idle connections with the loop's thread.
+// the loop's calls and no other thread ever touches it.
 //
 // Ownership: the loop owns every call it was given until the call's sink is ended.
 // Other threads reach a call only through its numeric id (wake), which the loop looks
@@ -62,12 +60,6 @@ class TransferLoop {
     bool stopping = false;
   };
 
-  // Where a call served by the built-in client is registered in the epoll set.
-  struct Watch {
-    int fd = -1;
-    uint32_t events = 0;
-  };
-
   static int on_socket(CURL* easy, curl_socket_t s, int what, void* loop, void* socketp);
   static int on_timer(CURLM* multi, long timeout_ms, void* loop);
 
@@ -77,18 +69,14 @@ class TransferLoop {
   bool take_inbox();
   void adopt(uint64_t id, std::unique_ptr<AsyncCall> call);
   void socket_action(curl_socket_t s, int flags);
-  void plain_event(uint64_t id);
-  void watch(uint64_t id, const AsyncCall& call);
-  void unwatch(uint64_t id);
-  void end_plain_transfers();
   void flush_texts();
   void reap_finished();
   void run_checks();
   void schedule(uint64_t id, Clock::time_point when);
   void finish(uint64_t id);
   void end_all();
-  CURL* acquire_easy();
-  void release_easy(CURL* easy);
+  std::unique_ptr<EasyHandle> acquire_easy();
+  void release_easy(std::unique_ptr<EasyHandle> handle);
   void signal();
 
   int epoll_fd_ = -1;
@@ -99,10 +87,8 @@ class TransferLoop {
   std::unordered_map<uint64_t, std::unique_ptr<AsyncCall>> calls_;
   std::priority_queue<Due, std::vector<Due>, std::greater<Due>> due_;
   std::vector<uint64_t> unflushed_;  // calls whose text of this pass waits for flush_texts
-  std::unordered_map<uint64_t, Watch> watches_;  // of the built-in client's calls
-  std::vector<uint64_t> plain_over_;  // built-in transfers over in this pass, to end after flush
   std::optional<Clock::time_point> curl_deadline_;
-  std::vector<CURL*> spare_easy_;  // reset handles, reused to spare allocations
+  std::vector<std::unique_ptr<EasyHandle>> spare_easy_;  // between calls, set up for the next
   bool stopping_ = false;
 
   std::mutex mutex_;

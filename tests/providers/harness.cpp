@@ -40,15 +40,10 @@ json config_for(const FakeUpstream& fake, const std::string& key) {
 std::unique_ptr<ProviderInstance> make_provider(Vendor vendor, const json& config) {
   // The suite runs twice (CMakeLists.txt): through the plugins' own threads (ABI 1.2
   // complete_async), as agentd calls them, and through the blocking complete that
-  // older hosts call: AGENTRT_TEST_BLOCKING_PROVIDERS=1, or =curl for the blocking
-  // complete with libcurl doing every call (AGENTRT_UPSTREAM_CLIENT=curl).
-  const char* blocking_env = std::getenv("AGENTRT_TEST_BLOCKING_PROVIDERS");
-  const std::string blocking = blocking_env == nullptr ? "" : blocking_env;
-  // Set before the first provider exists, and left alone after (no overwrite): the
-  // plugins' threads read the environment, and setenv beside a getenv is a data race.
-  if (blocking == "curl") ::setenv("AGENTRT_UPSTREAM_CLIENT", "curl", /*overwrite=*/0);
+  // older hosts call (AGENTRT_TEST_BLOCKING_PROVIDERS=1).
+  const char* blocking = std::getenv("AGENTRT_TEST_BLOCKING_PROVIDERS");
   auto provider = std::make_unique<ProviderInstance>(provider_plugin(vendor), config.dump());
-  provider->set_blocking_only(blocking == "1" || blocking == "curl");
+  provider->set_blocking_only(blocking != nullptr && std::string(blocking) == "1");
   return provider;
 }
 

@@ -1,6 +1,6 @@
 // A raw TCP upstream that answers each request with bytes written by the test, for
-// the built-in HTTP client's framing, reuse and failure cases that no vendor fake
-// produces (Content-Length and close-framed bodies, HTTP/1.0, idle closes).
+// the transport's framing, reuse and failure cases that no vendor fake produces
+// (Content-Length and close-framed bodies, HTTP/1.0, idle closes).
 #pragma once
 
 #include <atomic>

@@ -1,21 +1,17 @@
-// The built-in upstream client (plugins/common/plain_http.h), through post_streaming
-// as the blocking path calls it, against an upstream that answers with scripted bytes:
-// framings, connection reuse, idle closes, failures, and when libcurl takes over.
+// The upstream transport (plugins/common/http_stream.h), through post_streaming as the
+// blocking path calls it, against an upstream that answers with scripted bytes:
+// framings, connection reuse, idle closes, failures, proxies, and the request it sends.
 #include "common/http_stream.h"
-#include "common/plain_http_target.h"
-#include "common/plain_transfer.h"
 #include "tests/providers/scripted_upstream.h"
-
-#include <poll.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 
 #include <gtest/gtest.h>
 #include <agentrt/plugin.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -57,17 +53,16 @@ Call call(const HttpRequest& request) {
   return out;
 }
 
-class PlainHttp : public ::testing::Test {
+class HttpStream : public ::testing::Test {
  protected:
   void SetUp() override {
-    // These tests are about the built-in client, whatever the run's environment says.
-    for (const char* name : {"AGENTRT_UPSTREAM_CLIENT", "http_proxy", "all_proxy", "ALL_PROXY"})
-      ::unsetenv(name);
+    // These tests are about a direct connection, whatever the run's environment says.
+    for (const char* name : {"http_proxy", "all_proxy", "ALL_PROXY"}) ::unsetenv(name);
   }
   ScriptedUpstream upstream;
 };
 
-TEST_F(PlainHttp, SendsTheRequestLibcurlWouldAndReusesTheConnection) {
+TEST_F(HttpStream, SendsTheRequestAndReusesTheConnection) {
   upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"});
   upstream.enqueue(
       {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nsecond\r\n0\r\n\r\n"});
@@ -90,7 +85,7 @@ TEST_F(PlainHttp, SendsTheRequestLibcurlWouldAndReusesTheConnection) {
   EXPECT_EQ(head.substr(head.size() - 17), "\r\n\r\n{\"model\":\"m\"}");
 }
 
-TEST_F(PlainHttp, AnAnswerFramedByTheCloseOrInHttp10IsNotReused) {
+TEST_F(HttpStream, AnAnswerFramedByTheCloseOrInHttp10IsNotReused) {
   upstream.enqueue({"HTTP/1.1 200 OK\r\n\r\nto the end", Then::close});
   upstream.enqueue({"HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nold"});
   EXPECT_EQ(call(request_to(upstream.url())).body, "to the end");
@@ -99,7 +94,7 @@ TEST_F(PlainHttp, AnAnswerFramedByTheCloseOrInHttp10IsNotReused) {
   EXPECT_EQ(upstream.connections(), 3u);
 }
 
-TEST_F(PlainHttp, AnIdleConnectionTheUpstreamClosedIsRetriedOnANewOne) {
+TEST_F(HttpStream, AnIdleConnectionTheUpstreamClosedIsRetriedOnANewOne) {
   upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", Then::close});
   ASSERT_EQ(call(request_to(upstream.url())).body, "hi");
   std::this_thread::sleep_for(50ms);  // the close reaches us while the connection idles
@@ -110,7 +105,7 @@ TEST_F(PlainHttp, AnIdleConnectionTheUpstreamClosedIsRetriedOnANewOne) {
   EXPECT_EQ(upstream.requests().size(), 2u);
 }
 
-TEST_F(PlainHttp, ANewConnectionClosedBeforeAnyAnswerIsUnavailableAndNotRetried) {
+TEST_F(HttpStream, ANewConnectionClosedBeforeAnyAnswerIsUnavailableAndNotRetried) {
   upstream.enqueue({"", Then::close});
   Call out = call(request_to(upstream.url()));
   ASSERT_TRUE(out.error);
@@ -118,7 +113,7 @@ TEST_F(PlainHttp, ANewConnectionClosedBeforeAnyAnswerIsUnavailableAndNotRetried)
   EXPECT_EQ(upstream.requests().size(), 1u);
 }
 
-TEST_F(PlainHttp, AResetMidBodyIsUpstreamWithTheStatusAfterThePartialBody) {
+TEST_F(HttpStream, AResetMidBodyIsUpstreamWithTheStatusAfterThePartialBody) {
   upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial", Then::reset});
   Call out = call(request_to(upstream.url()));
   ASSERT_TRUE(out.error);
@@ -127,15 +122,14 @@ TEST_F(PlainHttp, AResetMidBodyIsUpstreamWithTheStatusAfterThePartialBody) {
   EXPECT_EQ(out.body, "partial");
 }
 
-TEST_F(PlainHttp, AMalformedAnswerIsUnavailable) {
+TEST_F(HttpStream, AMalformedAnswerIsUnavailable) {
   upstream.enqueue({"SPDY/3 200 OK\r\n\r\n", Then::close});
   Call out = call(request_to(upstream.url()));
   ASSERT_TRUE(out.error);
-  EXPECT_EQ(out.error->code(), AGENTRT_ERR_UNAVAILABLE);
-  EXPECT_NE(std::string(out.error->what()).find("status line"), std::string::npos);
+  EXPECT_EQ(out.error->code(), AGENTRT_ERR_UNAVAILABLE) << out.error->what();
 }
 
-TEST_F(PlainHttp, AnErrorAnswerIsReturnedWithItsHeadersAndBody) {
+TEST_F(HttpStream, AnErrorAnswerIsReturnedWithItsHeadersAndBody) {
   upstream.enqueue(
       {"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 3\r\nContent-Length: 4\r\n\r\nbusy"});
   Call out = call(request_to(upstream.url()));
@@ -146,7 +140,23 @@ TEST_F(PlainHttp, AnErrorAnswerIsReturnedWithItsHeadersAndBody) {
   EXPECT_EQ(out.body, "");  // never handed on as stream bytes
 }
 
-TEST_F(PlainHttp, AHeaderWithALineBreakIsRefusedBeforeAnythingIsSent) {
+// The error mapping reads the final answer's fields (libcurl's store of them): an
+// interim answer's are not among them, and a repeated field's values are joined.
+TEST_F(HttpStream, AnErrorAnswerKeepsOnlyTheFinalFieldsAndJoinsRepeatedOnes) {
+  upstream.enqueue(
+      {"HTTP/1.1 100 Continue\r\nX-Interim: 1\r\n\r\n"
+       "HTTP/1.1 429 Too Many Requests\r\nX-Twice: a\r\nRetry-After: 3\r\n"
+       "x-twice:  b \r\nContent-Length: 4\r\n\r\nslow"});
+  Call out = call(request_to(upstream.url()));
+  ASSERT_FALSE(out.error) << out.error->what();
+  EXPECT_EQ(out.response.status, 429);
+  EXPECT_EQ(out.response.header("retry-after"), "3");
+  EXPECT_EQ(out.response.header("x-twice"), "a, b");
+  EXPECT_EQ(out.response.header("x-interim"), "");
+  EXPECT_EQ(out.response.body, "slow");
+}
+
+TEST_F(HttpStream, AHeaderWithALineBreakIsRefusedBeforeAnythingIsSent) {
   for (const char* line_break : {"\r\n", "\n", "\r"}) {
     HttpRequest request = request_to(upstream.url());
     request.headers.push_back(std::string("Authorization: Bearer x") + line_break +
@@ -158,7 +168,7 @@ TEST_F(PlainHttp, AHeaderWithALineBreakIsRefusedBeforeAnythingIsSent) {
   EXPECT_EQ(upstream.connections(), 0u);
 }
 
-TEST_F(PlainHttp, ALargeBodyGoesOutWhole) {
+TEST_F(HttpStream, ALargeBodyGoesOutWhole) {
   const std::string big = "{\"data\":\"" + std::string(4 * 1024 * 1024, 'x') + "\"}";
   Call out = call(request_to(upstream.url(), big));
   ASSERT_FALSE(out.error) << out.error->what();
@@ -166,7 +176,7 @@ TEST_F(PlainHttp, ALargeBodyGoesOutWhole) {
   EXPECT_EQ(received.substr(received.size() - big.size()), big);
 }
 
-TEST_F(PlainHttp, AnswersLongerThanOneReadArriveWhole) {
+TEST_F(HttpStream, AnswersLongerThanOneReadArriveWhole) {
   std::string big;
   for (int i = 0; big.size() < 200 * 1024; ++i) big += "data: " + std::to_string(i) + "\n\n";
   std::string chunked;
@@ -185,18 +195,23 @@ TEST_F(PlainHttp, AnswersLongerThanOneReadArriveWhole) {
   EXPECT_EQ(upstream.connections(), 1u);
 }
 
-TEST_F(PlainHttp, LocalhostIsTheLoopback) {
+TEST_F(HttpStream, LocalhostIsTheLoopback) {
   Call out = call(request_to("http://LOCALHOST:" + std::to_string(upstream.port()) + "/v1"));
   ASSERT_FALSE(out.error) << out.error->what();
+  const std::string head = upstream.requests().at(0);
   EXPECT_NE(
-      upstream.requests().at(0).find("\r\nHost: localhost:" + std::to_string(upstream.port())),
-      std::string::npos);
+      strcasestr(head.c_str(), ("\r\nHost: localhost:" + std::to_string(upstream.port())).c_str()),
+      nullptr)
+      << head;
 }
 
-TEST_F(PlainHttp, AProxyInTheEnvironmentIsLibcurlsToUse) {
+// The environment is read when a thread's handle is made (EasyHandle, curl_handles.h),
+// as agentd's is set before it starts: the call runs on a thread of its own.
+TEST_F(HttpStream, AProxyInTheEnvironmentIsUsed) {
   ScriptedUpstream proxy;
   ::setenv("http_proxy", ("http://127.0.0.1:" + std::to_string(proxy.port())).c_str(), 1);
-  Call out = call(request_to(upstream.url()));
+  Call out;
+  std::thread([&] { out = call(request_to(upstream.url())); }).join();
   ::unsetenv("http_proxy");
   ASSERT_FALSE(out.error) << out.error->what();
   ASSERT_EQ(proxy.requests().size(), 1u);
@@ -204,74 +219,30 @@ TEST_F(PlainHttp, AProxyInTheEnvironmentIsLibcurlsToUse) {
   EXPECT_EQ(upstream.connections(), 0u);
 }
 
-TEST(PlainHttpTarget, TakesAddressLiteralsAndLocalhostOnly) {
-  auto target = providers::plain_http_target("http://127.0.0.1:8080/v1/chat?q=1#f");
-  ASSERT_TRUE(target);
-  EXPECT_EQ(target->host, "127.0.0.1");
-  EXPECT_EQ(target->port, 8080);
-  EXPECT_EQ(target->host_header, "127.0.0.1:8080");
-  EXPECT_EQ(target->target, "/v1/chat?q=1");
-  auto v6 = providers::plain_http_target("HTTP://[::1]/");
-  ASSERT_TRUE(v6);
-  EXPECT_EQ(v6->host, "::1");
-  EXPECT_EQ(v6->port, 80);
-  EXPECT_EQ(v6->host_header, "[::1]");
-  EXPECT_EQ(providers::plain_http_target("http://localhost:11434")->target, "/");
-  EXPECT_EQ(providers::plain_http_target("http://10.0.0.1?x")->target, "/?x");
-  for (const char* other : {"https://127.0.0.1/v1", "http://api.example.com/v1",
-                            "http://user:pw@127.0.0.1/", "http://127.0.0.1:0/",
-                            "http://127.0.0.1:99999/", "http://127.0.0.1:/", "http://127.0.0.1/a b",
-                            "http://[::1/", "http://[127.0.0.1]/", "http:///v1", "ftp://1.2.3.4/"})
-    EXPECT_FALSE(providers::plain_http_target(other)) << other;
-}
-
-TEST(PlainHttpTarget, TheEnvironmentCanHandEverythingToLibcurl) {
-  ::unsetenv("AGENTRT_UPSTREAM_CLIENT");
-  EXPECT_TRUE(providers::builtin_client_allowed());
-  ::setenv("AGENTRT_UPSTREAM_CLIENT", "curl", 1);
-  EXPECT_FALSE(providers::builtin_client_allowed());
-  ::unsetenv("AGENTRT_UPSTREAM_CLIENT");
-  ::setenv("ALL_PROXY", "http://proxy:3128", 1);
-  EXPECT_FALSE(providers::builtin_client_allowed());
-  ::unsetenv("ALL_PROXY");
-}
-
-// One pass over the socket reads a bounded amount, however much the upstream has sent:
-// the pass's bytes are what the answer's cap is checked against, and what other
-// streams of the same thread wait behind (audit 6b, 1: an upstream that never pauses
-// made one pass, and agentd's memory, unbounded).
-TEST(PlainTransferPass, ReadsABoundedAmountWhateverIsWaiting) {
-  ScriptedUpstream upstream;
-  const size_t size = 4 << 20;
+// One pass of libcurl over the socket reads a bounded amount, however much the upstream
+// has sent: the pass's bytes are what the answer's cap is checked against once they are
+// flushed, and what other streams of the same thread wait behind. libcurl 7.88 reads at
+// most 100 buffers of 16 KiB a pass (readwrite_data in its lib/transfer.c).
+TEST_F(HttpStream, OnePassReadsABoundedAmountWhateverIsWaiting) {
+  const size_t size = 16 << 20;
   upstream.enqueue({"HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(size) + "\r\n\r\n" +
-                        std::string(size, 'x'),
-                    Then::keep});
-  const HttpRequest request = request_to(upstream.url());
-  const auto target = providers::plain_http_target(request.url);
-  ASSERT_TRUE(target);
-  size_t delivered = 0;
-  providers::PlainTransfer transfer(*target, request,
-                                    [&](std::string_view bytes) { delivered += bytes.size(); });
-  transfer.start();
-  const int room = 8 << 20;
-  ::setsockopt(transfer.fd(), SOL_SOCKET, SO_RCVBUF, &room, sizeof room);
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  int waiting = 0;
-  while (!transfer.connected() || ::ioctl(transfer.fd(), FIONREAD, &waiting) != 0 ||
-         waiting < (1 << 20)) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "waiting: " << waiting;
-    pollfd ready{transfer.fd(), transfer.events(), 0};
-    if (::poll(&ready, 1, 10) > 0 && transfer.events() != POLLIN) transfer.on_ready();
-  }
-  transfer.on_ready();  // the head and a first pass of the body
-  EXPECT_GT(delivered, 0u);
-  EXPECT_LE(delivered, size_t{256} << 10) << "of " << waiting << " bytes waiting";
-  while (!transfer.done()) {
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
-    pollfd ready{transfer.fd(), transfer.events(), 100};
-    if (::poll(&ready, 1, 100) > 0) transfer.on_ready();
-  }
-  EXPECT_EQ(delivered, size) << "the rest comes in later passes";
+                    std::string(size, 'x')});
+  size_t delivered = 0, pass = 0, largest_pass = 0;
+  StreamCallbacks callbacks;
+  callbacks.on_body = [&](std::string_view bytes) {
+    delivered += bytes.size();
+    pass += bytes.size();
+  };
+  callbacks.flush = [&] {
+    largest_pass = std::max(largest_pass, pass);
+    pass = 0;
+  };
+  providers::HttpResponse response =
+      providers::post_streaming(request_to(upstream.url()), callbacks);
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(delivered, size);
+  EXPECT_GT(largest_pass, 0u);
+  EXPECT_LE(largest_pass, size_t{2} << 20);
 }
 
 }  // namespace

@@ -152,6 +152,7 @@ size_t WriteBatcher::pending() const {
 
 void WriteBatcher::commit_alone(Job& job) {
   try {
+    writer_.refuse_if_moved();
     writer_.prepare("BEGIN IMMEDIATE").run();
     (*job.work)(writer_);
     writer_.prepare("COMMIT").run();
@@ -177,6 +178,7 @@ void WriteBatcher::run_in_savepoint(Job& job) {
 void WriteBatcher::commit(const std::vector<Job*>& batch) {
   if (batch.size() == 1) return commit_alone(*batch.front());
   try {
+    writer_.refuse_if_moved();
     writer_.prepare("BEGIN IMMEDIATE").run();
     for (Job* job : batch) run_in_savepoint(*job);
     writer_.prepare("COMMIT").run();

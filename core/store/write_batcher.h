@@ -47,7 +47,8 @@ class WriteBatcher {
 
   // Runs `work` in a write transaction shared with whatever else is queued; returns
   // once that transaction committed, or rethrows what `work` threw (its changes rolled
-  // back) or what the commit failed with. Not reentrant: `work` must not write().
+  // back) or what the commit failed with, a file removed underneath the store included
+  // (Connection::refuse_if_moved). Not reentrant: `work` must not write().
   void write(const std::function<void(Connection&)>& work);
 
   // Runs `fn` while no write transaction is open and none can start; writers that

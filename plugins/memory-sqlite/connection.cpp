@@ -26,8 +26,8 @@ Database& configured(Database& db, const char* pragmas) {
 
 }  // namespace
 
-Connection::Connection(const std::string& path, OpenMode mode, const std::string& vfs)
-    : db_(path, mode, vfs),
+Connection::Connection(const std::string& path, OpenMode mode)
+    : db_(path, mode),
       tokenizer_(configured(db_, mode == OpenMode::kReadWrite ? kWritePragmas : kReadPragmas)) {}
 
 Statement& Connection::prepared(const std::string& sql) {
@@ -51,14 +51,14 @@ ReadSnapshot::~ReadSnapshot() {
   }
 }
 
-std::unique_ptr<Connection> open_writer(const std::string& path, const std::string& vfs) {
-  auto c = std::make_unique<Connection>(path, OpenMode::kReadWrite, vfs);
+std::unique_ptr<Connection> open_writer(const std::string& path) {
+  auto c = std::make_unique<Connection>(path, OpenMode::kReadWrite);
   migrate(c->db());
   return c;
 }
 
-std::unique_ptr<Connection> open_reader(const std::string& path, const std::string& vfs) {
-  auto c = std::make_unique<Connection>(path, OpenMode::kReadOnly, vfs);
+std::unique_ptr<Connection> open_reader(const std::string& path) {
+  auto c = std::make_unique<Connection>(path, OpenMode::kReadOnly);
   register_term_stat_function(c->db());
   return c;
 }

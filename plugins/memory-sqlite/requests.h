@@ -32,9 +32,6 @@ struct Config {
   int checkpoint_pages = kDefaultCheckpointPages;
   // The host's "cursor_key" (ABI 1.7); an all-zero key without one.
   sdk::CursorSeal cursor_seal;
-  // Not from the config: the SQLite VFS the host offers (plugin_sqlite::offered_vfs),
-  // or empty for SQLite's default.
-  std::string vfs;
 };
 
 // Which entries of one cell an operation sees; an unset field does not filter.

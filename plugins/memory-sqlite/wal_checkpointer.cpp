@@ -16,12 +16,12 @@ constexpr int64_t kHeldRemainder = 2000;
 
 }  // namespace
 
-WalCheckpointer::WalCheckpointer(const std::string& path, const std::string& vfs, Database& writer,
-                                 std::mutex& write_mutex, int threshold_pages)
+WalCheckpointer::WalCheckpointer(const std::string& path, Database& writer, std::mutex& write_mutex,
+                                 int threshold_pages)
     : writer_(writer),
       write_mutex_(write_mutex),
       threshold_(threshold_pages),
-      own_(path, OpenMode::kReadWrite, vfs) {
+      own_(path, OpenMode::kReadWrite) {
   // A connection opens the WAL at its first read; until then a checkpoint through it
   // reports "not in WAL mode" and copies nothing.
   own_.query_int("PRAGMA user_version");

@@ -30,8 +30,8 @@ class WalCheckpointer {
  public:
   // `writer` is the connection saves commit through, `write_mutex` the mutex they hold
   // while they do; both must outlive this object.
-  WalCheckpointer(const std::string& path, const std::string& vfs, Database& writer,
-                  std::mutex& write_mutex, int threshold_pages);
+  WalCheckpointer(const std::string& path, Database& writer, std::mutex& write_mutex,
+                  int threshold_pages);
   ~WalCheckpointer();  // detaches from the writer and ends the thread after its pass
   WalCheckpointer(const WalCheckpointer&) = delete;
   WalCheckpointer& operator=(const WalCheckpointer&) = delete;

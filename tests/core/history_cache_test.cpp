@@ -236,6 +236,35 @@ TEST_F(HistoryCacheTest, ARunKeepsItsWindowWhileTheCacheGoesOnWithoutCopyingOnce
   expect_as_the_store(cache, "cell", "a", 10'000'000);
 }
 
+// Two runs' spans of the same messages, and a copy of one (a run's context keeps part
+// of its window): the cache writes in place only once every one of them is gone, not
+// when the first goes.
+TEST_F(HistoryCacheTest, TheMessagesAreWrittenInPlaceOnlyOnceEverySpanOfThemIsGone) {
+  HistoryCache cache(32u << 20);
+  listen(cache);
+  append("cell", "a", 10);
+  HistorySpan first = cache.recent(sessions, "cell", "a", 10'000'000);
+  HistorySpan second = cache.recent(sessions, "cell", "a", 10'000'000);
+  ASSERT_EQ(first.begin(), second.begin());
+  HistorySpan part = second.without_first(4);
+  const std::vector<StoredMessage> was(part.begin(), part.end());
+  first = HistorySpan();
+  second = HistorySpan();
+  append("cell", "a", 10);
+  EXPECT_EQ(cache.recent(sessions, "cell", "a", 10'000'000).size(), 20u);
+  EXPECT_EQ(cache.stats().copies, 1u) << "a span's copy was still out";
+  ASSERT_EQ(part.size(), was.size());
+  for (size_t i = 0; i < was.size(); ++i) {
+    EXPECT_EQ(part[i].seq, was[i].seq);
+    EXPECT_EQ(part[i].content_text, was[i].content_text);
+  }
+  part = HistorySpan();
+  append("cell", "a", 2);
+  EXPECT_EQ(cache.recent(sessions, "cell", "a", 10'000'000).size(), 22u);
+  EXPECT_EQ(cache.stats().copies, 1u) << "copied though no span was out";
+  expect_as_the_store(cache, "cell", "a", 10'000'000);
+}
+
 // limits.history_cache_mb 0: every run reads its window from the store.
 TEST_F(HistoryCacheTest, ACacheOfNoBytesHoldsNothingAndAnswersAsTheStore) {
   HistoryCache cache(0);

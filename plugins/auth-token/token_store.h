@@ -2,8 +2,8 @@
 // of it, which is what lets the plugin declare itself thread-safe.
 #pragma once
 
-#include "sha256.h"
 #include "sqlite_db.h"
+#include "token_format.h"
 
 #include <chrono>
 #include <cstdint>

@@ -12,9 +12,8 @@ constexpr const char* kReadPragmas =
     "PRAGMA mmap_size=1073741824; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;";
 
 // The writer touches the leaf pages of five b-trees and the FTS index per save; a
-// larger cache keeps their upper levels resident while loading. Its checkpoints are
-// WalCheckpointer's (wal_checkpointer.h); journal_size_limit trims the WAL file back
-// after one that a reader's snapshot let grow past that.
+// larger cache keeps their upper levels resident while loading. journal_size_limit
+// trims the WAL file back after a checkpoint that a reader's snapshot let grow past it.
 constexpr const char* kWritePragmas =
     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
     "PRAGMA mmap_size=1073741824; PRAGMA journal_size_limit=67108864;";
@@ -51,8 +50,9 @@ ReadSnapshot::~ReadSnapshot() {
   }
 }
 
-std::unique_ptr<Connection> open_writer(const std::string& path) {
+std::unique_ptr<Connection> open_writer(const std::string& path, int checkpoint_pages) {
   auto c = std::make_unique<Connection>(path, OpenMode::kReadWrite);
+  c->db().exec(("PRAGMA wal_autocheckpoint=" + std::to_string(checkpoint_pages)).c_str());
   migrate(c->db());
   return c;
 }

@@ -42,8 +42,10 @@ class ReadSnapshot {
   Connection& c_;
 };
 
-// The writer: creates the schema and owns the WAL settings of the file.
-std::unique_ptr<Connection> open_writer(const std::string& path);
+// The writer: creates the schema and owns the WAL settings of the file. SQLite's
+// automatic checkpoint copies the WAL into the file in the save whose commit takes it
+// past `checkpoint_pages`.
+std::unique_ptr<Connection> open_writer(const std::string& path, int checkpoint_pages);
 
 // A read-only connection with the search support functions registered.
 std::unique_ptr<Connection> open_reader(const std::string& path);

@@ -67,8 +67,7 @@ EntryRow row_of(const SaveRequest& r) {
 MemoryStore::MemoryStore(const Config& config)
     : config_(config),
       path_(prepare_private_file(config.data_dir)),
-      writer_(open_writer(path_)),
-      checkpointer_(path_, writer_->db(), write_mutex_, config.checkpoint_pages),
+      writer_(open_writer(path_, config.checkpoint_pages)),
       readers_(path_, kMaxReaders) {}
 
 EntryRow MemoryStore::save(const SaveRequest& r) {

@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ccache pkg-config binutils
-  libpoco-dev libboost-dev nlohmann-json3-dev libsimdjson-dev libsqlite3-dev libcurl4-openssl-dev libgtest-dev
+  libpoco-dev libboost-dev nlohmann-json3-dev libsimdjson-dev libsqlite3-dev
+  libcurl4-openssl-dev libssl-dev libgtest-dev
   libjemalloc-dev
   curl ca-certificates tzdata
 )

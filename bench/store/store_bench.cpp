@@ -15,8 +15,8 @@
 #include "core/log/logger.h"
 #include "core/runs/context_window.h"
 #include "core/sessions/session_store.h"
-#include "core/store/wal_buffer_vfs.h"
 
+#include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -116,6 +116,16 @@ nlohmann::json time_lists(const agentrt::core::SessionStore& sessions) {
   return medians;
 }
 
+// Pages the store's writer connection has written to the WAL so far: SQLite counts
+// them per connection (SQLITE_DBSTATUS_CACHE_WRITE), a frame each.
+int64_t wal_frames_written(agentrt::core::StateStore& store) {
+  int frames = 0, highwater = 0;
+  store.write([&](agentrt::core::Connection& db) {
+    sqlite3_db_status(db.handle(), SQLITE_DBSTATUS_CACHE_WRITE, &frames, &highwater, 0);
+  });
+  return frames;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -130,7 +140,7 @@ int main(int argc, char** argv) {
 
   std::vector<double> wall_us;
   double cpu_us = 0;
-  agentrt::core::WalWriteCounts before{}, after{};
+  int64_t frames_before = 0, frames_after = 0;
   nlohmann::json list_us;
   {
     agentrt::core::StateStore store(dir);
@@ -138,7 +148,7 @@ int main(int argc, char** argv) {
     const int warmup = std::min(2000, o.runs);
     for (int i = 0; i < warmup + o.runs; ++i) {
       if (i == warmup) {
-        before = agentrt::core::wal_write_counts();
+        frames_before = wal_frames_written(store);
         cpu_us = -thread_cpu_us();
       }
       agentrt::core::RunRecord run{new_id("run"),
@@ -160,7 +170,7 @@ int main(int argc, char** argv) {
         wall_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
     cpu_us += thread_cpu_us();
-    after = agentrt::core::wal_write_counts();
+    frames_after = wal_frames_written(store);
     if (o.list) list_us = time_lists(session_store);
   }
   std::filesystem::remove_all(dir);
@@ -169,8 +179,7 @@ int main(int argc, char** argv) {
   for (double w : wall_us) mean += w;
   mean /= static_cast<double>(wall_us.size());
   const double runs = static_cast<double>(o.runs);
-  // Each WAL frame is two writes from SQLite: its 24-byte header, then its page.
-  const double frames = static_cast<double>(after.requested - before.requested) / 2 / runs;
+  const double frames = static_cast<double>(frames_after - frames_before) / runs;
   nlohmann::json line = {
       {"runs", o.runs},
       {"answer_bytes", o.answer_bytes},

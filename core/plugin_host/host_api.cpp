@@ -3,7 +3,6 @@
 #include "text/json_reader.h"
 
 #include "core/log/logger.h"
-#include "core/store/wal_buffer_vfs.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -74,15 +73,10 @@ int32_t host_secret_lookup(agentrt_host_t* host, const char* ref_json, size_t le
   }
 }
 
-// The state store's VFS shim, offered so that a plugin's SQLite commits pay one WAL
-// write each, as the state store's do. Registering it can only fail without a default
-// VFS, and then a plugin opens with SQLite's own.
+// ABI 1.3's member stays for plugins built against it, and offers no VFS: agentd's
+// stores, and so its plugins', open with SQLite's default.
 const char* host_sqlite_vfs(agentrt_host_t*) noexcept {
-  try {
-    return wal_buffer_vfs();
-  } catch (...) {
-    return nullptr;
-  }
+  return nullptr;
 }
 
 int32_t host_output_write(agentrt_output_t* out, const char* data, size_t len) noexcept {

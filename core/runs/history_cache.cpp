@@ -3,7 +3,6 @@
 #include "core/runs/context_window.h"
 
 #include <algorithm>
-#include <atomic>
 #include <iterator>
 #include <utility>
 
@@ -23,34 +22,41 @@ size_t bytes_of(const StoredMessage& m) {
 
 // The entry's messages, to change: a copy of those it holds when a run's span still
 // reads them, or when the messages dropped from the front outnumber them.
-//
-// Only the entry's holder (the run that took it) makes spans of it, so a count of one
-// stays one. The count is read relaxed; the fence orders the reads of the run whose
-// span last let go (its decrement is acq_rel) before the writes that follow here.
-// ThreadSanitizer does not model fences and reports those reads and writes as a race
-// (-fsanitize=thread, HistoryCacheTest.Concurrent...); with __tsan_release where a span
-// lets go and __tsan_acquire here, it reports nothing (checked in session 24).
 std::vector<StoredMessage>& HistoryCache::writable(Entry& entry) {
-  const bool shared = entry.messages.use_count() > 1;
-  std::atomic_thread_fence(std::memory_order_acquire);
-  if (!shared && entry.first <= held(entry)) return *entry.messages;
-  auto own = std::make_shared<std::vector<StoredMessage>>();
-  own->reserve(held(entry) + 2);
-  const auto from = entry.messages->begin() + static_cast<std::ptrdiff_t>(entry.first);
-  if (shared)
-    own->insert(own->end(), from, entry.messages->end());
+  std::vector<StoredMessage>& list = entry.messages->list;
+  const bool lent = entry.messages->lent.load(std::memory_order_acquire) > 0;
+  if (!lent && entry.first <= held(entry)) return list;
+  auto own = std::make_shared<Messages>();
+  own->list.reserve(held(entry) + 2);
+  const auto from = list.begin() + static_cast<std::ptrdiff_t>(entry.first);
+  if (lent)
+    own->list.insert(own->list.end(), from, list.end());
   else  // only the dropped ones are left behind
-    own->insert(own->end(), std::make_move_iterator(from),
-                std::make_move_iterator(entry.messages->end()));
+    own->list.insert(own->list.end(), std::make_move_iterator(from),
+                     std::make_move_iterator(list.end()));
   entry.messages = std::move(own);
   entry.first = 0;
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.copies;
-  return *entry.messages;
+  return entry.messages->list;
+}
+
+// A span of the entry's messages from `first` on, for a run. Its copies share one loan,
+// given back when the last of them goes; the loan keeps the messages alive until then,
+// also once the entry has gone.
+HistorySpan HistoryCache::lend(const Entry& entry, size_t first) {
+  std::shared_ptr<Messages> messages = entry.messages;
+  messages->lent.fetch_add(1, std::memory_order_relaxed);
+  const std::vector<StoredMessage>* list = &messages->list;
+  std::shared_ptr<const std::vector<StoredMessage>> loan(
+      list, [messages = std::move(messages)](const std::vector<StoredMessage>*) {
+        messages->lent.fetch_sub(1, std::memory_order_release);
+      });
+  return HistorySpan(std::move(loan), first, list->size());
 }
 
 void HistoryCache::drop_oldest(Entry& entry) {
-  const StoredMessage& oldest = (*entry.messages)[entry.first++];
+  const StoredMessage& oldest = entry.messages->list[entry.first++];
   entry.tokens -= oldest.tokens;
   entry.bytes -= bytes_of(oldest);
   entry.from_first = false;
@@ -88,15 +94,15 @@ HistorySpan HistoryCache::recent(const SessionStore& sessions, const std::string
   entry->window = std::max(entry->window, context_window);
   // Older messages than the largest window needs are of no use to any run.
   while (held(*entry) > 1 &&
-         entry->tokens - (*entry->messages)[entry->first].tokens > entry->window)
+         entry->tokens - entry->messages->list[entry->first].tokens > entry->window)
     drop_oldest(*entry);
   if (entry->first > held(*entry)) writable(*entry);  // lets go of those dropped
-  const std::vector<StoredMessage>& messages = *entry->messages;
+  const std::vector<StoredMessage>& messages = entry->messages->list;
   // recent_history's rule: newest first, up to and with the message that passes the window.
   size_t first = messages.size();
   for (int64_t tokens = 0; first > entry->first && tokens <= context_window;)
     tokens += messages[--first].tokens;
-  HistorySpan out(entry->messages, first, messages.size());
+  HistorySpan out = lend(*entry, first);
   if (held(*entry) > 0) put(key, std::move(*entry));
   return out;
 }
@@ -172,9 +178,9 @@ void HistoryCache::stored(const RunOutcome& outcome, std::vector<StoredMessage>&
 HistoryCache::Entry HistoryCache::read_window(const SessionStore& sessions, const std::string& cell,
                                               const std::string& session, int64_t context_window) {
   Entry entry;
-  entry.messages = std::make_shared<std::vector<StoredMessage>>(
-      recent_history(sessions, cell, session, context_window));
-  for (const StoredMessage& m : *entry.messages) {
+  entry.messages = std::make_shared<Messages>();
+  entry.messages->list = recent_history(sessions, cell, session, context_window);
+  for (const StoredMessage& m : entry.messages->list) {
     entry.tokens += m.tokens;
     entry.bytes += bytes_of(m);
   }
@@ -182,7 +188,7 @@ HistoryCache::Entry HistoryCache::read_window(const SessionStore& sessions, cons
   entry.from_first = entry.tokens <= context_window;
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.misses;
-  stats_.messages_read += entry.messages->size();
+  stats_.messages_read += entry.messages->list.size();
   return entry;
 }
 

@@ -19,8 +19,9 @@
 // the session's row either.
 //
 // A run's window is a span of the entry's messages (history_span.h), not a copy. The
-// entry appends to them in place when no run holds them any more (the run before on a
-// session has ended by the time the next reads), and copies them first when one does.
+// entry counts the spans it lent and not yet got back, and appends to the messages in
+// place when none is out (the run before on a session has ended by the time the next
+// reads), and copies them first when one is.
 //
 // Entries go least recently used first once their messages pass `max_bytes`.
 //
@@ -34,6 +35,7 @@
 #include "core/runs/history_span.h"
 #include "core/sessions/session_store.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -95,10 +97,19 @@ class HistoryCache {
   void after_store_read(std::function<void()> hook) { after_store_read_ = std::move(hook); }
 
  private:
+  // An entry's messages, and the spans of them lent to runs and not yet given back.
+  // Only the entry's holder (the run that took it out of the map) lends them or changes
+  // `list`, and it changes `list` only while no span is out. A span's last copy gives
+  // the loan back as it goes (release); the holder looks (acquire) before it writes, so
+  // whatever a run read happens before the holder's writes.
+  struct Messages {
+    std::vector<StoredMessage> list;
+    std::atomic<int> lent{0};
+  };
+
   struct Entry {
-    // The session's newest, oldest first: those of `messages` from `first` on. Shared
-    // with the spans runs were given, so changed only while no run holds it.
-    std::shared_ptr<std::vector<StoredMessage>> messages;
+    // The session's newest, oldest first: those of `messages->list` from `first` on.
+    std::shared_ptr<Messages> messages;
     size_t first = 0;
     bool from_first = false;  // the session's first message is among them
     int64_t tokens = 0;       // of those held
@@ -123,10 +134,11 @@ class HistoryCache {
   class ReadGuard;
 
   static const StoredMessage& newest(const Entry& entry) {
-    return entry.stored.empty() ? entry.messages->back() : entry.stored.back();
+    return entry.stored.empty() ? entry.messages->list.back() : entry.stored.back();
   }
-  static size_t held(const Entry& entry) { return entry.messages->size() - entry.first; }
+  static size_t held(const Entry& entry) { return entry.messages->list.size() - entry.first; }
   std::vector<StoredMessage>& writable(Entry& entry);
+  static HistorySpan lend(const Entry& entry, size_t first);
   static void drop_oldest(Entry& entry);
   std::optional<Entry> take(const std::string& key);
   void erase(std::unordered_map<std::string, Entry>::iterator it);

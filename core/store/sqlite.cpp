@@ -1,7 +1,5 @@
 #include "core/store/sqlite.h"
 
-#include "core/store/wal_buffer_vfs.h"
-
 #include <string>
 
 namespace agentrt::core {
@@ -25,11 +23,11 @@ Connection::Connection(const std::string& path, bool read_only) {
     // Without memory statistics every allocation skips a global mutex.
     sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     // A group commit runs each writer in a savepoint, whose sub-journal keeps a copy of
-    // every page the writer changes. Past 64 KiB (SQLite's default) it went to a new
-    // temporary file in /var/tmp, created, written page by page and deleted per
-    // commit: at 64 concurrent /chat that was 10 writes a /chat and 9% of agentd's CPU.
-    // The bound keeps a statement that rewrites much of the database (a cell's delete)
-    // from holding all of it in memory.
+    // every page the writer changes. Past its bound it goes to a new temporary file in
+    // /var/tmp, created, written page by page and deleted per commit: at 64 concurrent
+    // /chat with 4 KB pages and SQLite's default of 64 KiB that was 10 writes a /chat
+    // and 9% of agentd's CPU. The bound keeps a statement that rewrites much of the
+    // database (a cell's delete) from holding all of it in memory.
     sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, kStatementJournalInMemory);
     return true;
   }();
@@ -38,9 +36,7 @@ Connection::Connection(const std::string& path, bool read_only) {
   // so SQLite's per-connection lock would be pure overhead.
   int flags = SQLITE_OPEN_NOMUTEX |
               (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  // Through the WAL-buffering shim: a commit's frames reach the WAL in one write
-  // instead of two per page (wal_buffer_vfs.h).
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, wal_buffer_vfs());
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
@@ -113,6 +109,20 @@ void Connection::give_back(Idle& home, sqlite3_stmt* stmt) noexcept {
     home.statements.push_back(stmt);
   } catch (...) {
     sqlite3_finalize(stmt);  // out of memory: a statement not cached is merely slower
+  }
+}
+
+void Connection::refuse_if_moved() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!moved_ && now - moved_checked_at_ >= kMovedCheckEvery) {
+    moved_checked_at_ = now;
+    int moved = 0;
+    moved_ = sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK &&
+             moved != 0;
+  }
+  if (moved_) {
+    throw StoreError("sqlite: the database file was removed or replaced (" + db_name(db_) + ")",
+                     SQLITE_READONLY_DBMOVED);
   }
 }
 

@@ -33,7 +33,7 @@ void WriteBatcher::write(const std::function<void(Connection&)>& work) {
       break;
     }
     lock.unlock();
-    if (job.signal.wait() == WakeWord::kDone) break;
+    if (job.signal.wait() == Signal::kDone) break;
     lock.lock();  // our turn to lead, unless a leader took the job meanwhile
     if (!job.signal.rearm()) break;
   }
@@ -71,14 +71,36 @@ void WriteBatcher::lead(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   // Outside the lock, so each writer woken leaves at once; a job is gone as soon as
   // its writer sees kDone, so none is touched after its post.
-  for (Job* done : batch) done->signal.post(WakeWord::kDone);
+  for (Job* done : batch) done->signal.post(Signal::kDone);
 }
 
 void WriteBatcher::hand_over_locked() {
   if (exclusive_waiting_)
     idle_.notify_one();
   else if (!queue_.empty())
-    queue_.front()->signal.post(WakeWord::kYourTurn);
+    queue_.front()->signal.post(Signal::kYourTurn);
+}
+
+WriteBatcher::Signal::State WriteBatcher::Signal::wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  posted_.wait(lock, [this] { return state_ != kWaiting; });
+  return state_;
+}
+
+bool WriteBatcher::Signal::rearm() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ == kDone) return false;
+  state_ = kWaiting;
+  return true;
+}
+
+// Notified with the lock held: the waiter can see kDone, and leave with its Signal,
+// only once the lock is released, after which nothing of it is touched here. What the
+// leader wrote for the waiter (its error) is visible to it through the same lock.
+void WriteBatcher::Signal::post(State state) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (state_ != kDone) state_ = state;
+  posted_.notify_one();
 }
 
 void WriteBatcher::exclusive(const std::function<void()>& fn) {
@@ -152,6 +174,7 @@ size_t WriteBatcher::pending() const {
 
 void WriteBatcher::commit_alone(Job& job) {
   try {
+    writer_.refuse_if_moved();
     writer_.prepare("BEGIN IMMEDIATE").run();
     (*job.work)(writer_);
     writer_.prepare("COMMIT").run();
@@ -177,6 +200,7 @@ void WriteBatcher::run_in_savepoint(Job& job) {
 void WriteBatcher::commit(const std::vector<Job*>& batch) {
   if (batch.size() == 1) return commit_alone(*batch.front());
   try {
+    writer_.refuse_if_moved();
     writer_.prepare("BEGIN IMMEDIATE").run();
     for (Job* job : batch) run_in_savepoint(*job);
     writer_.prepare("COMMIT").run();

@@ -11,7 +11,6 @@
 #pragma once
 
 #include "core/store/sqlite.h"
-#include "core/store/wake_word.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -47,7 +46,8 @@ class WriteBatcher {
 
   // Runs `work` in a write transaction shared with whatever else is queued; returns
   // once that transaction committed, or rethrows what `work` threw (its changes rolled
-  // back) or what the commit failed with. Not reentrant: `work` must not write().
+  // back) or what the commit failed with, a file removed underneath the store included
+  // (Connection::refuse_if_moved). Not reentrant: `work` must not write().
   void write(const std::function<void(Connection&)>& work);
 
   // Runs `fn` while no write transaction is open and none can start; writers that
@@ -71,15 +71,35 @@ class WriteBatcher {
   uint64_t gather_yields() const;
 
  private:
+  // One waiting writer's wake-up, with a mutex and condition variable of its own: a
+  // commit wakes the writers it served and the one next in line to lead, not every
+  // writer queued (at 64 concurrent /chat, waking all of them after each commit was 8%
+  // of agentd's CPU in futex calls), and a woken writer takes only its own mutex, not
+  // mutex_, which the leader or the writer woken before it may hold (with one
+  // condition variable on mutex_ each woken writer slept a second time on it, and the
+  // writers left one by one).
+  class Signal {
+   public:
+    enum State { kWaiting, kYourTurn, kDone };
+    // Sleeps until something is posted; returns kYourTurn or kDone.
+    State wait();
+    // After kYourTurn: back to waiting. False when kDone was posted meanwhile.
+    bool rearm();
+    // kYourTurn (look again, under mutex_) or kDone (final). After kDone the waiter may
+    // leave, and its Signal go, as soon as this returns.
+    void post(State state);
+
+   private:
+    std::mutex mutex_;
+    std::condition_variable posted_;
+    State state_ = kWaiting;
+  };
+
   struct Job {
     const std::function<void(Connection&)>* work = nullptr;
     std::exception_ptr error;
     bool taken = false;  // in a leader's batch (under mutex_)
-    // Each waiter sleeps on its own: a commit wakes the writers it served and the one
-    // next in line to lead, not every writer queued (at 64 concurrent /chat, waking all
-    // of them after each commit was 8% of agentd's CPU in futex calls). A served writer
-    // leaves without taking mutex_ again (wake_word.h).
-    WakeWord signal;
+    Signal signal;
   };
   // Commits the queue, `lock`'s caller's job included; returns with `lock` released.
   void lead(std::unique_lock<std::mutex>& lock);

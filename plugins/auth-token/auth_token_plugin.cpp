@@ -65,7 +65,7 @@ StoreConfig logged(StoreConfig config, const sdk::Host& host) {
 class AuthTokenPlugin : public sdk::Auth {
  public:
   AuthTokenPlugin(const sdk::Host& host, const std::string& config_json)
-      : store_(logged(parse_config(config_json), host), plugin_sqlite::offered_vfs(host)) {
+      : store_(logged(parse_config(config_json), host)) {
     host.log(AGENTRT_LOG_DEBUG, "auth-token store ready");
   }
 

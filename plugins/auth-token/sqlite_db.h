@@ -3,7 +3,7 @@
 // nullable integer times.
 #pragma once
 
-#include "sha256.h"
+#include "token_format.h"
 
 #include "sqlite-common/sqlite_db.h"
 

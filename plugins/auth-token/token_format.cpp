@@ -3,6 +3,10 @@
 #include "base64url.h"
 #include "random_bytes.h"
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <agentrt/plugin.hpp>
+
 #include <cstdint>
 
 namespace agentrt::auth_token {
@@ -55,14 +59,16 @@ std::optional<TokenParts> parse_token(std::string_view token) {
 }
 
 Sha256Digest hash_secret(std::string_view secret) {
-  return sha256(secret);
+  Sha256Digest digest{};
+  unsigned int size = 0;
+  if (EVP_Digest(secret.data(), secret.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1 ||
+      size != digest.size())
+    throw sdk::Error(AGENTRT_ERR_INTERNAL, "auth-token: OpenSSL could not compute SHA-256");
+  return digest;
 }
 
 bool constant_time_equal(const Sha256Digest& a, const Sha256Digest& b) {
-  // volatile keeps the compiler from turning the accumulation into an early exit.
-  volatile uint8_t diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff = diff | static_cast<uint8_t>(a[i] ^ b[i]);
-  return diff == 0;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace agentrt::auth_token

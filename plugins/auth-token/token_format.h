@@ -3,9 +3,9 @@
 // secret is never stored, only its SHA-256.
 #pragma once
 
-#include "sha256.h"
-
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,10 +35,13 @@ std::optional<TokenParts> parse_token(std::string_view token);
 
 bool is_token_id(std::string_view text);
 
+using Sha256Digest = std::array<uint8_t, 32>;
+
+// The SHA-256 (OpenSSL's) of the secret's base64url text, the form auth.db stores.
 Sha256Digest hash_secret(std::string_view secret);
 
-// Touches every byte whatever the contents, so the time taken says nothing about
-// where two digests first differ.
+// Touches every byte whatever the contents (OpenSSL's CRYPTO_memcmp), so the time
+// taken says nothing about where two digests first differ.
 bool constant_time_equal(const Sha256Digest& a, const Sha256Digest& b);
 
 }  // namespace agentrt::auth_token

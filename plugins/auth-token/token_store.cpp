@@ -125,9 +125,9 @@ constexpr size_t kMaxCached = 100000;
 
 // SQLite's own mutex costs nothing noticeable here and keeps it safe even if a caller
 // forgets mutex_.
-TokenStore::TokenStore(const StoreConfig& config, const std::string& vfs)
+TokenStore::TokenStore(const StoreConfig& config)
     : db_(create_private_file(config), plugin_sqlite::OpenMode::kReadWrite, "auth-token",
-          plugin_sqlite::ConnectionMutex::kFull, vfs),
+          plugin_sqlite::ConnectionMutex::kFull),
       insert_(migrated(db_, config.guest),
               "INSERT INTO tokens(id, secret_hash, actor, cell, admin, created_at, expires_at, "
               "issued) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "

@@ -2,8 +2,8 @@
 // of it, which is what lets the plugin declare itself thread-safe.
 #pragma once
 
-#include "sha256.h"
 #include "sqlite_db.h"
+#include "token_format.h"
 
 #include <chrono>
 #include <cstdint>
@@ -59,9 +59,8 @@ class TokenStore {
  public:
   // Opens or creates data_dir/auth.db (mode 0600), brings its schema up to date and
   // removes every dead token due (prune). Each insert removes a few more.
-  // `vfs`: the host's offered SQLite VFS (plugin_sqlite::offered_vfs), or empty.
   // As a guest (ABI 1.6) it refuses a missing or older store and removes nothing.
-  TokenStore(const StoreConfig& config, const std::string& vfs);
+  explicit TokenStore(const StoreConfig& config);
 
   // False when the id is already taken (the caller draws a new one).
   bool insert(const TokenRecord& record, const Sha256Digest& secret_hash);

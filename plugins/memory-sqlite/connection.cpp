@@ -12,9 +12,8 @@ constexpr const char* kReadPragmas =
     "PRAGMA mmap_size=1073741824; PRAGMA cache_size=-16384; PRAGMA temp_store=MEMORY;";
 
 // The writer touches the leaf pages of five b-trees and the FTS index per save; a
-// larger cache keeps their upper levels resident while loading. Its checkpoints are
-// WalCheckpointer's (wal_checkpointer.h); journal_size_limit trims the WAL file back
-// after one that a reader's snapshot let grow past that.
+// larger cache keeps their upper levels resident while loading. journal_size_limit
+// trims the WAL file back after a checkpoint that a reader's snapshot let grow past it.
 constexpr const char* kWritePragmas =
     "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;"
     "PRAGMA mmap_size=1073741824; PRAGMA journal_size_limit=67108864;";
@@ -26,8 +25,8 @@ Database& configured(Database& db, const char* pragmas) {
 
 }  // namespace
 
-Connection::Connection(const std::string& path, OpenMode mode, const std::string& vfs)
-    : db_(path, mode, vfs),
+Connection::Connection(const std::string& path, OpenMode mode)
+    : db_(path, mode),
       tokenizer_(configured(db_, mode == OpenMode::kReadWrite ? kWritePragmas : kReadPragmas)) {}
 
 Statement& Connection::prepared(const std::string& sql) {
@@ -51,14 +50,15 @@ ReadSnapshot::~ReadSnapshot() {
   }
 }
 
-std::unique_ptr<Connection> open_writer(const std::string& path, const std::string& vfs) {
-  auto c = std::make_unique<Connection>(path, OpenMode::kReadWrite, vfs);
+std::unique_ptr<Connection> open_writer(const std::string& path, int checkpoint_pages) {
+  auto c = std::make_unique<Connection>(path, OpenMode::kReadWrite);
+  c->db().exec(("PRAGMA wal_autocheckpoint=" + std::to_string(checkpoint_pages)).c_str());
   migrate(c->db());
   return c;
 }
 
-std::unique_ptr<Connection> open_reader(const std::string& path, const std::string& vfs) {
-  auto c = std::make_unique<Connection>(path, OpenMode::kReadOnly, vfs);
+std::unique_ptr<Connection> open_reader(const std::string& path) {
+  auto c = std::make_unique<Connection>(path, OpenMode::kReadOnly);
   register_term_stat_function(c->db());
   return c;
 }

@@ -14,7 +14,7 @@ namespace agentrt::memory_sqlite {
 
 class Connection {
  public:
-  Connection(const std::string& path, OpenMode mode, const std::string& vfs);
+  Connection(const std::string& path, OpenMode mode);
 
   Database& db() { return db_; }
   Tokenizer& tokenizer() { return tokenizer_; }
@@ -42,10 +42,12 @@ class ReadSnapshot {
   Connection& c_;
 };
 
-// The writer: creates the schema and owns the WAL settings of the file.
-std::unique_ptr<Connection> open_writer(const std::string& path, const std::string& vfs = {});
+// The writer: creates the schema and owns the WAL settings of the file. SQLite's
+// automatic checkpoint copies the WAL into the file in the save whose commit takes it
+// past `checkpoint_pages`.
+std::unique_ptr<Connection> open_writer(const std::string& path, int checkpoint_pages);
 
 // A read-only connection with the search support functions registered.
-std::unique_ptr<Connection> open_reader(const std::string& path, const std::string& vfs = {});
+std::unique_ptr<Connection> open_reader(const std::string& path);
 
 }  // namespace agentrt::memory_sqlite

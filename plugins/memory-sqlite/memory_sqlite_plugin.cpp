@@ -28,8 +28,7 @@ std::string deleted(int64_t n) {
   return json{{"deleted", n}}.dump();
 }
 
-Config with_vfs(Config config, const sdk::Host& host) {
-  config.vfs = plugin_sqlite::offered_vfs(host);
+Config logged(Config config, const sdk::Host& host) {
   plugin_sqlite::log_migrations_to(host);
   return config;
 }
@@ -96,7 +95,7 @@ class MemorySqlitePlugin : public sdk::MemoryBackend {
 
  private:
   MemorySqlitePlugin(const sdk::Host& host, Config config)
-      : seal_(config.cursor_seal), store_(with_vfs(std::move(config), host)) {
+      : seal_(config.cursor_seal), store_(logged(std::move(config), host)) {
     host.log(AGENTRT_LOG_DEBUG, "memory-sqlite store ready");
   }
 

@@ -67,9 +67,8 @@ EntryRow row_of(const SaveRequest& r) {
 MemoryStore::MemoryStore(const Config& config)
     : config_(config),
       path_(prepare_private_file(config.data_dir)),
-      writer_(open_writer(path_, config.vfs)),
-      checkpointer_(path_, config.vfs, writer_->db(), write_mutex_, config.checkpoint_pages),
-      readers_(path_, config.vfs, kMaxReaders) {}
+      writer_(open_writer(path_, config.checkpoint_pages)),
+      readers_(path_, kMaxReaders) {}
 
 EntryRow MemoryStore::save(const SaveRequest& r) {
   EntryRow row = row_of(r);

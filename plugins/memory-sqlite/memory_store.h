@@ -8,7 +8,6 @@
 #include "reader_pool.h"
 #include "requests.h"
 #include "search.h"
-#include "wal_checkpointer.h"
 
 #include <array>
 #include <cstdint>
@@ -47,7 +46,6 @@ class MemoryStore {
   const std::string path_;  // <data_dir>/memory.db
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;
-  WalCheckpointer checkpointer_;  // after writer_: detaches from it before it closes
   ReaderPool readers_;
 };
 

@@ -2,8 +2,8 @@
 
 namespace agentrt::memory_sqlite {
 
-ReaderPool::ReaderPool(std::string path, std::string vfs, size_t max_connections)
-    : path_(std::move(path)), vfs_(std::move(vfs)), max_(max_connections) {}
+ReaderPool::ReaderPool(std::string path, size_t max_connections)
+    : path_(std::move(path)), max_(max_connections) {}
 
 ReaderPool::Lease ReaderPool::acquire() {
   std::unique_lock<std::mutex> lock(mutex_);
@@ -17,7 +17,7 @@ ReaderPool::Lease ReaderPool::acquire() {
   lock.unlock();
   // Opened outside the lock: opening reads the schema, and others may proceed meanwhile.
   try {
-    return Lease(*this, open_reader(path_, vfs_));
+    return Lease(*this, open_reader(path_));
   } catch (...) {
     std::lock_guard<std::mutex> relock(mutex_);
     --open_;

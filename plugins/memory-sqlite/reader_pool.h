@@ -14,7 +14,7 @@ namespace agentrt::memory_sqlite {
 
 class ReaderPool {
  public:
-  ReaderPool(std::string path, std::string vfs, size_t max_connections);
+  ReaderPool(std::string path, size_t max_connections);
 
   class Lease {
    public:
@@ -38,7 +38,6 @@ class ReaderPool {
   void release(std::unique_ptr<Connection> c);
 
   const std::string path_;
-  const std::string vfs_;
   const size_t max_;
   std::mutex mutex_;
   std::condition_variable released_;

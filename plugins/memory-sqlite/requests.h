@@ -17,10 +17,10 @@ inline constexpr int kMaxListLimit = 500;
 inline constexpr int kMaxSearchLimit = 100;
 inline constexpr int kDefaultSearchCandidates = 2000;
 inline constexpr int kMaxSearchCandidates = 100000;
-// WAL pages after which a checkpoint is due (wal_checkpointer.h). A save writes about
-// 16.5 pages, many the same few each time, and a checkpoint copies each page once: at
-// SQLite's default of 1,000 the hot pages went back every 60 saves, with two
-// fdatasyncs; at 10,000 (40 MB) every 600. 100k-entry loads: 3,646-4,279 saves/s
+// WAL pages after which SQLite's automatic checkpoint runs (wal_autocheckpoint). A save
+// writes about 16.5 pages, many the same few each time, and a checkpoint copies each
+// page once: at SQLite's default of 1,000 the hot pages went back every 60 saves, with
+// two fdatasyncs; at 10,000 (40 MB) every 600. 100k-entry loads: 3,646-4,279 saves/s
 // against 2,898-3,575, p99 0.54-0.67 ms against 6.2-7.3 ms (bench/README.md).
 inline constexpr int kDefaultCheckpointPages = 10000;
 inline constexpr int kMinCheckpointPages = 100;
@@ -32,9 +32,6 @@ struct Config {
   int checkpoint_pages = kDefaultCheckpointPages;
   // The host's "cursor_key" (ABI 1.7); an all-zero key without one.
   sdk::CursorSeal cursor_seal;
-  // Not from the config: the SQLite VFS the host offers (plugin_sqlite::offered_vfs),
-  // or empty for SQLite's default.
-  std::string vfs;
 };
 
 // Which entries of one cell an operation sees; an unset field does not filter.

@@ -16,10 +16,9 @@ using plugin_sqlite::Transaction;
 // ReaderPool ensure it), so it goes without SQLite's per-connection mutex.
 class Database : public plugin_sqlite::Database {
  public:
-  // `vfs`: the host's offered VFS (plugin_sqlite::offered_vfs), or empty.
-  Database(const std::string& path, OpenMode mode, const std::string& vfs = {})
-      : plugin_sqlite::Database(path, mode, "memory-sqlite", plugin_sqlite::ConnectionMutex::kNone,
-                                vfs) {}
+  Database(const std::string& path, OpenMode mode)
+      : plugin_sqlite::Database(path, mode, "memory-sqlite",
+                                plugin_sqlite::ConnectionMutex::kNone) {}
 };
 
 }  // namespace agentrt::memory_sqlite

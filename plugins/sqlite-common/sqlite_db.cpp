@@ -11,7 +11,7 @@ namespace {
 
 // The store cannot serve for now, though nothing is wrong with the request or the data:
 // a lock still held after the busy timeout (another process's transaction), a full disk,
-// or a file removed underneath the process (the host's VFS refuses writes to it). The
+// or a file removed underneath the process (refuse_if_moved refuses writes to it). The
 // caller may retry, later or elsewhere, unlike with a corrupt or unreadable file. The
 // host's own state store judges the same way (core/store/sqlite.h, StoreError::for_now).
 int32_t code_for(int rc) {
@@ -29,11 +29,9 @@ int open_flags(OpenMode mode, ConnectionMutex mutex) {
 
 }  // namespace
 
-Database::Database(const std::string& path, OpenMode mode, std::string label, ConnectionMutex mutex,
-                   const std::string& vfs)
+Database::Database(const std::string& path, OpenMode mode, std::string label, ConnectionMutex mutex)
     : label_(std::move(label)) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, open_flags(mode, mutex),
-                           vfs.empty() ? nullptr : vfs.c_str());
+  int rc = sqlite3_open_v2(path.c_str(), &db_, open_flags(mode, mutex), nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
@@ -42,11 +40,6 @@ Database::Database(const std::string& path, OpenMode mode, std::string label, Co
   }
   sqlite3_extended_result_codes(db_, 1);
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
-}
-
-std::string offered_vfs(const sdk::Host& host) {
-  const char* name = host.sqlite_vfs();
-  return name != nullptr && sqlite3_vfs_find(name) != nullptr ? name : "";
 }
 
 Database::~Database() {
@@ -68,6 +61,19 @@ void Database::exec(const char* sql) {
     note_damage(db_, rc);
     throw sdk::Error(code_for(rc), label_ + ": sqlite: " + message);
   }
+}
+
+void Database::refuse_if_moved() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!moved_ && now - moved_checked_at_ >= std::chrono::milliseconds(50)) {
+    moved_checked_at_ = now;
+    int moved = 0;
+    moved_ = sqlite3_file_control(db_, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK &&
+             moved != 0;
+  }
+  if (moved_)
+    throw sdk::Error(AGENTRT_ERR_UNAVAILABLE,
+                     label_ + ": sqlite: the database file was removed or replaced");
 }
 
 int64_t Database::query_int(const char* sql) {
@@ -132,6 +138,7 @@ void Statement::bind_blob(int index, const void* data, size_t size) {
 }
 
 bool Statement::step() {
+  if (!sqlite3_stmt_readonly(stmt_)) db_.refuse_if_moved();
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <agentrt/plugin.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -92,10 +93,9 @@ enum class ConnectionMutex { kNone, kFull };
 class Database {
  public:
   // `label` (the plugin's name) starts every error message, as the plugin's own
-  // errors do. kReadWrite creates the file when it is missing. `vfs` names the SQLite
-  // VFS to open through (offered_vfs below); empty is SQLite's default.
+  // errors do. kReadWrite creates the file when it is missing.
   Database(const std::string& path, OpenMode mode, std::string label,
-           ConnectionMutex mutex = ConnectionMutex::kNone, const std::string& vfs = {});
+           ConnectionMutex mutex = ConnectionMutex::kNone);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -109,16 +109,19 @@ class Database {
   // Throws the Error that matches the connection's last failure.
   [[noreturn]] void fail(const std::string& what) const;
 
+  // Throws AGENTRT_ERR_UNAVAILABLE when the file this connection opened is no longer
+  // the one at its path, removed or replaced: in WAL mode SQLite goes on committing to
+  // the unlinked files, and writes acknowledged after a data dir's removal were lost at
+  // the next start. Every statement that writes calls it (Statement::step). The look is
+  // a stat of the path (SQLITE_FCNTL_HAS_MOVED), taken at most every 50 ms.
+  void refuse_if_moved();
+
  private:
   sqlite3* db_ = nullptr;
   std::string label_;
+  std::chrono::steady_clock::time_point moved_checked_at_{};
+  bool moved_ = false;
 };
-
-// The VFS the host offers its plugins' SQLite stores (ABI 1.3 sqlite_vfs), when this
-// plugin's SQLite library has it registered; otherwise empty, for SQLite's default. The
-// host's is registered in the process's libsqlite3, which a plugin linked to a SQLite
-// of its own does not share.
-std::string offered_vfs(const sdk::Host& host);
 
 // A transaction that rolls back unless committed, for atomic multi-statement changes.
 class Transaction {

@@ -53,6 +53,7 @@ void probe_write(Database& writer) {
   if (damage_seen(writer.handle()))
     throw sdk::Error(AGENTRT_ERR_INTERNAL,
                      writer.label() + ": the store's file is damaged; restore it from a backup");
+  writer.refuse_if_moved();
   NoBusyWait no_wait(writer.handle());
   const int rc = sqlite3_exec(writer.handle(), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
   const int primary = rc & 0xff;

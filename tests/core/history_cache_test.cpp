@@ -56,6 +56,11 @@ class HistoryCacheTest : public ::testing::Test {
     sessions.finish_run(outcome, &run);
   }
 
+  // What a run on session "a" of "cell" is given with a window larger than the session.
+  HistorySpan whole_of_a(HistoryCache& cache) {
+    return cache.recent(sessions, "cell", "a", 10'000'000);
+  }
+
   void expect_as_the_store(HistoryCache& cache, const std::string& cell, const std::string& session,
                            int64_t window) {
     std::vector<StoredMessage> want = recent_history(sessions, cell, session, window);
@@ -195,8 +200,8 @@ TEST_F(HistoryCacheTest, RunsShareTheHeldMessagesInsteadOfCopyingThem) {
   HistoryCache cache(32u << 20);
   listen(cache);
   append("cell", "a", 40);
-  HistorySpan first = cache.recent(sessions, "cell", "a", 10'000'000);
-  HistorySpan second = cache.recent(sessions, "cell", "a", 10'000'000);
+  HistorySpan first = whole_of_a(cache);
+  HistorySpan second = whole_of_a(cache);
   ASSERT_EQ(first.size(), 40u);
   ASSERT_EQ(second.size(), 40u);
   EXPECT_EQ(first.begin(), second.begin()) << "the second run was given a copy";
@@ -213,13 +218,13 @@ TEST_F(HistoryCacheTest, ARunKeepsItsWindowWhileTheCacheGoesOnWithoutCopyingOnce
   HistoryCache cache(32u << 20);
   listen(cache);
   append("cell", "a", 10);
-  HistorySpan held = cache.recent(sessions, "cell", "a", 10'000'000);
+  HistorySpan held = whole_of_a(cache);
   const std::vector<StoredMessage> was(held.begin(), held.end());
   const StoredMessage* const address = held.begin();
   HistorySpan next;
   for (size_t run = 1; run <= 4; ++run) {  // enough to outgrow any room left in place
     append("cell", "a", 10);
-    next = cache.recent(sessions, "cell", "a", 10'000'000);
+    next = whole_of_a(cache);
     ASSERT_EQ(next.size(), 10 + 10 * run);
     for (size_t i = 0; i < was.size(); ++i) EXPECT_EQ(next[i].seq, was[i].seq);
     next = HistorySpan();  // that run ends
@@ -233,8 +238,37 @@ TEST_F(HistoryCacheTest, ARunKeepsItsWindowWhileTheCacheGoesOnWithoutCopyingOnce
   EXPECT_EQ(cache.stats().copies, 1u) << "copied though no run held the messages";
   held = HistorySpan();
   append("cell", "a", 2);
-  EXPECT_EQ(cache.recent(sessions, "cell", "a", 10'000'000).size(), 52u);
+  EXPECT_EQ(whole_of_a(cache).size(), 52u);
   EXPECT_EQ(cache.stats().copies, 1u);
+  expect_as_the_store(cache, "cell", "a", 10'000'000);
+}
+
+// Two runs' spans of the same messages, and a copy of one (a run's context keeps part
+// of its window): the cache writes in place only once every one of them is gone, not
+// when the first goes.
+TEST_F(HistoryCacheTest, TheMessagesAreWrittenInPlaceOnlyOnceEverySpanOfThemIsGone) {
+  HistoryCache cache(32u << 20);
+  listen(cache);
+  append("cell", "a", 10);
+  HistorySpan first = whole_of_a(cache);
+  HistorySpan second = whole_of_a(cache);
+  ASSERT_EQ(first.begin(), second.begin());
+  HistorySpan part = second.without_first(4);
+  const std::vector<StoredMessage> was(part.begin(), part.end());
+  first = HistorySpan();
+  second = HistorySpan();
+  append("cell", "a", 10);
+  EXPECT_EQ(whole_of_a(cache).size(), 20u);
+  EXPECT_EQ(cache.stats().copies, 1u) << "a span's copy was still out";
+  ASSERT_EQ(part.size(), was.size());
+  for (size_t i = 0; i < was.size(); ++i) {
+    EXPECT_EQ(part[i].seq, was[i].seq);
+    EXPECT_EQ(part[i].content_text, was[i].content_text);
+  }
+  part = HistorySpan();
+  append("cell", "a", 2);
+  EXPECT_EQ(whole_of_a(cache).size(), 22u);
+  EXPECT_EQ(cache.stats().copies, 1u) << "copied though no span was out";
   expect_as_the_store(cache, "cell", "a", 10'000'000);
 }
 

@@ -325,6 +325,43 @@ TEST(StateStoreTest, HealthyFalseAfterDatabaseReplaced) {
   EXPECT_FALSE(store.healthy());
 }
 
+// The code a write fails with, 0 when it commits.
+int write_code(StateStore& store, const std::string& key) {
+  try {
+    store.write([&](Connection& db) {
+      db.prepare("INSERT INTO meta(key, value) VALUES(?, 'x')").bind(1, key).run();
+    });
+    return 0;
+  } catch (const StoreError& e) {
+    return e.sqlite_code();
+  }
+}
+
+// In WAL mode SQLite would commit to the unlinked files, lost at the next start, and
+// tell the writer it had: the store refuses instead, for now (503), from at most
+// Connection::kMovedCheckEvery after the removal.
+TEST(StateStoreTest, AWriteToARemovedDatabaseIsRefusedForNow) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path());
+  ASSERT_EQ(write_code(store, "before"), 0);
+  for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((store.path() + suffix).c_str());
+  std::this_thread::sleep_for(Connection::kMovedCheckEvery + 10ms);
+  const int code = write_code(store, "after");
+  EXPECT_EQ(code, SQLITE_READONLY_DBMOVED) << sqlite3_errstr(code);
+  EXPECT_TRUE(StoreError("refused", code).for_now());
+  EXPECT_EQ(write_code(store, "later"), SQLITE_READONLY_DBMOVED) << "refused for good";
+  EXPECT_FALSE(store.healthy());
+}
+
+TEST(StateStoreTest, AWriteToAReplacedDatabaseIsRefused) {
+  test_util::TempDir tmp;
+  StateStore store(tmp.path() + "/live");
+  { StateStore other(tmp.path() + "/other"); }
+  ASSERT_EQ(std::rename((tmp.path() + "/other/state.db").c_str(), store.path().c_str()), 0);
+  std::this_thread::sleep_for(Connection::kMovedCheckEvery + 10ms);
+  EXPECT_EQ(write_code(store, "after"), SQLITE_READONLY_DBMOVED);
+}
+
 TEST(StateStoreTest, UnusableDataDirIsAStoreError) {
   test_util::TempDir tmp;
   const std::string file = tmp.write("not-a-dir", "x");

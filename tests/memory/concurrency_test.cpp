@@ -9,7 +9,7 @@ namespace agentrt::test {
 namespace {
 
 TEST_F(MemoryTest, ReadsRunConcurrentlyWithWrites) {
-  open({{"checkpoint_pages", 100}});  // the checkpoint thread copies all along
+  open({{"checkpoint_pages", 100}});  // checkpoints all along, beside the reads
   constexpr int kWriters = 2, kPerWriter = 150, kReaders = 4;
   std::atomic<bool> writing{true};
   std::atomic<int> errors{0}, reads{0};

@@ -39,7 +39,8 @@ TEST_F(MemoryTest, TheStoreFileIsPrivate) {
 }
 
 // The WAL is checkpointed every `checkpoint_pages` pages (default 10,000, not SQLite's
-// 1,000; requests.h says why), by a thread of the plugin's own (wal_checkpointer.h).
+// 1,000; requests.h says why), by SQLite's automatic checkpoint in the save that passes
+// them.
 class WalTest : public MemoryTest {
  protected:
   uint64_t wal_pages() const {
@@ -58,9 +59,8 @@ TEST_F(WalTest, TheDefaultLetsTheWalGrowPastSqlitesThousandPages) {
   EXPECT_GT(wal_pages(), 2000u);
 }
 
-// Whatever the thread's pace, saves that never pause leave the WAL bounded: the thread's
-// last copy holds saves back so the next one restarts the WAL, and past four times the
-// threshold a save checkpoints itself.
+// Saves that never pause leave the WAL bounded: the save that passes the threshold
+// copies every frame, with no other save under way, so the next one restarts the WAL.
 TEST_F(WalTest, SavesThatNeverPauseLeaveTheWalBounded) {
   open({{"checkpoint_pages", 100}});
   uint64_t most = 0;
@@ -83,7 +83,8 @@ TEST_F(WalTest, ACheckpointNeedsNoFurtherSave) {
   EXPECT_GT(db_bytes(), empty);
 }
 
-// The store closes while its checkpoint thread may be mid-copy; nothing is lost.
+// The store closes after saves that checkpointed, and with frames not yet copied;
+// nothing is lost.
 TEST_F(WalTest, ClosingDuringACheckpointLosesNothing) {
   for (int round = 0; round < 10; ++round) {
     open({{"checkpoint_pages", 100}});

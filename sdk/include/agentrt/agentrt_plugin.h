@@ -149,10 +149,9 @@ typedef struct agentrt_host_api_t {
 
   /* Since 1.3, optional. The name of a SQLite VFS the host has registered in the
    * process's SQLite library, or NULL when it offers none. The string is host-owned
-   * and lives as long as the process. agentd's ("agentrt-walbuf") wraps the default
-   * VFS and writes a connection's write-ahead-log appends with one write a commit
-   * instead of two per page; it changes nothing that SQLite guarantees. A plugin that
-   * keeps a store in SQLite may pass the name to sqlite3_open_v2, after checking that
+   * and lives as long as the process. agentd offers none (it returns NULL): its own
+   * stores open with SQLite's default VFS, and a plugin's should too. A plugin that
+   * is given a name may pass it to sqlite3_open_v2, after checking that
    * sqlite3_vfs_find() finds it: a plugin linked to a SQLite of its own will not, and
    * opens with its default VFS. */
   const char* (*sqlite_vfs)(agentrt_host_t* host);

@@ -1,10 +1,14 @@
 // The plugin's small codecs, compiled straight from its sources: base64url (RFC 4648
-// vectors), the token grammar, the list cursor and the constant-time comparison.
+// vectors), the token grammar, the secrets' hash, the list cursor and the constant-time
+// comparison.
 #include "base64url.h"
 #include "list_cursor.h"
 #include "token_format.h"
 
 #include <gtest/gtest.h>
+
+#include <iomanip>
+#include <sstream>
 
 namespace agentrt::auth_token {
 namespace {
@@ -53,8 +57,28 @@ TEST(TokenFormat, RejectsWrongShapes) {
   EXPECT_FALSE(parse_token(bad_secret));
 }
 
+std::string hex(const Sha256Digest& d) {
+  std::ostringstream out;
+  for (uint8_t b : d) out << std::hex << std::setw(2) << std::setfill('0') << int{b};
+  return out.str();
+}
+
+// auth.db keeps SHA-256 of the secret's base64url text: the stores of every earlier
+// build hold exactly these bytes, so their tokens go on verifying. The expected values
+// are FIPS 180-4's and coreutils' sha256sum of the same text.
+TEST(TokenFormat, TheSecretsHashIsTheSha256OfItsText) {
+  EXPECT_EQ(hex(hash_secret("")),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(hex(hash_secret("abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(hex(hash_secret("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(hex(hash_secret("q3Vn0-_xY9aZk2LmP8sT4wB7cD1eF6gH5jK0lM2nO3p")),
+            "773f5b85f9d999805bb21d2ee9b45a0719f61208ade09c602aea8e5ef9918fef");
+}
+
 TEST(ConstantTimeEqual, DetectsADifferenceInAnyByte) {
-  Sha256Digest a = sha256("x");
+  Sha256Digest a = hash_secret("x");
   EXPECT_TRUE(constant_time_equal(a, a));
   for (size_t i = 0; i < a.size(); ++i) {
     Sha256Digest b = a;

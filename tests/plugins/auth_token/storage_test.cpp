@@ -2,7 +2,7 @@
 // that survives the instance.
 #include "auth_token_fixture.h"
 #include "base64url.h"
-#include "sha256.h"
+#include "token_format.h"
 
 #include <gmock/gmock.h>
 #include <sqlite3.h>
@@ -51,7 +51,7 @@ TEST_F(AuthTokenStorage, OnlyTheHashOfTheSecretIsAtRest) {
   Sqlite db(db_path());
   for (const json& r : issued) {
     expect_no_secret(bytes, r);
-    std::string hash = as_bytes(auth_token::sha256(r["token"].get<std::string>().substr(20)));
+    std::string hash = as_bytes(auth_token::hash_secret(r["token"].get<std::string>().substr(20)));
     // Controls: the same bytes do hold the record, so the checks above read the store.
     EXPECT_NE(bytes.find(hash), std::string::npos);
     EXPECT_NE(bytes.find(r["actor"].get<std::string>()), std::string::npos);

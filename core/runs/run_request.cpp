@@ -13,6 +13,9 @@
 namespace agentrt::core {
 namespace {
 
+// What the reader refuses as too deep is what every body is refused for.
+static_assert(text::kMaxDepth == kMaxJsonDepth);
+
 using simdjson::dom::array;
 using simdjson::dom::element;
 
@@ -190,8 +193,7 @@ bool valid_session_id(const std::string& id) {
 }
 
 RunRequest parse_run_request(std::string_view body) {
-  // kMaxJsonDepth containers may hold values (json_reader.h counts those a level deeper).
-  text::JsonReader reader(kMaxJsonDepth + 1);
+  text::JsonReader reader;
   element root;
   const simdjson::error_code error = reader.parse(body).get(root);
   if (error != simdjson::SUCCESS || repeats_a_key(root)) refuse_body(body, error);

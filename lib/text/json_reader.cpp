@@ -4,18 +4,50 @@
 
 namespace agentrt::text {
 
-JsonReader::JsonReader(size_t max_depth) : max_depth_(max_depth) {}
+namespace {
+
+// The thread's parser, and whether a reader holds it.
+struct ThreadParser {
+  simdjson::dom::parser parser;
+  bool borrowed = false;
+};
+
+ThreadParser& thread_parser() {
+  thread_local ThreadParser parser;
+  return parser;
+}
+
+// Sets a parser up for kMaxDepth containers holding values (simdjson counts a container's
+// elements a level below it) and texts of `bytes`, which later parses grow as they need.
+simdjson::error_code set_up(simdjson::dom::parser& parser, size_t bytes) {
+  if (parser.capacity() != 0) return simdjson::SUCCESS;
+  return parser.allocate(std::max(bytes, simdjson::dom::MINIMAL_DOCUMENT_CAPACITY), kMaxDepth + 1);
+}
+
+}  // namespace
+
+JsonReader::JsonReader() {
+  ThreadParser& thread = thread_parser();
+  if (thread.borrowed) return;
+  thread.borrowed = true;
+  borrowed_ = &thread.parser;
+}
+
+JsonReader::~JsonReader() {
+  if (borrowed_) thread_parser().borrowed = false;
+}
 
 simdjson::simdjson_result<simdjson::dom::element> JsonReader::parse(std::string_view text) {
   // A byte order mark may lead a JSON text (RFC 8259 8.1); nlohmann passes it, as here.
   constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
   if (text.substr(0, kByteOrderMark.size()) == kByteOrderMark) text.remove_prefix(3);
-  // The first parse sizes the parser with the depth; later ones grow it keeping that.
-  if (parser_.capacity() == 0) {
-    const size_t capacity = std::max(text.size(), simdjson::dom::MINIMAL_DOCUMENT_CAPACITY);
-    if (const simdjson::error_code failed = parser_.allocate(capacity, max_depth_)) return failed;
+  simdjson::dom::parser* parser = borrowed_;
+  if (!parser || text.size() > kThreadTextBytes) {
+    if (!own_) own_ = std::make_unique<simdjson::dom::parser>();
+    parser = own_.get();
   }
-  return parser_.parse(text.data(), text.size(), /*realloc_if_needed=*/true);
+  if (const simdjson::error_code failed = set_up(*parser, text.size())) return failed;
+  return parser->parse(text.data(), text.size(), /*realloc_if_needed=*/true);
 }
 
 simdjson::simdjson_result<simdjson::dom::element> member(simdjson::dom::element object,

@@ -11,28 +11,40 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 namespace agentrt::text {
 
+// Containers nested deeper than this are refused: no text of the API or of a vendor comes
+// near it, and every level costs stack in each recursive walk of a value.
+inline constexpr size_t kMaxDepth = 64;
+
+// A parser is costly to set up (its buffers and state, about as much as parsing a short
+// text) and cheap to reuse, so each thread keeps one: a reader borrows it while the
+// reader lives, when no other reader of the thread holds it. A text longer than
+// kThreadTextBytes goes to a parser of the reader's own, so that the thread's stays small
+// (it holds memory in proportion to the longest text it read). A reader is used and ends
+// on the thread that made it, and a caller that parses text after text (a stream's
+// events) makes a reader for each, so that other readers of the thread may borrow the
+// parser in between.
 class JsonReader {
  public:
-  // Values nested more than `max_depth` deep are refused (DEPTH_ERROR), a container's
-  // elements counting a level below it: at 3, [[1]] and [[[]]] are read, [[[1]]] is not.
-  explicit JsonReader(size_t max_depth = simdjson::DEFAULT_MAX_DEPTH);
+  static constexpr size_t kThreadTextBytes = 2048;
+
+  JsonReader();
+  ~JsonReader();
   JsonReader(const JsonReader&) = delete;
   JsonReader& operator=(const JsonReader&) = delete;
 
-  // Parses `text` (copied into the parser's padded buffer, which it keeps), past a byte
-  // order mark that leads it. The element
-  // and every view read from it are valid until the next parse or until the reader goes.
-  // A reader holds memory in proportion to the longest text it parsed, so each owner
-  // keeps its own: a stream's decoder one for its events, a request's reader one for it.
+  // Parses `text` (copied into the parser's padded buffer), past a byte order mark that
+  // leads it. The element and every view read from it are valid until the reader's next
+  // parse or until the reader ends.
   simdjson::simdjson_result<simdjson::dom::element> parse(std::string_view text);
 
  private:
-  simdjson::dom::parser parser_;
-  size_t max_depth_;
+  simdjson::dom::parser* borrowed_ = nullptr;  // the thread's, while this reader lives
+  std::unique_ptr<simdjson::dom::parser> own_;
 };
 
 // For readers that take a vendor's fields tolerantly, since vendors add, drop and null

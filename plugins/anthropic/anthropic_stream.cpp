@@ -62,8 +62,9 @@ std::optional<Usage> MessageDecoder::usage() const {
 }
 
 void MessageDecoder::on_event(const SseEvent& event) {
+  text::JsonReader reader;  // the thread's parser, borrowed for this event
   element data;
-  if (reader_.parse(event.data).get(data) != SUCCESS || !data.is_object())
+  if (reader.parse(event.data).get(data) != SUCCESS || !data.is_object())
     malformed("not a JSON object");
   // The event's type: its `event:` line, or else the data's "type".
   const std::string_view type =

@@ -32,7 +32,6 @@ class MessageDecoder : public SseDecoder {
   std::optional<int64_t> input_tokens() const;
   std::optional<Usage> usage() const;
 
-  text::JsonReader reader_;  // one for the stream's events, its buffers reused
   UsageCounts counts_;
   std::string stop_reason_;
 };

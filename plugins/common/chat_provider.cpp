@@ -60,20 +60,32 @@ bool ChatProvider::start(const std::string& request_json, sdk::AsyncSink sink) {
   return start_borrowed(request_json, sink);
 }
 
-void ChatProvider::complete_borrowed(std::string_view request_json, sdk::Sink& sink) {
-  ChatRequest chat = parse_chat_request(request_json);
-  std::string key = resolve_key();
-  WipeOnExit wipe_key(key);
+// The request is read first, so that one the vendor cannot take is refused before any
+// key is looked up. Its reading ends with this function: its reader holds the thread's
+// JSON parser (lib/text/json_reader.h), which the stream's decoder borrows next.
+HttpRequest ChatProvider::request_for(std::string_view request_json, std::string& key) const {
+  const ChatRequest chat = parse_chat_request(request_json);
+  key = resolve_key();
   try {
-    stream(chat, key, sink);
+    return prepare(chat, key);
   } catch (const sdk::Error& e) {
     throw redact(e, key);
   }
 }
 
-void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::Sink& sink) const {
-  HttpRequest http = prepare(chat, key);
+void ChatProvider::complete_borrowed(std::string_view request_json, sdk::Sink& sink) {
+  std::string key;
+  WipeOnExit wipe_key(key);
+  HttpRequest http = request_for(request_json, key);
   WipeOnExit wipe_headers(http.headers);
+  try {
+    stream(http, key, sink);
+  } catch (const sdk::Error& e) {
+    throw redact(e, key);
+  }
+}
+
+void ChatProvider::stream(const HttpRequest& http, const std::string& key, sdk::Sink& sink) const {
   DeltaEmitter out(sink);
   std::unique_ptr<StreamDecoder> decoder = adapter_->decoder(out);
   StreamCallbacks callbacks;
@@ -87,12 +99,11 @@ void ChatProvider::stream(const ChatRequest& chat, const std::string& key, sdk::
 }
 
 bool ChatProvider::start_borrowed(std::string_view request_json, sdk::AsyncSink sink) {
-  ChatRequest chat = parse_chat_request(request_json);
-  std::string key = resolve_key();
+  std::string key;
   WipeOnExit wipe_key(key);
+  HttpRequest http = request_for(request_json, key);
+  WipeOnExit wipe_headers(http.headers);
   try {
-    HttpRequest http = prepare(chat, key);
-    WipeOnExit wipe_headers(http.headers);
     // Here, where the key and headers are wiped on the way out, rather than in the
     // call, whose copies of them a throwing constructor would leave unwiped.
     refuse_line_breaks(http.headers);

@@ -43,8 +43,10 @@ class ChatProvider : public sdk::Provider {
 
  private:
   std::string resolve_key() const;
+  // The vendor's request for `request_json`, with the key it resolved into `key`.
+  HttpRequest request_for(std::string_view request_json, std::string& key) const;
   HttpRequest prepare(const ChatRequest& chat, const std::string& key) const;
-  void stream(const ChatRequest& chat, const std::string& key, sdk::Sink& sink) const;
+  void stream(const HttpRequest& http, const std::string& key, sdk::Sink& sink) const;
   void submit(std::unique_ptr<AsyncCall> call);
 
   sdk::Host host_;

@@ -35,8 +35,9 @@ UpstreamErrorInfo parse_error_body(std::string_view body) {
 }
 
 void ChatLineDecoder::on_line(std::string_view line) {
+  text::JsonReader reader;  // the thread's parser, borrowed for this line
   element chunk;
-  if (reader_.parse(line).get(chunk) != SUCCESS || !chunk.is_object())
+  if (reader.parse(line).get(chunk) != SUCCESS || !chunk.is_object())
     malformed("not a JSON object");
   const auto error = text::member(chunk, "error");
   if (error.error() == SUCCESS && !error.value_unsafe().is_null()) {

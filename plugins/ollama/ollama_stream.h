@@ -20,8 +20,6 @@ class ChatLineDecoder : public NdjsonDecoder {
 
  private:
   void on_line(std::string_view line) override;
-
-  text::JsonReader reader_;  // one for the stream's lines, its buffers reused
 };
 
 // Ollama's done_reason in the engine's words.

@@ -71,8 +71,9 @@ void ChunkDecoder::on_event(const SseEvent& event) {
     out_.finish(usage_, engine_finish_reason(finish_reason_));
     return;
   }
+  text::JsonReader reader;  // the thread's parser, borrowed for this event
   simdjson::dom::object chunk;
-  if (reader_.parse(event.data).get(chunk) != SUCCESS) malformed("not a JSON object");
+  if (reader.parse(event.data).get(chunk) != SUCCESS) malformed("not a JSON object");
   // A key written twice counts as its last, as in nlohmann's objects.
   std::optional<element> choices, usage;
   bool error = false;

@@ -26,7 +26,6 @@ class ChunkDecoder : public SseDecoder {
   void on_end_without_marker() override;
   void take_choice(simdjson::dom::element choice);
 
-  text::JsonReader reader_;  // one for the stream's chunks, its buffers reused
   std::optional<Usage> usage_;
   std::string finish_reason_;
 };

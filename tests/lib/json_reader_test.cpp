@@ -30,15 +30,47 @@ TEST(JsonReader, PassesAByteOrderMarkThatLeadsTheText) {
   EXPECT_NE(reader.parse("{\"a\":\"b\"}\xEF\xBB\xBF").error(), SUCCESS);
 }
 
-// A value inside a container is a level below it: at a depth of 3, two arrays may hold a
-// number, and three an empty array.
+// kMaxDepth containers may hold a value; one more is refused.
 TEST(JsonReader, RefusesNestingPastItsDepth) {
-  JsonReader reader(3);
-  EXPECT_EQ(reader.parse("[[1]]").error(), SUCCESS);
-  EXPECT_EQ(reader.parse("[[[]]]").error(), SUCCESS);
-  EXPECT_EQ(reader.parse("[[[1]]]").error(), simdjson::DEPTH_ERROR);
-  // A longer text later keeps the depth.
-  EXPECT_EQ(reader.parse("[[[" + std::string(5000, ' ') + "1]]]").error(), simdjson::DEPTH_ERROR);
+  JsonReader reader;
+  const std::string deepest(kMaxDepth, '[');
+  EXPECT_EQ(reader.parse(deepest + "1" + std::string(kMaxDepth, ']')).error(), SUCCESS);
+  EXPECT_EQ(reader.parse("[" + deepest + "1" + std::string(kMaxDepth + 1, ']')).error(),
+            simdjson::DEPTH_ERROR);
+  // A text too long for the thread's parser keeps the depth too.
+  const std::string padding(JsonReader::kThreadTextBytes, ' ');
+  EXPECT_EQ(reader.parse("[" + deepest + "1" + padding + std::string(kMaxDepth + 1, ']')).error(),
+            simdjson::DEPTH_ERROR);
+}
+
+// The thread's parser goes to one reader at a time: a second reader alive at once reads
+// with its own, and neither's views change under the other's parses.
+TEST(JsonReader, ReadersAliveAtOnceReadApart) {
+  JsonReader first, second;
+  element a, b;
+  ASSERT_EQ(first.parse(R"({"t":"first"})").get(a), SUCCESS);
+  ASSERT_EQ(second.parse(R"({"t":"second"})").get(b), SUCCESS);
+  EXPECT_EQ(text_or_empty(member(a, "t")), "first");
+  EXPECT_EQ(text_or_empty(member(b, "t")), "second");
+  {
+    JsonReader third;
+    element c;
+    ASSERT_EQ(third.parse(R"({"t":"third"})").get(c), SUCCESS);
+    EXPECT_EQ(text_or_empty(member(c, "t")), "third");
+  }
+  EXPECT_EQ(text_or_empty(member(a, "t")), "first");
+  EXPECT_EQ(text_or_empty(member(b, "t")), "second");
+}
+
+// Texts longer than the thread's parser takes are read whole, by the reader's own.
+TEST(JsonReader, ReadsTextsLongerThanTheThreadsParserTakes) {
+  JsonReader reader;
+  const std::string long_text(JsonReader::kThreadTextBytes * 3, 'x');
+  element root;
+  ASSERT_EQ(reader.parse(R"({"t":")" + long_text + R"("})").get(root), SUCCESS);
+  EXPECT_EQ(text_or_empty(member(root, "t")), long_text);
+  ASSERT_EQ(reader.parse(R"({"t":"short"})").get(root), SUCCESS);
+  EXPECT_EQ(text_or_empty(member(root, "t")), "short");
 }
 
 TEST(JsonReader, AViewLastsUntilTheNextParse) {

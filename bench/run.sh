@@ -526,7 +526,7 @@ mkdir -p "$(dirname "$report")"
     echo "| ${row%%|*} | $(j "$f" .open.min) | $(j "$f" .live.min) | $(j "$f" .live.p50) | $(j "$f" .active.min) | $(j "$f" .active.p50) | $(ms "$(j "$f" .ttfb_us.p50)") | $(calc "v = \"$(j "$f" .total_us.p50)\"; if (v !~ /^[0-9.]+\$/) print \"n/a\"; else printf \"%.2f\", v / 1e6") | $(j "$f" .completed) | $(errors "$f") | $(ms "$(j "$f" .gap_us.p50)") | $(ms "$(j "$f" .gap_us.p99)") | $(jq -r .cpu_pct "$p" 2>/dev/null) | $(per_delta_us "$f") | $(calc "printf \"%.0f\", $(jq -r .rss_kb "$p" 2>/dev/null || echo 0) / 1024") | $(jq -r .threads "$p" 2>/dev/null) |"
   done
   echo
-  echo "- **agentd held $held of $streams streams open at the least** (target $streams: $(verdict "$held" '>=' "$streams")); $live live and $flowing flowing at the least (at full pace: $(verdict "$flowing" '>=' "$streams"), see bench/README.md, *What is left*)."
+  echo "- **agentd held $held of $streams streams open at the least** (target $streams: $(verdict "$held" '>=' "$streams")); $live live and $flowing flowing at the least (at full pace: $(verdict "$flowing" '>=' "$streams"), see bench/README.md)."
   echo "- agentd after all scenarios: RSS $(calc "printf \"%.0f\", ${agentd_after_rss:-0} / 1024") MB, data dir $(calc "printf \"%.0f\", ${agentd_db_kb:-0} / 1024") MB."
   echo
   echo "## 5. Memory at 1M entries"

@@ -1,7 +1,7 @@
 // CPU per streamed event of each vendor's stream decoder: recorded bodies fed in
 // realistic and awkward pieces through the decoder a provider plugin uses, into a
 // sink that only counts. No network, no plugin host: this is the decode path alone
-// (framing, JSON, delta emission). See bench/README.md, "Provider stream decoders".
+// (framing, JSON, delta emission). See bench/README.md, "Provider decoders and requests".
 #include "counting_sink.h"
 #include "recorded_streams.h"
 #include "request_bench.h"

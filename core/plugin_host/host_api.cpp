@@ -46,7 +46,7 @@ int32_t fail(agentrt_error_t* error, int32_t code, const std::string& message) n
 }
 
 // Why a reference did not resolve names a variable or a path of the server's, which the
-// plugin's error took to any client of a run (audit 7a, L6): the log says it, the
+// plugin's error took to any client of a run: the log says it, the
 // plugin gets a message that points there.
 int32_t secret_failure(agentrt_host_t* host, agentrt_error_t* error, int32_t code,
                        const char* why) noexcept {
@@ -92,7 +92,7 @@ int32_t host_output_write(agentrt_output_t* out, const char* data, size_t len) n
 
 // An API key has no blanks at its ends: a file written by `echo key > file` ends in a
 // newline, and one pasted into an editor may gain spaces, which were sent as part of
-// the key (audit 7a, N4). Nothing left is an error, where it once sent no key at all.
+// the key. Nothing left is an error, where it once sent no key at all.
 std::string trimmed_secret(std::string secret, const std::string& where) {
   constexpr const char* kBlanks = " \t\r\n";
   const size_t first = secret.find_first_not_of(kBlanks);
@@ -102,7 +102,7 @@ std::string trimmed_secret(std::string secret, const std::string& where) {
   // A key is one word of visible characters. A file of several lines (the wrong file,
   // /etc/shadow) or of NUL-separated ones (/proc/self/environ) failed later, as a header
   // holding a line break, and so told any client of a run that the server's file had
-  // that shape (audit 8b, N4): now it fails here, and only the log says why.
+  // that shape: now it fails here, and only the log says why.
   for (const char c : secret)
     if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f')
       throw std::runtime_error(where + " holds a blank or a control character inside the key");

@@ -86,7 +86,7 @@ DataDirInUse::DataDirInUse(const std::string& dir, pid_t holder)
 
 // The directory is locked as well as the file: deleting agentd.lock, a common reflex
 // with a "stale" lock file, once let a second agentd lock a new file beside the first
-// and serve the same stores (audit 7a, L4). The file names the holder.
+// and serve the same stores. The file names the holder.
 DataDirLock::DataDirLock(const std::string& dir) {
   create_private_dirs(dir);
   path_ = data_dir_file(dir, "agentd.lock");

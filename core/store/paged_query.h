@@ -16,7 +16,7 @@ namespace agentrt::core {
 
 // Rows past `budget` of `bytes_of` end the page early, its cursor set; a page always
 // holds its first row. A page of 500 large rows was built whole in memory, gigabytes
-// for a single request (audit 6b, 2): `limit` is a maximum.
+// for a single request: `limit` is a maximum.
 template <class RowToJson, class Keep, class RowBytes>
 nlohmann::json read_page(Statement& rows, int limit, RowToJson&& to_json, Keep&& keep,
                          size_t budget, RowBytes&& bytes_of) {

@@ -18,7 +18,7 @@ namespace {
 // A data dir whose state.db is gone (or empty) while another store of an earlier start
 // (auth.db, memory.db: any *.db) holds data. Opening it would make a new, empty state:
 // a first start, with a new admin token over admin.token, beside tokens and memory
-// that name cells and sessions it no longer has (audit 5c, F6). Refused instead.
+// that name cells and sessions it no longer has. Refused instead.
 void refuse_lost_state(const std::string& data_dir, const std::string& path) {
   if (store_holds_data(path)) return;
   const std::vector<std::string> others = stores_beside_state(data_dir);
@@ -93,7 +93,7 @@ bool is_applied(Connection& db, int version) {
 
 void apply_migration(Connection& db, const Migration& m) {
   // Said before as well as after: a step can take seconds on a large store, and a
-  // restart that went quiet meanwhile looked hung (audit 7a, L2).
+  // restart that went quiet meanwhile looked hung.
   log_info("applying schema migration", {{"version", m.version}, {"name", m.name}});
   const auto began = std::chrono::steady_clock::now();
   db.exec("BEGIN IMMEDIATE");

@@ -2,7 +2,7 @@
 // plugin's *.db), recorded in state.db at each start so that the next start notices
 // one that went missing. A data dir that lost auth.db or memory.db (a partial restore,
 // a backup of state.db alone) once started afresh without a word: every token dead and
-// no admin token made, or all memory gone (audit 7a, M2). state.db going missing beside
+// no admin token made, or all memory gone. state.db going missing beside
 // them is the mirror case, refused by StateStore.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The bundled auth module: opaque "art_" bearer tokens whose secrets exist only in the
 // issue response; the store keeps their SHA-256. See docs/plugin-author-guide.md for
-// the ABI and /work/shared/spec/decisions.md ("Tokens and auth") for the policy.
+// the ABI and docs/openapi.yaml (tokens) for the policy.
 #include "list_cursor.h"
 #include "requests.h"
 #include "sqlite-common/migrations.h"

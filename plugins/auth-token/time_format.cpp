@@ -26,7 +26,7 @@ std::string iso8601_utc(int64_t unix_seconds) {
     throw sdk::Error(AGENTRT_ERR_INTERNAL, "auth-token: timestamp out of range");
   char buf[32];
   // With milliseconds, always .000 here, in the shape of every other timestamp of the
-  // API, so that one format reads them all (audit 8a, F10).
+  // API, so that one format reads them all.
   size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
   return std::string(buf, n);
 }

@@ -33,7 +33,7 @@ CREATE TABLE tokens(
 CREATE INDEX tokens_live_by_age ON tokens(created_at DESC, id DESC) WHERE revoked_at IS NULL;
 )sql",
     // Newest first means in the order of issue: created_at has whole seconds, and ids
-    // are random, so tokens of one second listed in no order (audit 4).
+    // are random, so tokens of one second listed in no order.
     R"sql(
 ALTER TABLE tokens ADD COLUMN issued INTEGER;
 UPDATE tokens SET issued = numbered.n

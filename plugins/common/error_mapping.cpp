@@ -40,7 +40,7 @@ bool in_word(char c) {
 // A word of an upstream's message that tells part of the key: a masked quote of it
 // ("sk-proj-****1234", as OpenAI's 401 writes it) or a piece of it of 8 characters or
 // more. Such a fingerprint is for the key's owner, not for every actor whose run
-// failed (audit 8b, F4).
+// failed.
 bool key_fragment(std::string_view word, std::string_view secret) {
   if (word.find('*') != std::string_view::npos) {
     const bool head = word.size() >= 3 && secret.substr(0, 3) == word.substr(0, 3);

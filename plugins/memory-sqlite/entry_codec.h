@@ -28,8 +28,8 @@ struct EntryRow {
 // What one answer's entries may hold, as content and metadata: a list page or a search
 // answer ends before it passes this, but always holds its first entry (a page's cursor
 // goes on from its last). 500 entries of documents made answers of gigabytes, built
-// whole in memory and then refused by the host's 64 MiB output cap with a 500 (audit
-// 6b, 2 and 5). Escaped as JSON, 8 MiB of text stays under that cap.
+// whole in memory and then refused by the host's 64 MiB output cap with a 500. Escaped
+// as JSON, 8 MiB of text stays under that cap.
 constexpr size_t kAnswerBytes = 8 << 20;
 inline size_t entry_bytes(const EntryRow& row) {
   return row.content.size() + row.metadata_json.size();

@@ -2,7 +2,7 @@
 // last entry of the previous page, sealed under the host's cursor key (ABI 1.7); entries
 // are listed by that number, newest first, and a new entry always gets a larger one, so
 // later inserts never shift a page. In the clear it told how many entries every actor
-// and cell saved between two pages (audit 8b, F1).
+// and cell saved between two pages.
 #pragma once
 
 #include <agentrt/cursor_seal.hpp>

@@ -97,7 +97,7 @@ struct TermScan {
 // through the two doclists side by side instead of seeking in the tag's. The shared
 // walk gives up for the tagged one once its first kDensityProbe matches show a word in
 // at least one entry of kCommonWordSpan: the figure that measured best for common
-// words without costing mid-frequency ones (bench/README.md, "Search per cell").
+// words without costing mid-frequency ones (measured with bench/memory/run.sh).
 constexpr int64_t kDensityProbe = 256;
 constexpr int64_t kCommonWordSpan = 30;
 

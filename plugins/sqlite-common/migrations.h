@@ -14,8 +14,8 @@
 namespace agentrt::plugin_sqlite {
 
 // Where migrate_to says what it does, for the plugin (this library is linked into each
-// plugin on its own): a step can take seconds on a large store, and went without a word
-// (audit 7a, L2). Set by the plugin's create before it opens its store.
+// plugin on its own): a step can take seconds on a large store, and would otherwise go
+// without a word. Set by the plugin's create before it opens its store.
 void log_migrations_to(const sdk::Host& host);
 
 // Runs steps[version .. target) in one IMMEDIATE transaction (which takes the write lock

@@ -161,7 +161,7 @@ TEST(StateStoreTest, RefusesDatabaseNewerThanEngine) {
 
 // A state.db gone or emptied beside the other stores of an earlier start was made anew
 // as on a first start (a new admin token over admin.token), beside tokens and memory of
-// what it no longer had (audit 5c, F6).
+// what it no longer had.
 TEST(StateStoreTest, AStateLostBesideOtherStoresIsRefusedNotMadeAnew) {
   test_util::TempDir tmp;
   { StateStore store(tmp.path()); }

@@ -192,7 +192,7 @@ TEST(WalCheckpointerTest, StaysOffTheIdlePolicyWhereItCouldNotLeaveIt) {
     }
     // Past the threshold, then a commit at a time with pauses, each asking for a pass:
     // a writer that never paused grew the WAL faster than a thread at nice 19 copied it
-    // with both cores taken by other tests, and no pass ended in 10 s (session 19's CI).
+    // with both cores taken by other tests, and no pass ended in 10 s on a CI machine.
     w.write_pages(25);
     for (auto until = std::chrono::steady_clock::now() + 20s;
          checkpointer.completed() == 0 && std::chrono::steady_clock::now() < until;) {

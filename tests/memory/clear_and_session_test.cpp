@@ -41,7 +41,7 @@ TEST_F(MemoryTest, ClearLayerDeletesExactlyTheListedSet) {
 }
 
 // An owner narrows a clear to what that actor wrote, in a shared layer too, where the
-// reader's actor does not narrow (audit 4, F3).
+// reader's actor does not narrow.
 TEST_F(MemoryTest, ClearLayerWithAnOwnerTakesOnlyThatActorsEntries) {
   for (const std::string& layer : {std::string("consensus"), std::string("working")})
     for (const char* actor : {"alice", "bob", "bob"}) save({{"layer", layer}, {"actor", actor}});
@@ -56,7 +56,7 @@ TEST_F(MemoryTest, ClearLayerWithAnOwnerTakesOnlyThatActorsEntries) {
 }
 
 // An entry of another layer may name the session it was learnt in: it is another
-// actor's, or the cell's shared knowledge, and outlives the session (audit 4, F1).
+// actor's, or the cell's shared knowledge, and outlives the session.
 TEST_F(MemoryTest, DeleteBySessionRemovesThatSessionsSessionLayerEntriesOnly) {
   std::vector<std::pair<std::string, std::string>> kept;  // (cell, id)
   for (const std::string& layer : kLayers) {

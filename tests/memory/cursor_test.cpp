@@ -28,7 +28,7 @@ TEST(MemoryCursorCodec, RoundTripsAndRefusesAnythingElse) {
 }
 
 // The host's key reaches the plugin (ABI 1.7 "cursor_key"), so its cursors are sealed
-// under the data dir's key, not the all-zero one (audit 8b, F1).
+// under the data dir's key, not the all-zero one.
 TEST_F(MemoryTest, CursorsAreSealedUnderTheHostsKey) {
   for (int i = 0; i < 3; ++i) save({});
   const std::string key = "00112233445566778899aabbccddeeff";
@@ -93,7 +93,7 @@ TEST_F(MemoryTest, InsertsAndDeletesBetweenPagesNeitherRepeatNorSkip) {
 
 // An answer holds at most 8 MiB of entries (memory_sqlite::kAnswerBytes), whatever
 // `limit` asks: 500 entries of documents made pages of gigabytes, then a 500 when the
-// host's output cap refused them (audit 6b, 2 and 5). A page ends early with a cursor,
+// host's output cap refused them. A page ends early with a cursor,
 // and the walk still sees every entry once; a search answers the best that fit.
 TEST_F(MemoryTest, ListsAndSearchesOfLargeEntriesStayWithinTheAnswerBudget) {
   const std::string document = "report " + std::string(900 * 1024, 'd');
@@ -119,7 +119,7 @@ TEST_F(MemoryTest, ListsAndSearchesOfLargeEntriesStayWithinTheAnswerBudget) {
 }
 
 // A run's read of a layer (ABI 1.5 "max_tokens") leaves out the entries estimated
-// larger than its window, which it read whole only to drop them (audit 6b, 3: 396 ms a
+// larger than its window, which it read whole only to drop them (396 ms a
 // /chat with 40 shared entries of 1 MB). The host sends it to backends of 1.5 or later.
 TEST_F(MemoryTest, AListWithMaxTokensLeavesOutLargerEntries) {
   std::string words;

@@ -30,7 +30,7 @@ TEST_P(Refused, WithItsReason) {
 }
 
 // A refusal decided after the descriptor was read names the plugin when its name was
-// sound, as every refusal should (audit 4a: the unknown kind showed none).
+// sound, as every refusal should (the unknown kind showed none).
 TEST(FixtureLoading, ARefusalAfterTheDescriptorNamesThePlugin) {
   PluginHost host;
   EXPECT_EQ(host.load(fixture("unknown-kind")).name, "unknown-kind");

@@ -1,4 +1,4 @@
-// The host's defences against a provider that breaks the ABI's rules (audit 4a): a
+// The host's defences against a provider that breaks the ABI's rules: a
 // delta with a length and no data, an error message that fills its struct without a
 // NUL, and deltas emitted after the host said stop. None may make the host read past
 // what the plugin handed it, or store what came after the stop.

@@ -65,7 +65,7 @@ TEST(SecretLookup, FileWithoutTrailingNewline) {
 }
 
 // Blanks at a key's ends were sent as part of it, and an empty key file sent no key at
-// all (audit 7a, N4).
+// all.
 TEST(SecretLookup, BlanksAroundAKeyAreNotPartOfItAndNoKeyIsAnError) {
   auto path = std::filesystem::temp_directory_path() / "agentrt-secret-blanks.key";
   std::ofstream(path) << "  sk-padded \r\n";
@@ -86,7 +86,7 @@ TEST(SecretLookup, BlanksAroundAKeyAreNotPartOfItAndNoKeyIsAnError) {
 }
 
 // A key is one word: a file of several lines or NUL-separated values is the wrong
-// file, refused at lookup (audit 8b, N4: it failed later, in words that told its shape).
+// file, refused at lookup (it failed later, in words that told its shape).
 TEST(SecretLookup, AKeyWithABlankOrControlCharacterInsideIsNoKey) {
   auto path = std::filesystem::temp_directory_path() / "agentrt-secret-lines.key";
   const std::string ref = R"({"source":"file","value":")" + path.string() + "\"}";
@@ -110,7 +110,7 @@ TEST(SecretLookup, BadReferencesAreInvalidAndNeverEchoTheValue) {
             AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(e.message).find("sk-do-not-echo"), std::string::npos);
   // Source and value swapped, an operator's easy slip, puts the secret in `source`,
-  // which the message used to quote to every client of the model (audit 4a, F1).
+  // which the message used to quote to every client of the model.
   EXPECT_EQ(lookup(R"({"source":"sk-SWAPPED-secret","value":"inline"})", r, e),
             AGENTRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(std::string(e.message).find("sk-SWAPPED"), std::string::npos) << e.message;

@@ -166,7 +166,7 @@ TEST(ErrorMapping, RedactsTheKeyEvenWhenTheTextIsClipped) {
   EXPECT_EQ(redact("nothing", ""), "nothing");
 }
 
-// What tells part of the key goes too: a masked quote, a piece (audit 8b, F4).
+// What tells part of the key goes too: a masked quote, a piece.
 TEST(ErrorMapping, RedactsWhatTellsPartOfTheKey) {
   const std::string key = "sk-proj-SECRETabcdefghijklmnop1234";
   EXPECT_EQ(redact("Incorrect API key provided: sk-proj-************1234. See docs.", key),

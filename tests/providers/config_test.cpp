@@ -52,8 +52,8 @@ TEST_P(Config, KeyReferenceMustHaveSourceAndValue) {
   expect_create_refused(vendor(), config, "'api_key_ref'");
 }
 
-// The admin API refused these; the config file, which only the plugin reads, took them
-// (an audit's finding), and every call then failed.
+// The admin API refuses these; the config file, which only the plugin reads, must too,
+// or every call fails.
 TEST_P(Config, AConfigFileIsHeldToTheRulesTheAdminApiHolds) {
   const std::pair<json, std::string> cases[] = {
       {{{"source", "inlin"}, {"value", "sk-x"}}, "'api_key_ref.source' must be one of"},

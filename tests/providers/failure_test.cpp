@@ -82,7 +82,7 @@ TEST_P(Failures, AWrongKeyIsRefusedByTheUpstream) {
   Outcome out = run(*provider, user_request("hi"));
   EXPECT_EQ(out.code(), AGENTRT_ERR_UNAUTHENTICATED) << out.message();
   EXPECT_EQ(out.message().find(kTestKey), std::string::npos) << out.message();
-  // Nor masked, as OpenAI quotes it: the key's fingerprint is its owner's (audit 8b, F4).
+  // Nor masked, as OpenAI quotes it: the key's fingerprint is its owner's.
   const std::string key = kTestKey;
   EXPECT_EQ(out.message().find(key.substr(key.size() - 4)), std::string::npos) << out.message();
   EXPECT_EQ(out.message().find("**"), std::string::npos) << out.message();

@@ -150,7 +150,7 @@ TEST_F(AuthTokenStorage, TokensOutliveTheInstance) {
   EXPECT_EQ(list()["data"].size(), 2u);
 }
 
-// Every token ever issued once stayed in auth.db (audit 6b, 9: 30,000 expired of 30,001).
+// Every token ever issued once stayed in auth.db (30,000 expired of 30,001).
 // A dead one, expired or revoked, is kept a week so that its client is told why it
 // fails, then removed: all that are due at a start, a few more at each issue. The
 // newest row stays, since the next token is numbered after it.

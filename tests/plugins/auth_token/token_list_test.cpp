@@ -44,7 +44,7 @@ TEST_F(AuthTokenList, RecordsCarryNoSecret) {
 }
 
 // An expired token fails as a revoked one does, so neither is listed: a listing once
-// began with every expired token ever issued (audit 6b, 9).
+// began with every expired token ever issued.
 TEST_F(AuthTokenList, ExpiredTokensAreNotListed) {
   json lasting = issue({{"ttl_s", 3600}, {"actor", "lasting"}});
   json brief = issue({{"ttl_s", 1}, {"actor", "brief"}});
@@ -78,7 +78,7 @@ TEST_F(AuthTokenList, PagesCoverEveryTokenOnceNewestFirst) {
 }
 
 // Newest first is the order of issue, also within one second, which created_at cannot
-// tell apart (audit 4: such tokens listed in the order of their random ids).
+// tell apart (such tokens listed in the order of their random ids).
 TEST_F(AuthTokenList, TokensOfOneSecondListInTheReverseOrderOfIssue) {
   std::vector<std::string> issued;
   wait_for_start_of_second();

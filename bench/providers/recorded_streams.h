@@ -1,6 +1,6 @@
 // Upstream response bodies as the vendors send them (shapes, field order and extras
-// from recorded streams, per /work/shared/spec/provider-wire-formats.md), for the
-// decoder benchmark. Each answer has a fixed list of text fragments, so the benchmark
+// from recorded streams, as tests/fakes/dialect_*.cpp speak them), for the decoder
+// benchmark. Each answer has a fixed list of text fragments, so the benchmark
 // can check what the decoder emitted.
 #pragma once
 

@@ -141,11 +141,4 @@ void append_json_string(std::string& out, std::string_view text) {
   out += '"';
 }
 
-std::string json_string(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  append_json_string(out, text);
-  return out;
-}
-
 }  // namespace agentrt::text

@@ -14,7 +14,4 @@ namespace agentrt::text {
 // never fail a run halfway through.
 void append_json_string(std::string& out, std::string_view text);
 
-// `text` as a JSON string literal.
-std::string json_string(std::string_view text);
-
 }  // namespace agentrt::text

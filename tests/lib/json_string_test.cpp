@@ -15,6 +15,12 @@
 namespace agentrt::text {
 namespace {
 
+std::string json_string(const std::string& text) {
+  std::string out;
+  append_json_string(out, text);
+  return out;
+}
+
 std::string nlohmann_form(const std::string& text) {
   return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -8,7 +8,6 @@
 #include "text/json_reader.h"
 
 #include <cctype>
-#include <cmath>
 
 namespace agentrt::core {
 namespace {

@@ -22,20 +22,37 @@ std::string part_at(size_t message, size_t part) {
   return message_at(message) + ".content[" + std::to_string(part) + "]";
 }
 
+std::string_view required_text(element value, const char* key, size_t message, size_t index) {
+  std::string_view text;
+  if (text::member(value, key).get(text) != SUCCESS)
+    invalid(part_at(message, index) + "." + key + " must be a string");
+  return text;
+}
+
 ContentPart read_part(element value, size_t message, size_t index) {
   std::string_view type;
   if (text::member(value, "type").get(type) != SUCCESS)
     invalid(part_at(message, index) + " must be an object with a string 'type'");
   ContentPart part;
   if (type == "text") {
-    if (text::member(value, "text").get(part.text) != SUCCESS)
-      invalid(part_at(message, index) + ".text must be a string");
+    part.text = required_text(value, "text", message, index);
   } else if (type == "image_url") {
     part.kind = ContentPart::Kind::image;
-    if (text::member(value, "url").get(part.url) != SUCCESS)
-      invalid(part_at(message, index) + ".url must be a string");
+    part.url = required_text(value, "url", message, index);
+  } else if (type == "tool_call") {
+    part.kind = ContentPart::Kind::tool_call;
+    part.id = required_text(value, "id", message, index);
+    part.name = required_text(value, "name", message, index);
+    part.arguments = required_text(value, "arguments", message, index);
+  } else if (type == "tool_result") {
+    part.kind = ContentPart::Kind::tool_result;
+    part.id = required_text(value, "tool_call_id", message, index);
+    part.text = required_text(value, "output", message, index);
+    bool is_error = false;
+    if (text::member(value, "is_error").get(is_error) == SUCCESS) part.is_error = is_error;
   } else {
-    invalid(part_at(message, index) + ".type '" + std::string(type) + "' is not text or image_url");
+    invalid(part_at(message, index) + ".type '" + std::string(type) +
+            "' is not text, image_url, tool_call or tool_result");
   }
   return part;
 }
@@ -45,14 +62,17 @@ ChatMessage read_message(element value, size_t index) {
   ChatMessage message;
   if (text::member(value, "role").get(message.role) != SUCCESS)
     invalid(message_at(index) + ".role must be a string");
-  if (message.role != "user" && message.role != "assistant" && message.role != "system")
+  if (message.role != "user" && message.role != "assistant" && message.role != "system" &&
+      message.role != "tool")
     invalid(message_at(index) + ".role '" + std::string(message.role) +
-            "' is not system, user or assistant");
+            "' is not system, user, assistant or tool");
   const auto content = text::member(value, "content");
   std::string_view whole;
   array parts;
   if (content.get(whole) == SUCCESS) {
-    message.parts.push_back(ContentPart{ContentPart::Kind::text, whole, {}});
+    ContentPart part;
+    part.text = whole;
+    message.parts.push_back(part);
   } else if (content.get(parts) == SUCCESS) {
     message.parts.reserve(parts.size());
     for (const element part : parts)
@@ -66,6 +86,55 @@ ChatMessage read_message(element value, size_t index) {
 // Absent and null are none.
 bool given(const simdjson::simdjson_result<element>& value) {
   return value.error() == SUCCESS && !value.value_unsafe().is_null();
+}
+
+ToolDefinition read_tool(element value, size_t index) {
+  const std::string where = "tools[" + std::to_string(index) + "]";
+  ToolDefinition tool;
+  if (text::member(value, "name").get(tool.name) != SUCCESS || tool.name.empty())
+    invalid(where + ".name must be a non-empty string");
+  tool.description = text::text_or_empty(text::member(value, "description"));
+  simdjson::dom::object parameters;
+  const auto given_parameters = text::member(value, "parameters");
+  if (given_parameters.error() == simdjson::NO_SUCH_FIELD)
+    tool.parameters = R"({"type":"object"})";
+  else if (given_parameters.get(parameters) == SUCCESS)
+    tool.parameters = simdjson::minify(parameters);
+  else
+    invalid(where + ".parameters must be an object");
+  return tool;
+}
+
+ToolChoice read_tool_choice(element value) {
+  ToolChoice choice;
+  std::string_view word;
+  if (value.get(word) == SUCCESS) {
+    if (word == "auto") return choice;
+    if (word == "none")
+      choice.mode = ToolChoice::Mode::none;
+    else if (word == "required")
+      choice.mode = ToolChoice::Mode::required;
+    else
+      invalid("'tool_choice' '" + std::string(word) + "' is not auto, none or required");
+    return choice;
+  }
+  if (text::text_or_empty(text::member(value, "type")) != "tool" ||
+      text::member(value, "name").get(choice.name) != SUCCESS)
+    invalid("'tool_choice' must be auto, none, required or {\"type\":\"tool\",\"name\"}");
+  choice.mode = ToolChoice::Mode::tool;
+  return choice;
+}
+
+// Each result gets the name of the call it answers, which some vendors ask for.
+void name_results(std::vector<ChatMessage>& messages) {
+  for (size_t m = 0; m < messages.size(); ++m)
+    for (ContentPart& result : messages[m].parts) {
+      if (result.kind != ContentPart::Kind::tool_result) continue;
+      for (size_t earlier = m; earlier-- > 0 && result.name.empty();)
+        for (const ContentPart& call : messages[earlier].parts)
+          if (call.kind == ContentPart::Kind::tool_call && call.id == result.id)
+            result.name = call.name;
+    }
 }
 
 }  // namespace
@@ -98,6 +167,15 @@ ChatRequest parse_chat_request(std::string_view request_json) {
     if (temperature.get(number) != SUCCESS) invalid("'temperature' must be a number");
     out.temperature = number;
   }
+  name_results(out.messages);
+  array tools;
+  const auto given_tools = text::member(request, "tools");
+  if (given(given_tools)) {
+    if (given_tools.get(tools) != SUCCESS) invalid("'tools' must be an array");
+    for (const element tool : tools) out.tools.push_back(read_tool(tool, out.tools.size()));
+  }
+  const auto tool_choice = text::member(request, "tool_choice");
+  if (given(tool_choice)) out.tool_choice = read_tool_choice(tool_choice.value_unsafe());
   return out;
 }
 
@@ -109,9 +187,18 @@ size_t body_size_hint(const ChatRequest& chat) {
     size += kAroundEachMessage;
     // Escapes may lengthen a text; the body grows past the hint then.
     for (const ContentPart& part : message.parts)
-      size += kAroundEachPart + part.text.size() + part.url.size();
+      size += kAroundEachPart + part.text.size() + part.url.size() + part.id.size() +
+              part.name.size() + part.arguments.size();
   }
+  for (const ToolDefinition& tool : chat.tools)
+    size += 64 + tool.name.size() + tool.description.size() + tool.parameters.size();
   return size;
+}
+
+bool has_tool_calls(const ChatMessage& message) {
+  for (const ContentPart& part : message.parts)
+    if (part.kind == ContentPart::Kind::tool_call) return true;
+  return false;
 }
 
 std::string joined_text(const ChatMessage& message, std::string_view separator) {

@@ -26,6 +26,13 @@ void DeltaEmitter::text(std::string_view fragment) {
   pending_.append(fragment);
 }
 
+void DeltaEmitter::tool_call(std::string_view id, std::string_view name,
+                             std::string_view arguments) {
+  if (finished_) return;
+  flush();
+  if (!sink_.tool_call(id, name, arguments)) cancelled();
+}
+
 void DeltaEmitter::flush() {
   if (pending_.empty()) return;
   const bool more = sink_.text(pending_);

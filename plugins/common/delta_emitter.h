@@ -1,5 +1,5 @@
-// The order the engine relies on, enforced in one place: text fragments (with the
-// input count among them when the upstream gives it early), then at most one final
+// The order the engine relies on, enforced in one place: text fragments and tool calls
+// (with the input count among them when the upstream gives it early), then at most one final
 // usage delta, then exactly one finish delta. A sink that says "stop" turns into
 // Error(AGENTRT_ERR_CANCELLED), which unwinds the transfer.
 //
@@ -36,6 +36,9 @@ class DeltaEmitter {
 
   // Adds a text fragment to what the next flush sends; empty fragments are skipped.
   void text(std::string_view fragment);
+  // One complete tool call (ABI 1.8), after the text before it: `arguments` is the
+  // model's JSON text as written, `id` the vendor's or empty.
+  void tool_call(std::string_view id, std::string_view name, std::string_view arguments);
   // Sends the fragments added since the last flush as one.
   void flush();
   // The same on the way out of a failed piece: what arrived before the failure still

@@ -76,6 +76,12 @@ JsonWriter& JsonWriter::number(double value) {
   return *this;
 }
 
+JsonWriter& JsonWriter::raw(std::string_view json) {
+  before_value();
+  out_ += json;
+  return *this;
+}
+
 JsonWriter& JsonWriter::boolean(bool value) {
   before_value();
   out_ += value ? "true" : "false";

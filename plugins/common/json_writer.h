@@ -26,6 +26,8 @@ class JsonWriter {
   JsonWriter& integer(int64_t value);
   JsonWriter& number(double value);
   JsonWriter& boolean(bool value);
+  // A value that is JSON text already (a tool's parameters schema), written as it is.
+  JsonWriter& raw(std::string_view json);
 
  private:
   void before_value();

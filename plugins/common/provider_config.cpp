@@ -62,7 +62,8 @@ class ConfigReader {
       if (!model.is_object() || !model.contains("id") || !model["id"].is_string())
         fail("every entry of 'models' must be an object with a string 'id'");
       for (const auto& item : model.items())
-        if (item.key() != "id" && item.key() != "context_window" && item.key() != "supports_vision")
+        if (item.key() != "id" && item.key() != "context_window" &&
+            item.key() != "supports_vision" && item.key() != "supports_tools")
           fail("unknown key '" + item.key() + "' in an entry of 'models'");
     }
     return value;

@@ -37,6 +37,13 @@ class Dialect {
 
   virtual std::vector<std::string> opening(const StreamContext& ctx, const Reply& reply) const = 0;
   virtual std::string delta(const StreamContext& ctx, const std::string& fragment) const = 0;
+  // The events of `reply.tool_calls`, between the text's deltas and the closing. A
+  // dialect that streams calls overrides it.
+  virtual std::vector<std::string> tool_calls(const StreamContext& ctx, const Reply& reply) const {
+    (void)ctx;
+    (void)reply;
+    return {};
+  }
   virtual std::vector<std::string> closing(const StreamContext& ctx, const Reply& reply) const = 0;
   virtual std::string malformed(const StreamContext& ctx) const = 0;
   virtual std::vector<std::string> error_event(const StreamContext& ctx,

@@ -199,6 +199,7 @@ bool Connection::send_stream(const RecordedRequest& request, const Reply& reply)
     if (reply.delta_delay > 0ms && !pause(reply.delta_delay)) return false;
     if (!send_event(dialect.delta(ctx, fragments[i]))) return false;
   }
+  if (!send_events(dialect.tool_calls(ctx, reply))) return false;
   if (!send_events(dialect.closing(ctx, reply))) return false;
   server_.note_stream_size(body_offset_);
   if (reply.hold_open) return hang();

@@ -30,6 +30,12 @@ Reply Reply::answer(std::string text, int deltas) {
   return r;
 }
 
+Reply Reply::calling(std::vector<FakeToolCall> calls, std::string text) {
+  Reply r = answer(std::move(text));
+  r.tool_calls = std::move(calls);
+  return r;
+}
+
 Reply Reply::failure(int status, std::string error_type, std::string message) {
   Reply r;
   r.kind = Kind::fail;

@@ -53,6 +53,14 @@ struct FakeUsage {
   int64_t cache_creation_input_tokens = 0;  // Anthropic only
 };
 
+// One tool call a reply makes, streamed in the vendor's form after the reply's text.
+struct FakeToolCall {
+  std::string id;  // the vendor's id (call_..., toolu_...); Ollama sends none
+  std::string name;
+  std::string arguments;  // the JSON text the model writes
+  int fragments = 3;      // pieces the arguments stream in, where the vendor cuts them
+};
+
 // What the fake does with one request.
 struct Reply {
   enum class Kind {
@@ -82,6 +90,13 @@ struct Reply {
   bool no_terminator = false;  // openai: end the body after the finish (and usage) chunks
                                // without "data: [DONE]", as some compatible servers do
 
+  // Streamed after the text, in the vendor's form; a reply with calls ends with the
+  // vendor's tool finish word ("tool_calls", "tool_use"; Ollama: "stop") unless
+  // `finish` names another.
+  std::vector<FakeToolCall> tool_calls;
+  bool omit_tool_index = false;  // openai: tool-call chunks without "index", as some
+                                 // compatible servers send them
+
   std::chrono::milliseconds delta_delay{0};  // waited before each delta
   std::vector<size_t> split_at;              // body byte offsets at which a write is cut in two;
                                              // a short pause follows each cut so the halves
@@ -96,6 +111,8 @@ struct Reply {
   std::vector<std::pair<std::string, std::string>> headers;  // extra response headers
 
   static Reply answer(std::string text, int deltas = 3);
+  // Calls `calls` after `text` (which may be empty).
+  static Reply calling(std::vector<FakeToolCall> calls, std::string text = "");
   static Reply failure(int status, std::string error_type = "", std::string message = "");
   static Reply hang_after_headers(int after_deltas = 0);
   static Reply hang_before_headers();

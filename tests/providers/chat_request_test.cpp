@@ -78,8 +78,8 @@ TEST(ChatRequest, RefusesNamingWhatIsWrong) {
       {request(json::array()).dump(), "'messages' must be a non-empty array"},
       {request({"hi"}).dump(), "messages[0] must be an object"},
       {request({{{"content", "x"}}}).dump(), "messages[0].role must be a string"},
-      {request({{{"role", "tool"}, {"content", "x"}}}).dump(),
-       "messages[0].role 'tool' is not system, user or assistant"},
+      {request({{{"role", "developer"}, {"content", "x"}}}).dump(),
+       "messages[0].role 'developer' is not system, user, assistant or tool"},
       {request({{{"role", "user"}, {"content", 5}}}).dump(),
        "messages[0].content must be an array of parts"},
       {request({{{"role", "user"}, {"content", {kText, {{"text", "x"}}}}}}).dump(),
@@ -89,7 +89,32 @@ TEST(ChatRequest, RefusesNamingWhatIsWrong) {
       {request({{{"role", "user"}, {"content", {{{"type", "image_url"}}}}}}).dump(),
        "messages[0].content[0].url must be a string"},
       {request({{{"role", "user"}, {"content", {{{"type", "audio"}}}}}}).dump(),
-       "messages[0].content[0].type 'audio' is not text or image_url"},
+       "messages[0].content[0].type 'audio' is not text, image_url, tool_call or tool_result"},
+      {request({{{"role", "assistant"},
+                 {"content", {{{"type", "tool_call"}, {"id", "c"}, {"name", "f"}}}}}})
+           .dump(),
+       "messages[0].content[0].arguments must be a string"},
+      {request({{{"role", "tool"}, {"content", {{{"type", "tool_result"}, {"output", "o"}}}}}})
+           .dump(),
+       "messages[0].content[0].tool_call_id must be a string"},
+      {json{{"model", "m"},
+            {"messages", {{{"role", "user"}, {"content", "x"}}}},
+            {"tools", {{{"name", "f"}, {"parameters", "{}"}}}}}
+           .dump(),
+       "tools[0].parameters must be an object"},
+      {json{{"model", "m"}, {"messages", {{{"role", "user"}, {"content", "x"}}}}, {"tools", {{}}}}
+           .dump(),
+       "tools[0].name must be a non-empty string"},
+      {json{{"model", "m"},
+            {"messages", {{{"role", "user"}, {"content", "x"}}}},
+            {"tool_choice", "any"}}
+           .dump(),
+       "'tool_choice' 'any' is not auto, none or required"},
+      {json{{"model", "m"},
+            {"messages", {{{"role", "user"}, {"content", "x"}}}},
+            {"tool_choice", {{"type", "function"}}}}
+           .dump(),
+       "'tool_choice' must be"},
       {json{{"model", "m"}, {"messages", {{{"role", "user"}, {"content", "x"}}}}, {"max_tokens", 0}}
            .dump(),
        "'max_tokens' must be a positive integer"},
@@ -112,6 +137,55 @@ TEST(ChatRequest, RefusesNamingWhatIsWrong) {
       EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
     }
   }
+}
+
+// Tools, the choice among them, the model's calls and their results (ABI 1.8); each
+// result learns the name of the call it answers, which some vendors ask for.
+TEST(ChatRequest, ReadsToolsCallsAndResults) {
+  const json call = {{"type", "tool_call"},
+                     {"id", "call_1"},
+                     {"name", "get_weather"},
+                     {"arguments", R"({"city":"Paris"})"}};
+  const json result = {
+      {"type", "tool_result"}, {"tool_call_id", "call_1"}, {"output", "sunny"}, {"is_error", true}};
+  const ChatRequest chat = parse_chat_request(json{
+      {"model", "m"},
+      {"messages",
+       {{{"role", "user"}, {"content", "weather?"}},
+        {{"role", "assistant"}, {"content", {kText, call}}},
+        {{"role", "tool"}, {"content", {result}}}}},
+      {"tools",
+       {{{"name", "get_weather"},
+         {"description", "d"},
+         {"parameters", {{"type", "object"}, {"properties", json::object()}}}},
+        {{"name", "bare"}}}},
+      {"tool_choice",
+       {{"type", "tool"}, {"name", "bare"}}}}.dump());
+  ASSERT_EQ(chat.tools.size(), 2u);
+  EXPECT_EQ(chat.tools[0].name, "get_weather");
+  EXPECT_EQ(chat.tools[0].description, "d");
+  EXPECT_EQ(json::parse(chat.tools[0].parameters),
+            json({{"type", "object"}, {"properties", json::object()}}));
+  EXPECT_EQ(chat.tools[1].description, "");
+  EXPECT_EQ(chat.tools[1].parameters, R"({"type":"object"})");
+  ASSERT_TRUE(chat.tool_choice);
+  EXPECT_EQ(chat.tool_choice->mode, ToolChoice::Mode::tool);
+  EXPECT_EQ(chat.tool_choice->name, "bare");
+  const ContentPart& made = chat.messages[1].parts[1];
+  EXPECT_EQ(made.kind, ContentPart::Kind::tool_call);
+  EXPECT_EQ(made.id, "call_1");
+  EXPECT_EQ(made.arguments, R"({"city":"Paris"})");
+  EXPECT_TRUE(has_tool_calls(chat.messages[1]));
+  EXPECT_FALSE(has_tool_calls(chat.messages[0]));
+  ASSERT_EQ(chat.messages[2].role, "tool");
+  const ContentPart& answered = chat.messages[2].parts[0];
+  EXPECT_EQ(answered.kind, ContentPart::Kind::tool_result);
+  EXPECT_EQ(answered.id, "call_1");
+  EXPECT_EQ(answered.name, "get_weather");
+  EXPECT_EQ(answered.text, "sunny");
+  EXPECT_TRUE(answered.is_error);
+  EXPECT_FALSE(
+      parse_chat_request(request({{{"role", "user"}, {"content", "x"}}}).dump()).tool_choice);
 }
 
 TEST(ChatRequest, JoinsTheTextsOfAMessage) {

@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.7 (1.0 plus appended members, each marked "Since").
+ * agentrt plugin ABI, version 1.8 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 7
-#define AGENTRT_ABI_VERSION_STRING "1.7"
+#define AGENTRT_ABI_MINOR 8
+#define AGENTRT_ABI_VERSION_STRING "1.8"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -163,7 +163,14 @@ typedef struct agentrt_host_api_t {
  * can add kinds (tool calls, reasoning) without breaking older hosts. */
 #define AGENTRT_DELTA_TEXT 1   /* data: UTF-8 answer text fragment, whole characters */
 #define AGENTRT_DELTA_USAGE 2  /* data: {"input_tokens":n,"output_tokens":n} */
-#define AGENTRT_DELTA_FINISH 3 /* data: {"reason":"end_turn|max_tokens|..."} */
+#define AGENTRT_DELTA_FINISH 3 /* data: {"reason":"end_turn|max_tokens|tool_use|..."} */
+/* Since 1.8. data: {"id","name","arguments"}: one tool call, complete (never a part of
+ * one), in the order the model made it among the text fragments. `arguments` is the
+ * JSON text the model wrote, as a string (not re-encoded, and not checked: a model may
+ * write something that is not JSON); `id` is the vendor's, or "" when the vendor gives
+ * none (the host makes one). A completion that ends because the model called tools
+ * finishes with the reason "tool_use". Sent only when the request offered "tools". */
+#define AGENTRT_DELTA_TOOL_CALL 4
 
 /* Host-owned. Handed to `complete`, it is valid only during that call, on the thread
  * that made the call. Handed to `complete_async` (since 1.2), it is valid until the
@@ -235,12 +242,19 @@ typedef struct agentrt_provider_vtable_t {
   /* Runs one completion. `request_json` is {"model","messages":[{"role","content":
    * [parts]}],"max_tokens"?,...}. Blocks the calling thread and reports deltas
    * through `sink` on that same thread. Returns AGENTRT_OK after the final delta, or
-   * an error code (AGENTRT_ERR_CANCELLED when the sink stopped it). Required. */
+   * an error code (AGENTRT_ERR_CANCELLED when the sink stopped it). Required.
+   * Since 1.8, a plugin built for 1.8 or later may be sent tools: "tools":[{"name",
+   * "description"?,"parameters"}], "tool_choice" ("auto", "none", "required" or
+   * {"type":"tool","name"}), assistant parts {"type":"tool_call","id","name",
+   * "arguments"} and messages of role "tool" whose parts are {"type":"tool_result",
+   * "tool_call_id","output","is_error"?}. A plugin built before 1.8 is sent none of
+   * them (docs/plugin-author-guide.md says what it gets instead). */
   int32_t (*complete)(void* instance, const char* request_json, size_t request_json_len,
                       agentrt_sink_t* sink, agentrt_error_t* error);
 
   /* Writes {"models":[{"id","context_window","supports_vision"}]}: what the
-   * instance serves. Required. */
+   * instance serves. Required. Since 1.8 a model may say "supports_tools" (absent:
+   * true for a plugin built for 1.8 or later, false for an older one). */
   int32_t (*list_models)(void* instance, agentrt_output_t* out, agentrt_error_t* error);
 
   /* Since 1.2, optional (NULL, or AGENTRT_ERR_UNSUPPORTED: the host calls `complete`

@@ -93,8 +93,28 @@ class Sink {
   }
   bool finish(std::string_view reason) {
     // The reason is the vendor's word: escaped, so that any word stays valid JSON.
-    std::string json = "{\"reason\":\"";
-    for (char c : reason) {
+    std::string json = "{\"reason\":";
+    append_string(json, reason);
+    json += '}';
+    return emit(AGENTRT_DELTA_FINISH, json);
+  }
+  // One complete tool call (ABI 1.8): `arguments` is the model's JSON text as it wrote
+  // it; `id` the vendor's, or empty. An older host ignores the delta.
+  bool tool_call(std::string_view id, std::string_view name, std::string_view arguments) {
+    std::string json = "{\"arguments\":";
+    append_string(json, arguments);
+    json += ",\"id\":";
+    append_string(json, id);
+    json += ",\"name\":";
+    append_string(json, name);
+    json += '}';
+    return emit(AGENTRT_DELTA_TOOL_CALL, json);
+  }
+  // `text`, which must be UTF-8, as a JSON string: quotes, backslashes and control
+  // bytes escaped.
+  static void append_string(std::string& json, std::string_view text) {
+    json += '"';
+    for (char c : text) {
       if (c == '"' || c == '\\') {
         json += '\\';
         json += c;
@@ -106,8 +126,7 @@ class Sink {
         json += c;
       }
     }
-    json += "\"}";
-    return emit(AGENTRT_DELTA_FINISH, json);
+    json += '"';
   }
   bool cancelled() const { return sink_->is_cancelled(sink_) != 0; }
   // Asks the host to call `wake(ctx)` whenever cancelled() may have changed (ABI 1.1);

@@ -6,6 +6,7 @@
 #include "core/domain/name_text.h"
 #include "core/log/logger.h"
 #include "core/memory/memory_service.h"
+#include "core/runs/tool_request.h"
 #include "core/store/paged_query.h"
 #include "text/utf8.h"
 
@@ -16,7 +17,7 @@ namespace {
 
 constexpr const char* kColumns =
     "seq, cell, id, name, coalesce(model, ''), system_prompt, description, namespace, "
-    "memory_layers, created_at, updated_at";
+    "memory_layers, created_at, updated_at, tools, max_steps";
 
 Agent read_agent(const Statement& row) {
   Agent a;
@@ -30,6 +31,8 @@ Agent read_agent(const Statement& row) {
   a.memory_layers = nlohmann::json::parse(row.column_text(8)).get<std::vector<std::string>>();
   a.created_at = row.column_text(9);
   a.updated_at = row.column_text(10);
+  a.tools = read_tools_text(row.column_text(11), "tools");
+  if (!row.column_is_null(12)) a.max_steps = row.column_int(12);
   return a;
 }
 
@@ -69,9 +72,25 @@ void apply_fields(Agent& agent, const nlohmann::json& body) {
     agent.namespace_ = *ns;
   }
   if (body.contains("memory_layers")) agent.memory_layers = parse_layers(body["memory_layers"]);
+  if (body.contains("tools"))
+    agent.tools = body["tools"].is_null() ? std::vector<ToolSpec>{}
+                                          : read_tools_text(body["tools"].dump(), "tools");
+  if (body.contains("max_steps")) {
+    const std::optional<int64_t> steps = optional_int(body, "max_steps");
+    if (steps && (*steps < 1 || *steps > 64))
+      throw invalid("field 'max_steps' must be an integer from 1 to 64");
+    agent.max_steps = steps;
+  }
 }
 
 }  // namespace
+
+// The backing array of a namespace-scope list lives as long as the list.
+static const std::initializer_list<const char*> kAgentFields = {
+    "name",      "model",         "system_prompt", "description",
+    "namespace", "memory_layers", "tools",         "max_steps"};
+
+namespace {}  // namespace
 
 const std::vector<std::string>& default_agent_layers() {
   static const std::vector<std::string> layers = {"agent_memory", "about_me", "consensus",
@@ -87,6 +106,8 @@ nlohmann::json to_json(const Agent& a) {
           {"description", a.description},
           {"namespace", a.namespace_},
           {"memory_layers", a.memory_layers},
+          {"tools", nlohmann::json::parse(tools_json(a.tools))},
+          {"max_steps", a.max_steps ? nlohmann::json(*a.max_steps) : nlohmann::json()},
           {"created_at", a.created_at},
           {"updated_at", a.updated_at}};
 }
@@ -106,10 +127,11 @@ void write_row(Connection& db, const Agent& a, bool insert) {
     throw conflict("an agent named '" + a.name + "' exists in this cell");
   auto statement = db.prepare(
       insert ? "INSERT INTO agents(model, system_prompt, description, namespace, memory_layers, "
-               "updated_at, name, created_at, cell, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+               "updated_at, name, created_at, cell, id, tools, max_steps) VALUES (?, ?, ?, ?, ?, "
+               "?, ?, ?, ?, ?, ?, ?)"
              : "UPDATE agents SET model = ?, system_prompt = ?, description = ?, namespace = ?, "
-               "memory_layers = ?, updated_at = ?, name = ?, created_at = ? WHERE cell = ? AND "
-               "id = ?");
+               "memory_layers = ?, updated_at = ?, name = ?, created_at = ?, tools = ?11, "
+               "max_steps = ?12 WHERE cell = ?9 AND id = ?10");
   if (a.model.empty())
     statement.bind_null(1);
   else
@@ -117,6 +139,11 @@ void write_row(Connection& db, const Agent& a, bool insert) {
   statement.bind(2, a.system_prompt).bind(3, a.description).bind(4, a.namespace_);
   statement.bind(5, nlohmann::json(a.memory_layers).dump()).bind(6, a.updated_at);
   statement.bind(7, a.name).bind(8, a.created_at).bind(9, a.cell).bind(10, a.id);
+  statement.bind(11, tools_json(a.tools));
+  if (a.max_steps)
+    statement.bind(12, *a.max_steps);
+  else
+    statement.bind_null(12);
   statement.run();
 }
 
@@ -141,8 +168,7 @@ std::optional<std::string> AgentService::model_problem(const nlohmann::json& bod
 Agent AgentService::create(const std::string& cell, const nlohmann::json& body,
                            std::optional<int64_t> cell_seq) {
   require_object(body);
-  reject_unknown_fields(
-      body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
+  reject_unknown_fields(body, kAgentFields);
   required_string(body, "name");
   if (auto problem = model_problem(body)) throw invalid(*problem);
   Agent agent;
@@ -193,8 +219,7 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
                            const nlohmann::json& body) {
   require_object(body);
   if (body.contains("id")) throw invalid("field 'id' cannot be changed");
-  reject_unknown_fields(
-      body, {"name", "model", "system_prompt", "description", "namespace", "memory_layers"});
+  reject_unknown_fields(body, kAgentFields);
   // Asked before the transaction (the registry is not to be locked inside the store's),
   // and held against the PATCH only if it changes the model: an agent read and written
   // back as it is must not fail because its provider has since been withdrawn.

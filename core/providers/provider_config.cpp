@@ -26,7 +26,8 @@ ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix,
                       bool unknown_fields_allowed = false) {
   require_object(body, "'" + prefix.substr(0, prefix.size() - 1) + "'");
   if (!unknown_fields_allowed)
-    reject_unknown_fields(body, {"id", "context_window", "supports_vision"}, prefix);
+    reject_unknown_fields(body, {"id", "context_window", "supports_vision", "supports_tools"},
+                          prefix);
   ModelInfo model;
   model.id = required_string(body, "id", prefix);
   if (model.id.empty() || text::utf8_length(model.id) > 256)
@@ -37,6 +38,7 @@ ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix,
     throw invalid("field '" + prefix + "context_window' must be from 1 to 100000000");
   model.context_window = *window;
   model.supports_vision = optional_bool(body, "supports_vision", prefix).value_or(false);
+  model.supports_tools = optional_bool(body, "supports_tools", prefix).value_or(true);
   return model;
 }
 
@@ -115,7 +117,8 @@ nlohmann::json models_json(const std::vector<ModelInfo>& models) {
   for (const auto& m : models)
     out.push_back({{"id", m.id},
                    {"context_window", m.context_window},
-                   {"supports_vision", m.supports_vision}});
+                   {"supports_vision", m.supports_vision},
+                   {"supports_tools", m.supports_tools}});
   return out;
 }
 
@@ -123,7 +126,7 @@ std::vector<ModelInfo> models_from_json(const nlohmann::json& models) {
   std::vector<ModelInfo> out;
   for (const auto& m : models)
     out.push_back({m.value("id", ""), m.value("context_window", int64_t{0}),
-                   m.value("supports_vision", false)});
+                   m.value("supports_vision", false), m.value("supports_tools", true)});
   return out;
 }
 

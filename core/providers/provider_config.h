@@ -14,6 +14,8 @@ struct ModelInfo {
   std::string id;
   int64_t context_window = 0;
   bool supports_vision = false;
+  // Tools may be offered to it (ABI 1.8); false for a model of a plugin built before.
+  bool supports_tools = true;
 };
 
 struct ProviderRecord {
@@ -41,8 +43,8 @@ nlohmann::json models_json(const std::vector<ModelInfo>& models);
 std::vector<ModelInfo> models_from_json(const nlohmann::json& models);
 
 // A provider plugin's list_models answer, {"models":[{"id","context_window",
-// "supports_vision"?}]}, held to the rules a shared provider's models are (an id of 1 to
-// 256 characters, a window from 1 to 100000000); fields it does not know are a newer
+// "supports_vision"?,"supports_tools"?}]}, held to the rules a shared provider's models are (an id
+// of 1 to 256 characters, a window from 1 to 100000000); fields it does not know are a newer
 // plugin's and left alone. Throws invalid naming the field ("models[0].id").
 std::vector<ModelInfo> parse_model_list(const std::string& listed);
 

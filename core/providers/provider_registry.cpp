@@ -257,8 +257,14 @@ std::optional<ResolvedModel> ProviderRegistry::resolve(const std::string& model_
   auto model = models_.find(model_id);
   if (model == models_.end()) return std::nullopt;
   const Entry& entry = providers_.at(model->second);
-  for (const auto& m : entry.record.models)
-    if (m.id == model_id) return ResolvedModel{entry.record.name, m, entry.instance};
+  for (const auto& m : entry.record.models) {
+    if (m.id != model_id) continue;
+    ResolvedModel resolved{entry.record.name, m, entry.instance};
+    // A plugin built before ABI 1.8 cannot be sent tools, whatever its record says.
+    if (entry.instance && entry.instance->plugin().abi_minor() < 8)
+      resolved.model.supports_tools = false;
+    return resolved;
+  }
   return std::nullopt;
 }
 

@@ -30,6 +30,16 @@ int64_t text_tokens(std::string_view text) {
   return static_cast<int64_t>((weighted_bytes(text) + 3) / 4);
 }
 
+// How many of the history's last messages the new ones need: when they answer tool
+// calls, the turn that made them, from its user message on (the whole history when it
+// has none).
+size_t answered_turn(const HistorySpan& history, const std::vector<StoredMessage>& fresh) {
+  if (fresh.empty() || fresh.front().role != "tool") return 0;
+  size_t first = history.size();
+  while (first > 0 && history[first - 1].role != "user") --first;
+  return history.size() - (first > 0 ? first - 1 : 0);
+}
+
 }  // namespace
 
 void ContentEstimate::add_text(std::string_view text) {
@@ -39,6 +49,11 @@ void ContentEstimate::add_text(std::string_view text) {
 void ContentEstimate::add_other(bool image) {
   tokens_ += kImageTokens;
   has_image_ = has_image_ || image;
+}
+
+void ContentEstimate::add_tool(std::string_view text) {
+  tokens_ += kFraming + text_tokens(text);
+  has_tool_parts_ = true;
 }
 
 int64_t estimate_text_tokens(const std::string& text) {
@@ -53,13 +68,22 @@ void estimate_stored(StoredMessage& message) {
   ContentEstimate estimate;
   for (const simdjson::dom::element part : parts) {
     const std::string_view type = text::text_or_empty(text::member(part, "type"));
-    if (type == "text")
+    if (type == "text") {
       estimate.add_text(text::text_or_empty(text::member(part, "text")));
-    else
+    } else if (type == "tool_call") {
+      estimate.add_tool(text::text_or_empty(text::member(part, "name")));
+      estimate.add_text(text::text_or_empty(text::member(part, "arguments")));
+    } else if (type == "tool_result") {
+      estimate.add_tool(text::text_or_empty(text::member(part, "output")));
+    } else if (type == "tool_approval") {
+      estimate.add_tool(text::text_or_empty(text::member(part, "reason")));
+    } else {
       estimate.add_other(type == "image_url");
+    }
   }
   message.tokens = estimate.tokens();
   message.has_image = estimate.has_image();
+  message.has_tool_parts = estimate.has_tool_parts();
 }
 
 StoredMessage text_message(std::string role, std::string_view text) {
@@ -88,12 +112,17 @@ int64_t answer_reserve(int64_t context_window, std::optional<int64_t> max_tokens
 RunContext assemble_context(ContextParts parts, int64_t context_window,
                             std::optional<int64_t> max_tokens) {
   const int64_t budget = context_window - max_tokens.value_or(0);
-  int64_t used = 0;
+  int64_t used = parts.tool_tokens;
   for (const auto& m : parts.fresh) used += estimate_tokens(m);
+  const size_t must = answered_turn(parts.history, parts.fresh);
+  for (size_t i = parts.history.size() - must; i < parts.history.size(); ++i)
+    used += estimate_tokens(parts.history[i]);
   if (!parts.system_prompt.empty()) used += kFraming + estimate_text_tokens(parts.system_prompt);
   if (used > budget)
     throw invalid("field 'messages' needs about " + std::to_string(used) + " tokens" +
                   (parts.system_prompt.empty() ? "" : " with the system prompt") +
+                  (must == 0 ? "" : " and the calls it answers") +
+                  (parts.tool_tokens == 0 ? "" : " and the tools") +
                   ", more than the model's context window of " + std::to_string(context_window) +
                   (max_tokens ? " less max_tokens " + std::to_string(*max_tokens) : std::string()));
   // What memory and history may fill: less than the budget when the request named no
@@ -115,14 +144,16 @@ RunContext assemble_context(ContextParts parts, int64_t context_window,
   }
 
   // Newest first, each message's estimate taken once.
-  const StoredMessage* kept = parts.history.end();
+  const StoredMessage* kept = parts.history.end() - must;
   for (; kept != parts.history.begin(); --kept) {
     const int64_t tokens = estimate_tokens(kept[-1]);
     if (used + tokens > room) break;
     used += tokens;
   }
   size_t first = static_cast<size_t>(kept - parts.history.begin());
-  while (first < parts.history.size() && parts.history[first].role == "assistant") ++first;
+  while (first < parts.history.size() - must &&
+         (parts.history[first].role == "assistant" || parts.history[first].role == "tool"))
+    ++first;
 
   RunContext out;
   if (!system.empty()) {

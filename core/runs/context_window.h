@@ -11,7 +11,9 @@
 //   5. environment (newest first within each layer)
 //   6. history, newest turn first (the oldest turns go first)
 // A history that would start with an assistant turn loses that turn too, since some
-// vendors require the first message to be the user's.
+// vendors require the first message to be the user's; tool messages alike. When the new
+// messages answer tool calls, the turn that made the calls (from its user message on)
+// always goes with them: every vendor refuses a result whose call it was not sent.
 #pragma once
 
 #include "core/runs/history_span.h"
@@ -33,6 +35,9 @@ struct ContextParts {
   std::vector<MemoryItem> memory;  // in priority order, see above
   HistorySpan history;
   std::vector<StoredMessage> fresh;
+  // The estimate of the tool definitions the run sends, which take room as the new
+  // messages do.
+  int64_t tool_tokens = 0;
 };
 
 // What goes upstream, in order: the system message (when there is one), the history
@@ -61,12 +66,16 @@ class ContentEstimate {
   void add_text(std::string_view text);
   // A part that is not text; `image` when it is an image_url.
   void add_other(bool image);
+  // A tool part, counted as its `text` (a call's name and arguments, a result's output).
+  void add_tool(std::string_view text);
   int64_t tokens() const { return tokens_; }
   bool has_image() const { return has_image_; }
+  bool has_tool_parts() const { return has_tool_parts_; }
 
  private:
   int64_t tokens_ = kFraming;
   bool has_image_ = false;
+  bool has_tool_parts_ = false;
 };
 
 // Every message is estimated when it is made or read (StoredMessage::tokens).

@@ -48,6 +48,20 @@ std::string done_text(std::string_view reason, std::string_view run_id, int64_t 
   return text;
 }
 
+std::string tool_call_text(std::string_view call_id, std::string_view name,
+                           std::string_view arguments, std::string_view executor, int64_t seq) {
+  std::string text;
+  JsonObjectText event(text);
+  event.string("arguments", arguments)
+      .string("call_id", call_id)
+      .string("executor", executor)
+      .string("name", name)
+      .integer("seq", seq)
+      .string("type", "tool_call")
+      .close();
+  return text;
+}
+
 std::string DeltaText::operator()(std::string_view content, int64_t seq) {
   buffer_.assign(R"({"content":)");
   append_json_string(buffer_, content);

@@ -22,6 +22,9 @@ std::string run_start_text(std::string_view run_id, std::string_view session_id,
 std::string error_event_text(std::string_view code, std::string_view message, int64_t seq);
 std::string done_text(std::string_view reason, std::string_view run_id, int64_t input_tokens,
                       int64_t output_tokens, int64_t seq);
+// {"arguments","call_id","executor","name","seq","type":"tool_call"} (docs/tools.md).
+std::string tool_call_text(std::string_view call_id, std::string_view name,
+                           std::string_view arguments, std::string_view executor, int64_t seq);
 
 // Text of stream_delta events, one per upstream text delta: the hot event, so no JSON
 // object is built for it. Only the content needs escaping (json_text.h); the rest is

@@ -1,5 +1,6 @@
 #include "core/runs/provider_call.h"
 
+#include "core/domain/ids.h"
 #include "core/log/logger.h"
 #include "core/runs/delta_fields.h"
 #include "text/utf8.h"
@@ -61,8 +62,9 @@ namespace {
 // Why a call was ended by this side: the client went away, or a limit was passed.
 struct CallStop {
   bool by_us = false;
-  bool too_long = false;  // limits.max_answer_bytes
-  bool too_late = false;  // limits.max_answer_ms
+  bool too_long = false;    // limits.max_answer_bytes
+  bool too_late = false;    // limits.max_answer_ms
+  uint64_t call_bytes = 0;  // the tool calls' arguments, which count against the limit too
   std::chrono::steady_clock::time_point deadline;
 
   bool passed_deadline() {
@@ -88,20 +90,50 @@ bool fail_for_limit(ProviderResult& result, const CallStop& stop, const CallPoli
   return true;
 }
 
+// A call as the run keeps it: a call without a name is no call; one without an id, or
+// with one the call already gave another, gets an id made here (the session's answers
+// name it); no arguments read as an empty object.
+std::optional<ToolCall> tool_call_of(const ProviderDelta& delta, const ProviderResult& result) {
+  DeltaFields fields = read_delta_fields(delta.data);
+  if (!fields.name || fields.name->empty()) return std::nullopt;
+  ToolCall call{fields.id.value_or(""), std::move(*fields.name), fields.arguments.value_or("")};
+  bool taken = call.id.empty() || call.id.size() > 256;
+  for (const ToolCall& earlier : result.tool_calls) taken = taken || earlier.id == call.id;
+  if (taken) call.id = new_id("call");
+  if (call.arguments.empty()) call.arguments = "{}";
+  return call;
+}
+
 // The delta sink of one attempt: keeps the text within its byte limit and hands it on.
 bool take_text(const ProviderDelta& delta, const CallPolicy& policy, CallStop& stop,
-               ProviderResult& result, const std::function<bool(std::string_view)>& on_text) {
+               ProviderResult& result, const std::function<bool(std::string_view)>& on_text,
+               const std::function<bool(const ToolCall&)>* on_tool_call) {
   // A plugin that goes on after it was told to stop gets nothing more stored or sent;
   // its usage still counts.
-  if (stop.by_us && delta.kind == AGENTRT_DELTA_TEXT) return false;
-  if (delta.kind != AGENTRT_DELTA_TEXT) {
+  const bool answer = delta.kind == AGENTRT_DELTA_TEXT || delta.kind == AGENTRT_DELTA_TOOL_CALL;
+  if (stop.by_us && answer) return false;
+  if (delta.kind == AGENTRT_DELTA_TOOL_CALL) {
+    std::optional<ToolCall> call = tool_call_of(delta, result);
+    if (!call || !on_tool_call) return !stop.passed_deadline();
+    stop.call_bytes += call->arguments.size();
+    if (result.text.size() + stop.call_bytes > policy.max_answer_bytes) {
+      stop.too_long = stop.by_us = true;
+      return false;
+    }
+    result.tool_calls.push_back(std::move(*call));
+    if (!(*on_tool_call)(result.tool_calls.back())) stop.by_us = true;
+    return !stop.by_us && !stop.passed_deadline();
+  }
+  if (!answer) {
     take_delta(delta, result);
     return true;
   }
   if (delta.data.empty()) return !stop.passed_deadline();
   std::string_view text = delta.data;
-  if (result.text.size() + text.size() > policy.max_answer_bytes) {
-    text = text::utf8_prefix(text, policy.max_answer_bytes - result.text.size());
+  if (result.text.size() + stop.call_bytes + text.size() > policy.max_answer_bytes) {
+    const uint64_t used = result.text.size() + stop.call_bytes;
+    text = text::utf8_prefix(text,
+                             used < policy.max_answer_bytes ? policy.max_answer_bytes - used : 0);
     stop.too_long = stop.by_us = true;
   }
   result.text.append(text);
@@ -115,7 +147,8 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
                              const CallPolicy& policy,
                              const std::function<bool(std::string_view)>& on_text,
                              const std::function<bool()>& cancelled, CancelWaker* waker,
-                             CallThread thread, const std::function<void()>* meanwhile) {
+                             CallThread thread, const std::function<void()>* meanwhile,
+                             const std::function<bool(const ToolCall&)>* on_tool_call) {
   ProviderResult result;
   CallStop stop;
   stop.deadline = std::chrono::steady_clock::now() + policy.max_answer_time;
@@ -128,7 +161,7 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
       provider.complete(
           request_json,
           [&](const ProviderDelta& delta) {
-            return take_text(delta, policy, stop, result, on_text);
+            return take_text(delta, policy, stop, result, on_text, on_tool_call);
           },
           ended, waker, thread, meanwhile);
       if (fail_for_limit(result, stop, policy)) return result;
@@ -137,7 +170,8 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
       return result;
     } catch (const PluginError& e) {
       if (fail_for_limit(result, stop, policy)) return result;
-      if (e.code == AGENTRT_ERR_REFUSED && result.text.empty()) {
+      const bool nothing_sent = result.text.empty() && result.tool_calls.empty();
+      if (e.code == AGENTRT_ERR_REFUSED && nothing_sent) {
         result.end = ProviderResult::End::failed;
         result.refused = true;
         result.error_code = "provider_error";
@@ -151,7 +185,7 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
       const auto wait = backoff(policy, static_cast<int>(attempt), e.retry_after_ms);
       // A retry that could not begin before the deadline is not waited for: the
       // upstream's own failure says more than a timeout would.
-      const bool retryable = e.code == AGENTRT_ERR_UNAVAILABLE && result.text.empty() &&
+      const bool retryable = e.code == AGENTRT_ERR_UNAVAILABLE && nothing_sent &&
                              attempt < policy.max_retries &&
                              std::chrono::milliseconds(e.retry_after_ms) <= policy.max_wait &&
                              std::chrono::steady_clock::now() + wait < stop.deadline;

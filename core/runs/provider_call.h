@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/plugin_host/loaded_plugin.h"
+#include "core/runs/tool_spec.h"
 
 #include <chrono>
 #include <functional>
@@ -31,6 +32,7 @@ struct ProviderResult {
   enum class End { completed, cancelled, failed };
   End end = End::completed;
   std::string text;                                    // everything the provider streamed
+  std::vector<ToolCall> tool_calls;                    // the model's, complete, in order
   std::optional<int64_t> input_tokens, output_tokens;  // as the provider reported them
   std::string finish_reason = "end_turn";
   std::string error_code;     // provider_error | provider_unavailable | provider_timeout | internal
@@ -42,7 +44,9 @@ struct ProviderResult {
   int attempts = 0;
 };
 
-// `on_text` returns false to stop (the client went away); `cancelled` is polled by the
+// `on_text` returns false to stop (the client went away), and `on_tool_call`, when set,
+// alike for each complete tool call (its id the vendor's, else one made here, unique in
+// the call); `cancelled` is polled by the
 // plugin, at least every 100 ms while the upstream is silent (once a second for a
 // plugin with a waker), and the call's deadline is checked there and at each delta. `meanwhile` is
 // handed to each attempt (ProviderInstance::complete) and run before a retry's wait, so it must
@@ -52,7 +56,8 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
                              const std::function<bool(std::string_view)>& on_text,
                              const std::function<bool()>& cancelled, CancelWaker* waker = nullptr,
                              CallThread thread = CallThread::plugin,
-                             const std::function<void()>* meanwhile = nullptr);
+                             const std::function<void()>* meanwhile = nullptr,
+                             const std::function<bool(const ToolCall&)>* on_tool_call = nullptr);
 
 // The event/HTTP error code for an ABI status code.
 std::string error_code_for(int32_t abi_code);

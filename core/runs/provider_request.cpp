@@ -1,6 +1,7 @@
 #include "core/runs/provider_request.h"
 
 #include "core/domain/json_text.h"
+#include "core/runs/tool_request.h"
 
 #include <string_view>
 
@@ -24,13 +25,42 @@ void append_role_and_next(std::string& out, std::string_view role, bool next) {
   }
 }
 
-// A stored content with each image part as a text part saying it was left out.
-void append_without_images(std::string& out, std::string_view content_json) {
+// A tool part as the text a model without tools is sent instead.
+nlohmann::json tool_part_as_text(const nlohmann::json& part) {
+  const std::string type = part.value("type", "");
+  std::string text;
+  if (type == "tool_call")
+    text = "[called tool " + part.value("name", "") + " with " + part.value("arguments", "") +
+           " (call " + part.value("id", "") + ")]";
+  else if (type == "tool_result")
+    text = std::string(part.value("is_error", false) ? "[error from" : "[result of") +
+           " tool call " + part.value("tool_call_id", "") + ": " + part.value("output", "") + "]";
+  else
+    return part;
+  return {{"text", text}, {"type", "text"}};
+}
+
+// A stored content with each image part the model does not take, and each tool part
+// when it takes no tools, as a text part saying what it was.
+void append_rewritten(std::string& out, std::string_view content_json, bool takes_images,
+                      bool takes_tools) {
   nlohmann::json content = nlohmann::json::parse(content_json);
   for (nlohmann::json& part : content) {
-    if (part.value("type", "") == "image_url") part = {{"text", kImageLeftOut}, {"type", "text"}};
+    if (part.value("type", "") == "image_url" && !takes_images)
+      part = {{"text", kImageLeftOut}, {"type", "text"}};
+    else if (!takes_tools)
+      part = tool_part_as_text(part);
   }
   append_json_value(out, content);
+}
+
+void append_tool_choice(JsonObjectText& request, const ToolChoice& choice) {
+  if (choice.mode != "tool") {
+    request.string("tool_choice", choice.mode);
+    return;
+  }
+  JsonObjectText named(request.member("tool_choice"));
+  named.string("name", choice.name).string("type", "tool").close();
 }
 
 }  // namespace
@@ -41,7 +71,7 @@ void append_without_images(std::string& out, std::string_view content_json) {
 // (bench/README.md).
 std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature,
-                             bool takes_images) {
+                             bool takes_images, const ToolOffer& offer) {
   std::string text;
   // The stored texts are most of it; growing into a long session's 300 KB went
   // through a dozen reallocations and copies.
@@ -55,15 +85,20 @@ std::string provider_request(const RunContext& context, const std::string& model
   if (context.size() > 0) messages += R"({"content":)";
   size_t left = context.size();
   context.each([&](const StoredMessage& m) {
-    if (m.has_image && !takes_images)
-      append_without_images(messages, m.content_text.str());
+    const bool tools_as_text = m.has_tool_parts && !offer.takes_tools;
+    if (tools_as_text || (m.has_image && !takes_images))
+      append_rewritten(messages, m.content_text.str(), takes_images, offer.takes_tools);
     else
       messages += m.content_text.str();
-    append_role_and_next(messages, m.role, --left > 0);
+    append_role_and_next(messages, tools_as_text && m.role == "tool" ? "user" : m.role, --left > 0);
   });
   messages += ']';
   request.string("model", model);
   if (temperature) request.value("temperature", *temperature);
+  if (offer.tools && !offer.tools->empty() && offer.takes_tools) {
+    if (offer.choice) append_tool_choice(request, *offer.choice);
+    request.member("tools") += tools_json(*offer.tools);
+  }
   request.close();
   return text;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/runs/context_window.h"
+#include "core/runs/tool_spec.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,8 +18,19 @@ namespace agentrt::core {
 // (check_model_accepts), and a session's past is not to be refused with each run.
 inline constexpr const char* kImageLeftOut =
     "[an image, left out: this model does not take images]";
+
+// The tools a run offers ("tools", "tool_choice", sent only with tools). A model that
+// does not `takes_tools` (a plugin built before ABI 1.8) is sent no tools, and the
+// session's tool parts as text parts saying what they were, in `user` messages for the
+// `tool` ones: the session's past is not to be refused with each run, as for images.
+struct ToolOffer {
+  const std::vector<ToolSpec>* tools = nullptr;
+  std::optional<ToolChoice> choice;
+  bool takes_tools = true;
+};
+
 std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature,
-                             bool takes_images = true);
+                             bool takes_images = true, const ToolOffer& offer = {});
 
 }  // namespace agentrt::core

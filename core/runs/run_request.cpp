@@ -5,6 +5,7 @@
 #include "core/domain/json_text.h"
 #include "core/runs/context_window.h"
 #include "core/runs/run_request_fields.h"
+#include "core/runs/tool_request.h"
 #include "text/json_reader.h"
 
 #include <cctype>
@@ -78,12 +79,16 @@ std::string image_url(const Fields& part, const std::string& where) {
   return url;
 }
 
-// One part, appended to the content's text in the store's form, and to its estimate.
-void read_part(element value, size_t message, size_t index, std::string& content,
-               ContentEstimate& estimate) {
+// One part of a `role` message, appended to the content's text in the store's form,
+// and to its estimate.
+void read_part(element value, size_t message, size_t index, std::string_view role,
+               std::string& content, ContentEstimate& estimate) {
   const std::string where = part_at(message, index);
   const Fields part = Fields::of(value, "'" + where + "'", where + ".");
   const std::string_view type = part.required_string("type");
+  if (read_tool_part(type, part, where, role, content, estimate)) return;
+  if (role == "tool")
+    throw invalid("field '" + where + ".type' must be tool_result or tool_approval");
   if (type == "text") {
     part.reject_unknown({"type", "text"});
     const std::string_view text = part.required_string("text");
@@ -110,8 +115,8 @@ StoredMessage read_message(element value, size_t index) {
   message.reject_unknown({"role", "content"});
   StoredMessage out;
   out.role = message.required_string("role");
-  if (out.role != "user" && out.role != "assistant" && out.role != "system")
-    throw invalid("field '" + where + ".role' must be user, assistant or system");
+  if (out.role != "user" && out.role != "assistant" && out.role != "system" && out.role != "tool")
+    throw invalid("field '" + where + ".role' must be user, assistant, system or tool");
   array parts;
   if (message.find("content").get(parts) != simdjson::SUCCESS || parts.size() == 0)
     throw invalid("field '" + where + ".content' must be a non-empty array of content parts");
@@ -120,12 +125,13 @@ StoredMessage read_message(element value, size_t index) {
   size_t i = 0;
   for (const element part : parts) {
     if (i > 0) content += ',';
-    read_part(part, index, i++, content, estimate);
+    read_part(part, index, i++, out.role, content, estimate);
   }
   content += ']';
   out.content_text = std::move(content);
   out.tokens = estimate.tokens();
   out.has_image = estimate.has_image();
+  out.has_tool_parts = estimate.has_tool_parts();
   return out;
 }
 
@@ -136,6 +142,7 @@ std::vector<StoredMessage> read_messages(const Fields& body) {
   std::vector<StoredMessage> out;
   out.reserve(messages.size());
   for (const element message : messages) out.push_back(read_message(message, out.size()));
+  check_tool_message_order(out);
   return out;
 }
 
@@ -151,7 +158,7 @@ std::optional<double> read_temperature(const Fields& body) {
 RunRequest read_request(element root) {
   const Fields body = Fields::of(root, "request body", "");
   body.reject_unknown({"model", "messages", "actor", "session_id", "agent_id", "memory", "if_busy",
-                       "max_tokens", "temperature"});
+                       "max_tokens", "temperature", "tools", "tool_choice", "max_steps"});
   RunRequest request;
   request.agent_id = body.optional_string("agent_id");
   request.model = body.optional_string("model").value_or("");
@@ -173,6 +180,11 @@ RunRequest read_request(element root) {
   if (request.max_tokens && (*request.max_tokens < 1 || *request.max_tokens > 10000000))
     throw invalid("field 'max_tokens' must be an integer from 1 to 10000000");
   request.temperature = read_temperature(body);
+  if (const std::optional<element> tools = body.present("tools"))
+    request.tools = read_tools(*tools, "tools");
+  if (const std::optional<element> choice = body.present("tool_choice"))
+    request.tool_choice = read_tool_choice(*choice);
+  request.max_steps = read_max_steps(body, "max_steps");
   return request;
 }
 
@@ -199,7 +211,10 @@ RunRequest parse_run_request(std::string_view body) {
   return read_request(root);
 }
 
-void check_model_accepts(const RunRequest& request, const ModelInfo& model) {
+void check_model_accepts(const RunRequest& request, const ModelInfo& model,
+                         const std::vector<ToolSpec>& tools) {
+  if (!tools.empty() && !model.supports_tools)
+    throw invalid("field 'tools': model '" + model.id + "' does not support tools");
   if (model.supports_vision) return;
   for (size_t i = 0; i < request.messages.size(); ++i)
     if (request.messages[i].has_image)

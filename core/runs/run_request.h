@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/providers/provider_config.h"
+#include "core/runs/tool_spec.h"
 #include "core/sessions/session_store.h"
 
 #include <optional>
@@ -23,6 +24,9 @@ struct RunRequest {
   bool interrupt_if_busy = false;  // "if_busy":"interrupt"
   std::optional<int64_t> max_tokens;
   std::optional<double> temperature;
+  std::vector<ToolSpec> tools;            // the request's client tools (docs/tools.md)
+  std::optional<ToolChoice> tool_choice;  // none given: auto
+  std::optional<int64_t> max_steps;       // 1 to 64; none: the agent's, else 8
 };
 
 // Reads the body's JSON text with the hot paths' reader (lib/text/json_reader.h), and
@@ -30,8 +34,10 @@ struct RunRequest {
 // every route's body gets (parse_json_body, which says where).
 RunRequest parse_run_request(std::string_view body);
 
-// image_url parts only for models that support vision.
-void check_model_accepts(const RunRequest& request, const ModelInfo& model);
+// image_url parts only for models that support vision; tools only for models that take
+// them (`tools`: the run's, the request's and its agent's).
+void check_model_accepts(const RunRequest& request, const ModelInfo& model,
+                         const std::vector<ToolSpec>& tools = {});
 
 // 1 to 128 characters of [A-Za-z0-9._:-].
 bool valid_session_id(const std::string& id);

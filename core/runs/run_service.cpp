@@ -9,6 +9,8 @@
 #include "core/runs/event_text.h"
 #include "core/runs/held_sink.h"
 #include "core/runs/provider_request.h"
+#include "core/runs/tool_answers.h"
+#include "core/runs/tool_request.h"
 #include "text/utf8.h"
 
 #include <exception>
@@ -20,13 +22,15 @@ namespace {
 
 constexpr auto kBusyWait = std::chrono::seconds(10);
 
-// The reason `done` carries for how the provider call ended: one of the API's four
-// (docs/openapi.yaml, the `done` event). A provider's other words for a finished answer
-// (a vendor's content_filter, refusal, pause_turn, tool_use, and whatever it adds next)
-// end the turn; the ones that say a limit cut it are max_tokens.
+// The reason `done` carries for how the provider call ended (docs/openapi.yaml, the
+// `done` event). A completed call that made tool calls waits for their results
+// (tool_use), whatever the vendor's word; a provider's other words for a finished
+// answer (a vendor's content_filter, refusal, pause_turn, and whatever it adds next) end
+// the turn; the ones that say a limit cut it are max_tokens.
 std::string done_reason(const ProviderResult& result) {
   if (result.end == ProviderResult::End::cancelled) return "interrupted";
   if (result.end == ProviderResult::End::failed) return "error";
+  if (!result.tool_calls.empty()) return "tool_use";
   const std::string& word = result.finish_reason;
   if (word == "max_tokens" || word == "length" || word == "model_context_window_exceeded")
     return "max_tokens";
@@ -49,6 +53,8 @@ RunSummary summarise(ProviderResult result, const RunContext& context) {
   summary.error_message = std::move(result.error_message);
   summary.retry_after_ms = result.retry_after_ms;
   summary.text = std::move(result.text);
+  // A call cut off (an interrupt, a failure) leaves nothing pending.
+  if (summary.reason == "tool_use") summary.tool_calls = std::move(result.tool_calls);
   return summary;
 }
 
@@ -67,8 +73,8 @@ RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& s
                      std::move(run.request.messages)};
   outcome.continues = run.continues;
   outcome.discarded = &live.discarded();
-  if (!summary.text.empty())
-    outcome.new_messages.push_back(text_message("assistant", summary.text));
+  if (!summary.text.empty() || !summary.tool_calls.empty())
+    outcome.new_messages.push_back(answer_message(summary.text, summary.tool_calls));
   return outcome;
 }
 
@@ -137,7 +143,10 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
   }
   if (continues)
     parts.history = history_.recent(sessions_, cell, session_id, run.model.model.context_window);
+  check_answers(pending_calls(parts.history), run.request.messages);
   parts.fresh = run.request.messages;
+  if (!run.tools.empty())
+    parts.tool_tokens = estimate_text_tokens(tools_json(run.tools)) + kFraming;
   return assemble_context(std::move(parts), run.model.model.context_window, run.request.max_tokens);
 }
 
@@ -218,6 +227,32 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
   throw DomainError(ErrorKind::conflict, "session_busy", "session '" + session + "' is still busy");
 }
 
+namespace {
+
+// The agent's tools, then the request's; a name both use is 400, as is a tool_choice
+// that names no tool offered, or asks for one when none is.
+std::vector<ToolSpec> offered_tools(const Agent* agent, const RunRequest& request) {
+  std::vector<ToolSpec> tools;
+  if (agent) tools = agent->tools;
+  for (size_t i = 0; i < request.tools.size(); ++i) {
+    if (find_tool(tools, request.tools[i].name))
+      throw invalid("field 'tools[" + std::to_string(i) + "].name': tool '" +
+                    request.tools[i].name + "' is also agent '" + agent->id + "''s");
+    tools.push_back(request.tools[i]);
+  }
+  if (tools.size() > kMaxTools)
+    throw invalid("field 'tools': the run would offer more than " + std::to_string(kMaxTools) +
+                  " tools with its agent's");
+  const std::optional<ToolChoice>& choice = request.tool_choice;
+  if (choice && choice->mode == "tool" && !find_tool(tools, choice->name))
+    throw invalid("field 'tool_choice.name': the run offers no tool '" + choice->name + "'");
+  if (choice && choice->mode == "required" && tools.empty())
+    throw invalid("field 'tool_choice': required, but the run offers no tools");
+  return tools;
+}
+
+}  // namespace
+
 PreparedRun RunService::prepare(const std::string& cell, const Principal& who,
                                 std::string_view body, StartWrite start_write) {
   return prepare(cell, who, parse_run_request(body), start_write);
@@ -241,7 +276,8 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
     throw DomainError(ErrorKind::provider_unavailable,
                       "the provider of model '" + run.request.model + "' is not available");
   run.model = *model;
-  check_model_accepts(run.request, run.model.model);
+  run.tools = offered_tools(agent.get(), run.request);
+  check_model_accepts(run.request, run.model.model, run.tools);
 
   std::string actor = acting_actor(who, run.request.actor);
   std::string session_id = run.request.session_id.value_or(new_id("ses"));
@@ -402,10 +438,17 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
     return run_start_text(live.id, live.session_id, run.model.model.id, started_at, seq);
   }));
 
+  const std::function<bool(const ToolCall&)> on_tool_call = [&](const ToolCall& call) {
+    deliver(live.append_text([&](int64_t seq) {
+      return tool_call_text(call.id, call.name, call.arguments, "client", seq);
+    }));
+    return !receiver_gone && !live.cancelled();
+  };
+  const ToolOffer offer{&run.tools, run.request.tool_choice, run.model.model.supports_tools};
   ProviderResult result = call_provider(
       *run.model.instance,
       provider_request(run.context, run.model.model.id, run.request.max_tokens,
-                       run.request.temperature, run.model.model.supports_vision),
+                       run.request.temperature, run.model.model.supports_vision, offer),
       settings_.call,
       [&](std::string_view text) {
         deliver(live.append_delta(text));
@@ -415,7 +458,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
         if (!receiver_gone && !sink.idle()) receiver_gone = true;
         return receiver_gone || live.cancelled();
       },
-      &live.waker(), run.provider_thread, store_start ? &meanwhile : nullptr);
+      &live.waker(), run.provider_thread, store_start ? &meanwhile : nullptr, &on_tool_call);
   // Refused before anything was sent: nothing reached the client and nothing is
   // stored, so the request is refused as any invalid one is, and does not stay in the
   // session to fail every later run.
@@ -460,6 +503,21 @@ class ChatSink : public RunSink {
   const std::function<bool()>& client_gone_;
 };
 
+// [{"arguments","call_id","executor","name"}]: the calls /chat's client runs.
+void append_tool_calls(std::string& out, const RunSummary& summary) {
+  out += '[';
+  for (const ToolCall& call : summary.tool_calls) {
+    if (out.back() != '[') out += ',';
+    JsonObjectText entry(out);
+    entry.string("arguments", call.arguments)
+        .string("call_id", call.id)
+        .string("executor", "client")
+        .string("name", call.name)
+        .close();
+  }
+  out += ']';
+}
+
 }  // namespace
 
 std::string RunService::chat(const std::string& cell, const Principal& who, std::string_view body) {
@@ -484,6 +542,7 @@ std::string RunService::chat(const std::string& cell, const Principal& who, RunR
       .string("response", summary.text)
       .string("run_id", run.live->id)
       .string("session_id", run.live->session_id);
+  if (!summary.tool_calls.empty()) append_tool_calls(answer.member("tool_calls"), summary);
   JsonObjectText usage(answer.member("usage"));
   usage.integer("input_tokens", summary.input_tokens)
       .integer("output_tokens", summary.output_tokens)

@@ -56,6 +56,8 @@ struct PreparedRun {
   RunRequest request;
   ResolvedModel model;
   RunContext context;
+  // The client tools offered: the agent's, then the request's (docs/tools.md).
+  std::vector<ToolSpec> tools;
   // The run's start, stored by execute() as `start_write` says.
   RunRecord start;
   StartWrite start_write = StartWrite::with_call;
@@ -73,6 +75,8 @@ struct PreparedRun {
 struct RunSummary {
   std::string text;  // the answer, as streamed
   std::string reason;
+  // The calls the run leaves pending (reason tool_use), in the order the model made them.
+  std::vector<ToolCall> tool_calls;
   // The provider's own word when `reason` maps it (content_filter ends as end_turn),
   // for the log line; empty otherwise.
   std::string provider_reason;

@@ -34,8 +34,10 @@ struct StoredMessage {
   int64_t tokens = -1;
   int64_t seq = 0;  // its place in the store, when read from it
   // Set with `tokens`: whether it holds an image part, which a model without vision is
-  // not sent.
+  // not sent, and whether it holds tool parts (tool_call, tool_result, tool_approval),
+  // which a model without tools is sent as text.
   bool has_image = false;
+  bool has_tool_parts = false;
 };
 
 struct RunRecord {

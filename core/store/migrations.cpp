@@ -156,6 +156,11 @@ DROP TABLE runs;
 ALTER TABLE runs_v7 RENAME TO runs;
 CREATE INDEX runs_by_session ON runs(cell, session_id, seq);
 )sql"},
+      // An agent's client tools (JSON text, as GET shows them) and its runs' step limit.
+      {8, "agent tools and max_steps", R"sql(
+ALTER TABLE agents ADD COLUMN tools TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE agents ADD COLUMN max_steps INTEGER;
+)sql"},
   };
   return migrations;
 }

@@ -1,0 +1,153 @@
+// Tool fields of a run request refused with a 400 that names what is wrong, before
+// anything of the run is stored (docs/tools.md): bad tools, a bad tool_choice, tool
+// parts where they do not belong, and answers to calls that are not pending.
+#include "tests/api/conversation_client.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+const json kWeather = {{"type", "function"},
+                       {"name", "get_weather"},
+                       {"description", "The weather in a city"},
+                       {"parameters",
+                        {{"type", "object"},
+                         {"properties", {{"city", {{"type", "string"}}}}},
+                         {"required", {"city"}}}}};
+
+json tool_message(const std::string& call_id, const std::string& output) {
+  return {{"role", "tool"},
+          {"content", {{{"type", "tool_result"}, {"tool_call_id", call_id}, {"output", output}}}}};
+}
+
+class ToolInput : public ::testing::Test {
+ protected:
+  ToolInput() : admin(first_admin_token(agentd)) {}
+
+  // Refused with 400, the message naming `words`, and no session left behind.
+  void expect_refused(json body, const std::string& words) {
+    body["session_id"] = "refused";
+    for (const char* route : {"/run", "/chat"}) {
+      auto answer = call(agentd, "POST", route, admin, body);
+      EXPECT_EQ(answer.status, 400) << route << " " << body.dump() << "\n" << answer.body;
+      EXPECT_EQ(answer.json()["error"]["code"], "invalid_request") << answer.body;
+      EXPECT_NE(answer.json()["error"]["message"].get<std::string>().find(words), std::string::npos)
+          << answer.body;
+    }
+    EXPECT_EQ(call(agentd, "GET", "/sessions/refused/messages", admin).status, 404);
+  }
+
+  AgentdProcess agentd;
+  std::string admin;
+};
+
+TEST_F(ToolInput, BadToolsAreRefusedNamingTheField) {
+  json bad_name = kWeather;
+  bad_name["name"] = "get weather";
+  expect_refused(run_body("x", {{"tools", {bad_name}}}), "tools[0].name");
+  bad_name["name"] = std::string(65, 'a');
+  expect_refused(run_body("x", {{"tools", {bad_name}}}), "tools[0].name");
+  expect_refused(run_body("x", {{"tools", {kWeather, kWeather}}}),
+                 "tool 'get_weather' is named twice");
+  json bad_parameters = kWeather;
+  bad_parameters["parameters"] = "{}";
+  expect_refused(run_body("x", {{"tools", {bad_parameters}}}), "tools[0].parameters");
+  bad_parameters["parameters"] = {{"type", "string"}};
+  expect_refused(run_body("x", {{"tools", {bad_parameters}}}), "tools[0].parameters");
+  json bad_type = kWeather;
+  bad_type["type"] = "mcp";
+  expect_refused(run_body("x", {{"tools", {bad_type}}}), "tools[0].type");
+  json unknown = kWeather;
+  unknown["strict"] = true;
+  expect_refused(run_body("x", {{"tools", {unknown}}}), "unknown field 'tools[0].strict'");
+  expect_refused(run_body("x", {{"tools", kWeather}}), "field 'tools' must be an array");
+  expect_refused(run_body("x", {{"max_steps", 0}}), "max_steps");
+  expect_refused(run_body("x", {{"max_steps", 65}}), "max_steps");
+}
+
+TEST_F(ToolInput, ABadToolChoiceIsRefused) {
+  expect_refused(run_body("x", {{"tools", {kWeather}}, {"tool_choice", "any"}}), "tool_choice");
+  expect_refused(run_body("x", {{"tools", {kWeather}}, {"tool_choice", {{"type", "function"}}}}),
+                 "tool_choice.type");
+  expect_refused(run_body("x", {{"tools", {kWeather}},
+                                {"tool_choice", {{"type", "tool"}, {"name", "get_time"}}}}),
+                 "the run offers no tool 'get_time'");
+  expect_refused(run_body("x", {{"tool_choice", "required"}}), "offers no tools");
+}
+
+TEST_F(ToolInput, ToolPartsOutOfPlaceAreRefused) {
+  json body = run_body("x");
+  body["messages"] = {tool_message("call_1", "sunny")};
+  expect_refused(body, "'call_1' is not pending");
+
+  body["messages"] = {user_text("x"), tool_message("call_1", "sunny")};
+  expect_refused(body, "messages[1]': a tool message comes first");
+
+  json call_part = {
+      {"type", "tool_call"}, {"id", "call_1"}, {"name", "f"}, {"arguments", json::object()}};
+  body["messages"] = {user_text("x"), {{"role", "assistant"}, {"content", {call_part}}}};
+  expect_refused(body, "messages[1].content[0].arguments' must be a string");
+  call_part["arguments"] = "{}";
+  body["messages"] = {user_text("x"), {{"role", "assistant"}, {"content", {call_part}}}};
+  expect_refused(body, "calls are the model's");
+  body["messages"] = {{{"role", "user"}, {"content", {call_part}}}};
+  expect_refused(body, "tool_call belongs in a message of role assistant");
+
+  body["messages"] = {
+      {{"role", "user"},
+       {"content", {{{"type", "tool_result"}, {"tool_call_id", "c"}, {"output", "o"}}}}}};
+  expect_refused(body, "tool_result belongs in a message of role tool");
+  body["messages"] = {{{"role", "tool"}, {"content", {{{"type", "text"}, {"text", "o"}}}}}};
+  expect_refused(body, "messages[0].content[0].type' must be tool_result or tool_approval");
+  body["messages"] = {
+      {{"role", "tool"}, {"content", {{{"type", "tool_result"}, {"tool_call_id", "c"}}}}}};
+  expect_refused(body, "messages[0].content[0].output' is required");
+}
+
+// A model whose record says it takes no tools is not offered any; a plugin built before
+// ABI 1.8 is treated alike (tests/plugin_host).
+TEST_F(ToolInput, ToolsForAModelWithoutToolsAreRefused) {
+  auto saved =
+      call(agentd, "POST", "/admin/shared-providers", admin,
+           {{"providers",
+             {{{"name", "plain"},
+               {"type", "echo"},
+               {"models",
+                {{{"id", "plain-echo"}, {"context_window", 4096}, {"supports_tools", false}}}}}}}});
+  ASSERT_EQ(saved.status, 200) << saved.body;
+  EXPECT_EQ(saved.json()["data"][0]["models"][0]["supports_tools"], false) << saved.body;
+  expect_refused(run_body("x", {{"model", "plain-echo"}, {"tools", {kWeather}}}),
+                 "model 'plain-echo' does not support tools");
+  auto plain = call(agentd, "POST", "/chat", admin, run_body("x", {{"model", "plain-echo"}}));
+  EXPECT_EQ(plain.status, 200) << plain.body;
+}
+
+TEST_F(ToolInput, AnAgentsToolsAndMaxStepsAreKeptAndClashesRefused) {
+  auto made =
+      call(agentd, "POST", "/agents", admin,
+           {{"name", "forecaster"}, {"model", "echo"}, {"tools", {kWeather}}, {"max_steps", 4}});
+  ASSERT_EQ(made.status, 201) << made.body;
+  EXPECT_EQ(made.json()["tools"], json::array({kWeather})) << made.body;
+  EXPECT_EQ(made.json()["max_steps"], 4);
+  const std::string id = made.json()["id"];
+  auto read = call(agentd, "GET", "/agents/" + id, admin);
+  EXPECT_EQ(read.json()["tools"], json::array({kWeather}));
+
+  json clash = run_body("x", {{"agent_id", id}, {"tools", {kWeather}}});
+  clash.erase("model");
+  expect_refused(clash, "tool 'get_weather' is also agent");
+  json bad_agent_tool = kWeather;
+  bad_agent_tool["name"] = "a b";
+  auto refused = call(agentd, "PATCH", "/agents/" + id, admin, {{"tools", {bad_agent_tool}}});
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_NE(refused.body.find("tools[0].name"), std::string::npos) << refused.body;
+  auto cleared = call(agentd, "PATCH", "/agents/" + id, admin, {{"tools", nullptr}});
+  EXPECT_EQ(cleared.json()["tools"], json::array()) << cleared.body;
+  EXPECT_EQ(call(agentd, "PATCH", "/agents/" + id, admin, {{"max_steps", 0}}).status, 400);
+}
+
+}  // namespace
+}  // namespace agentrt::test

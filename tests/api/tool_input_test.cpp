@@ -2,6 +2,7 @@
 // anything of the run is stored (docs/tools.md): bad tools, a bad tool_choice, tool
 // parts where they do not belong, and answers to calls that are not pending.
 #include "tests/api/conversation_client.h"
+#include "tests/api/tool_client.h"
 
 #include <gtest/gtest.h>
 
@@ -9,19 +10,6 @@ namespace agentrt::test {
 namespace {
 
 using nlohmann::json;
-
-const json kWeather = {{"type", "function"},
-                       {"name", "get_weather"},
-                       {"description", "The weather in a city"},
-                       {"parameters",
-                        {{"type", "object"},
-                         {"properties", {{"city", {{"type", "string"}}}}},
-                         {"required", {"city"}}}}};
-
-json tool_message(const std::string& call_id, const std::string& output) {
-  return {{"role", "tool"},
-          {"content", {{{"type", "tool_result"}, {"tool_call_id", call_id}, {"output", output}}}}};
-}
 
 class ToolInput : public ::testing::Test {
  protected:
@@ -45,34 +33,36 @@ class ToolInput : public ::testing::Test {
 };
 
 TEST_F(ToolInput, BadToolsAreRefusedNamingTheField) {
-  json bad_name = kWeather;
+  json bad_name = weather_tool();
   bad_name["name"] = "get weather";
   expect_refused(run_body("x", {{"tools", {bad_name}}}), "tools[0].name");
   bad_name["name"] = std::string(65, 'a');
   expect_refused(run_body("x", {{"tools", {bad_name}}}), "tools[0].name");
-  expect_refused(run_body("x", {{"tools", {kWeather, kWeather}}}),
+  expect_refused(run_body("x", {{"tools", {weather_tool(), weather_tool()}}}),
                  "tool 'get_weather' is named twice");
-  json bad_parameters = kWeather;
+  json bad_parameters = weather_tool();
   bad_parameters["parameters"] = "{}";
   expect_refused(run_body("x", {{"tools", {bad_parameters}}}), "tools[0].parameters");
   bad_parameters["parameters"] = {{"type", "string"}};
   expect_refused(run_body("x", {{"tools", {bad_parameters}}}), "tools[0].parameters");
-  json bad_type = kWeather;
+  json bad_type = weather_tool();
   bad_type["type"] = "mcp";
   expect_refused(run_body("x", {{"tools", {bad_type}}}), "tools[0].type");
-  json unknown = kWeather;
+  json unknown = weather_tool();
   unknown["strict"] = true;
   expect_refused(run_body("x", {{"tools", {unknown}}}), "unknown field 'tools[0].strict'");
-  expect_refused(run_body("x", {{"tools", kWeather}}), "field 'tools' must be an array");
+  expect_refused(run_body("x", {{"tools", weather_tool()}}), "field 'tools' must be an array");
   expect_refused(run_body("x", {{"max_steps", 0}}), "max_steps");
   expect_refused(run_body("x", {{"max_steps", 65}}), "max_steps");
 }
 
 TEST_F(ToolInput, ABadToolChoiceIsRefused) {
-  expect_refused(run_body("x", {{"tools", {kWeather}}, {"tool_choice", "any"}}), "tool_choice");
-  expect_refused(run_body("x", {{"tools", {kWeather}}, {"tool_choice", {{"type", "function"}}}}),
-                 "tool_choice.type");
-  expect_refused(run_body("x", {{"tools", {kWeather}},
+  expect_refused(run_body("x", {{"tools", {weather_tool()}}, {"tool_choice", "any"}}),
+                 "tool_choice");
+  expect_refused(
+      run_body("x", {{"tools", {weather_tool()}}, {"tool_choice", {{"type", "function"}}}}),
+      "tool_choice.type");
+  expect_refused(run_body("x", {{"tools", {weather_tool()}},
                                 {"tool_choice", {{"type", "tool"}, {"name", "get_time"}}}}),
                  "the run offers no tool 'get_time'");
   expect_refused(run_body("x", {{"tool_choice", "required"}}), "offers no tools");
@@ -80,10 +70,10 @@ TEST_F(ToolInput, ABadToolChoiceIsRefused) {
 
 TEST_F(ToolInput, ToolPartsOutOfPlaceAreRefused) {
   json body = run_body("x");
-  body["messages"] = {tool_message("call_1", "sunny")};
+  body["messages"] = {tool_message({{"call_1", "sunny"}})};
   expect_refused(body, "'call_1' is not pending");
 
-  body["messages"] = {user_text("x"), tool_message("call_1", "sunny")};
+  body["messages"] = {user_text("x"), tool_message({{"call_1", "sunny"}})};
   expect_refused(body, "messages[1]': a tool message comes first");
 
   json call_part = {
@@ -119,27 +109,27 @@ TEST_F(ToolInput, ToolsForAModelWithoutToolsAreRefused) {
                 {{{"id", "plain-echo"}, {"context_window", 4096}, {"supports_tools", false}}}}}}}});
   ASSERT_EQ(saved.status, 200) << saved.body;
   EXPECT_EQ(saved.json()["data"][0]["models"][0]["supports_tools"], false) << saved.body;
-  expect_refused(run_body("x", {{"model", "plain-echo"}, {"tools", {kWeather}}}),
+  expect_refused(run_body("x", {{"model", "plain-echo"}, {"tools", {weather_tool()}}}),
                  "model 'plain-echo' does not support tools");
   auto plain = call(agentd, "POST", "/chat", admin, run_body("x", {{"model", "plain-echo"}}));
   EXPECT_EQ(plain.status, 200) << plain.body;
 }
 
 TEST_F(ToolInput, AnAgentsToolsAndMaxStepsAreKeptAndClashesRefused) {
-  auto made =
-      call(agentd, "POST", "/agents", admin,
-           {{"name", "forecaster"}, {"model", "echo"}, {"tools", {kWeather}}, {"max_steps", 4}});
+  auto made = call(
+      agentd, "POST", "/agents", admin,
+      {{"name", "forecaster"}, {"model", "echo"}, {"tools", {weather_tool()}}, {"max_steps", 4}});
   ASSERT_EQ(made.status, 201) << made.body;
-  EXPECT_EQ(made.json()["tools"], json::array({kWeather})) << made.body;
+  EXPECT_EQ(made.json()["tools"], json::array({weather_tool()})) << made.body;
   EXPECT_EQ(made.json()["max_steps"], 4);
   const std::string id = made.json()["id"];
   auto read = call(agentd, "GET", "/agents/" + id, admin);
-  EXPECT_EQ(read.json()["tools"], json::array({kWeather}));
+  EXPECT_EQ(read.json()["tools"], json::array({weather_tool()}));
 
-  json clash = run_body("x", {{"agent_id", id}, {"tools", {kWeather}}});
+  json clash = run_body("x", {{"agent_id", id}, {"tools", {weather_tool()}}});
   clash.erase("model");
   expect_refused(clash, "tool 'get_weather' is also agent");
-  json bad_agent_tool = kWeather;
+  json bad_agent_tool = weather_tool();
   bad_agent_tool["name"] = "a b";
   auto refused = call(agentd, "PATCH", "/agents/" + id, admin, {{"tools", {bad_agent_tool}}});
   EXPECT_EQ(refused.status, 400) << refused.body;

@@ -3,9 +3,11 @@
 #include "common/content_encoding.h"
 #include "common/data_url.h"
 #include "common/json_writer.h"
+#include "text/json_reader.h"
 
 #include <agentrt/plugin.hpp>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,22 +32,83 @@ void write_text_block(JsonWriter& out, std::string_view text) {
   out.begin_object().key("text").string(text).key("type").string("text").end_object();
 }
 
-// The API refuses empty text blocks, so they are left out.
-void write_content_blocks(JsonWriter& out, const ChatMessage& message) {
+// A tool call's input, which the API takes as an object: the model's arguments as it
+// wrote them when they are a JSON object (from their "{", past any byte order mark the
+// reader skips); anything else (broken JSON, an array, the empty text some vendors send
+// for a call without arguments) as {}, since the API refuses the whole request for one
+// input that is not an object and none can be derived from such a text.
+std::string_view tool_input(text::JsonReader& reader, std::string_view arguments) {
+  simdjson::dom::object input;
+  if (reader.parse(arguments).get(input) != simdjson::SUCCESS) return "{}";
+  return arguments.substr(arguments.find('{'));
+}
+
+void write_tool_use_block(JsonWriter& out, text::JsonReader& reader, const ContentPart& call) {
+  out.begin_object().key("id").string(call.id);
+  out.key("input").raw(tool_input(reader, call.arguments));
+  out.key("name").string(call.name).key("type").string("tool_use").end_object();
+}
+
+// The output as a plain string: the engine's results are text.
+void write_tool_result_block(JsonWriter& out, const ContentPart& result) {
+  out.begin_object().key("content").string(result.text);
+  if (result.is_error) out.key("is_error").boolean(true);
+  out.key("tool_use_id").string(result.id).key("type").string("tool_result").end_object();
+}
+
+// The messages of one turn, whose blocks go into one message of the API.
+using Turn = std::vector<const ChatMessage*>;
+
+// The blocks of a turn's messages: tool results first (the API wants them before
+// anything else in their user message), then texts and images in order, then tool
+// calls (after their assistant message's text, as a model writes them). The API refuses
+// empty text blocks, so they are left out.
+void write_content_blocks(JsonWriter& out, const Turn& turn, text::JsonReader& reader) {
   out.begin_array();
-  for (const ContentPart& part : message.parts) {
-    if (part.kind == ContentPart::Kind::image)
-      write_image_block(out, part.url);
-    else if (!part.text.empty())
-      write_text_block(out, part.text);
-  }
+  for (const ChatMessage* message : turn)
+    for (const ContentPart& part : message->parts)
+      if (part.kind == ContentPart::Kind::tool_result) write_tool_result_block(out, part);
+  for (const ChatMessage* message : turn)
+    for (const ContentPart& part : message->parts) {
+      if (part.kind == ContentPart::Kind::image)
+        write_image_block(out, part.url);
+      else if (part.kind == ContentPart::Kind::text && !part.text.empty())
+        write_text_block(out, part.text);
+    }
+  for (const ChatMessage* message : turn)
+    for (const ContentPart& part : message->parts)
+      if (part.kind == ContentPart::Kind::tool_call) write_tool_use_block(out, reader, part);
   out.end_array();
 }
 
-void write_message(JsonWriter& out, const ChatMessage& message) {
-  out.begin_object().key("content");
-  write_content_blocks(out, message);
-  out.key("role").string(message.role).end_object();
+// The API takes tool results in the user message right after the calls, and has no
+// tool role: consecutive tool messages, with the user message that follows them, make
+// one user turn. System messages go to the top-level "system" and split no turn.
+std::vector<Turn> turns(const ChatRequest& chat) {
+  std::vector<Turn> out;
+  bool open = false;  // the last turn holds tool messages alone so far
+  for (const ChatMessage& message : chat.messages) {
+    if (message.role == "system") continue;
+    const bool tool = message.role == "tool";
+    if (open && (tool || message.role == "user"))
+      out.back().push_back(&message);
+    else
+      out.push_back({&message});
+    open = tool;
+  }
+  return out;
+}
+
+void write_messages(JsonWriter& out, const ChatRequest& chat) {
+  text::JsonReader reader;  // for tool calls' arguments
+  out.key("messages").begin_array();
+  for (const Turn& turn : turns(chat)) {
+    const std::string_view role = turn.front()->role == "tool" ? "user" : turn.front()->role;
+    out.begin_object().key("content");
+    write_content_blocks(out, turn, reader);
+    out.key("role").string(role).end_object();
+  }
+  out.end_array();
 }
 
 // Every system message's text, in order; refused before anything is sent when a
@@ -78,6 +141,39 @@ void write_system(JsonWriter& out, const std::vector<std::string_view>& texts) {
   out.end_array();
 }
 
+// The API refuses a tool_choice without tools, so one is sent only beside them.
+void write_tool_choice(JsonWriter& out, const ToolChoice& choice) {
+  out.key("tool_choice").begin_object();
+  switch (choice.mode) {
+    case ToolChoice::Mode::automatic:
+      out.key("type").string("auto");
+      break;
+    case ToolChoice::Mode::none:
+      out.key("type").string("none");
+      break;
+    case ToolChoice::Mode::required:
+      out.key("type").string("any");
+      break;
+    case ToolChoice::Mode::tool:
+      out.key("name").string(choice.name).key("type").string("tool");
+      break;
+  }
+  out.end_object();
+}
+
+// Each tool's parameters schema goes out as the engine's request wrote it.
+void write_tools(JsonWriter& out, const ChatRequest& chat) {
+  if (chat.tools.empty()) return;
+  if (chat.tool_choice) write_tool_choice(out, *chat.tool_choice);
+  out.key("tools").begin_array();
+  for (const ToolDefinition& tool : chat.tools) {
+    out.begin_object();
+    if (!tool.description.empty()) out.key("description").string(tool.description);
+    out.key("input_schema").raw(tool.parameters).key("name").string(tool.name).end_object();
+  }
+  out.end_array();
+}
+
 }  // namespace
 
 // Members in nlohmann's order (sorted), so the text is what the document form wrote.
@@ -88,16 +184,12 @@ std::string request_body(const ChatRequest& chat) {
   JsonWriter out(body);
   out.begin_object();
   out.key("max_tokens").integer(chat.max_tokens.value_or(kDefaultMaxTokens));
-  out.key("messages").begin_array();
-  for (const ChatMessage& message : chat.messages) {
-    if (message.role == "system") continue;  // the API has no system role in messages
-    write_message(out, message);
-  }
-  out.end_array();
+  write_messages(out, chat);
   out.key("model").string(chat.model);
   out.key("stream").boolean(true);
   write_system(out, system);
   if (chat.temperature) out.key("temperature").number(*chat.temperature);
+  write_tools(out, chat);
   out.end_object();
   return body;
 }

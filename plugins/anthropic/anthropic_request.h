@@ -17,7 +17,11 @@ constexpr int64_t kDefaultMaxTokens = 4096;
 HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
                           const std::string& api_key);
 
-// The JSON body alone: system messages become the top-level "system".
+// The JSON body alone: system messages become the top-level "system"; tools become
+// "tools" (parameters as "input_schema") and "tool_choice" (required as "any");
+// an assistant's tool calls become tool_use blocks after its text; tool messages
+// become tool_result blocks at the start of one user message with the user message
+// after them, as the API wants results in the user turn that follows the calls.
 std::string request_body(const ChatRequest& chat);
 
 }  // namespace agentrt::providers::anthropic

@@ -26,6 +26,13 @@ UpstreamErrorInfo error_info(const json& doc) {
   throw sdk::Error(AGENTRT_ERR_UPSTREAM, "upstream failed mid-stream: " + text);
 }
 
+// A block event's "index"; absent, or not an integer, it is -1, which matches only
+// another without one.
+int64_t block_index(element data) {
+  int64_t index = 0;
+  return text::member(data, "index").get(index) == SUCCESS ? index : -1;
+}
+
 }  // namespace
 
 std::string engine_finish_reason(const std::string& stop_reason) {
@@ -70,20 +77,68 @@ void MessageDecoder::on_event(const SseEvent& event) {
   const std::string_view type =
       event.event.empty() ? text::text_or_empty(text::member(data, "type")) : event.event;
   if (type == "error") stream_error(event.data);
-  const auto delta = text::member(data, "delta");
   if (type == "content_block_delta") {
-    if (text::text_or_empty(text::member(delta, "type")) == "text_delta")
-      out_.text(text::text_or_empty(text::member(delta, "text")));
+    on_block_delta(data);
+  } else if (type == "content_block_start") {
+    on_block_start(data);
+  } else if (type == "content_block_stop") {
+    on_block_stop(data);
   } else if (type == "message_start") {
     take_usage(text::member(text::member(data, "message"), "usage"));
     out_.input_so_far(input_tokens());  // its output count is a placeholder
   } else if (type == "message_delta") {
+    const auto delta = text::member(data, "delta");
     const std::string_view stop = text::text_or_empty(text::member(delta, "stop_reason"));
     if (!stop.empty()) stop_reason_ = stop;
     take_usage(text::member(data, "usage"));
   } else if (type == "message_stop") {
     out_.finish(usage(), engine_finish_reason(stop_reason_));
   }
+}
+
+void MessageDecoder::on_block_start(element data) {
+  const auto block = text::member(data, "content_block");
+  if (text::text_or_empty(text::member(block, "type")) != "tool_use") return;
+  ToolUseBlock tool;
+  tool.index = block_index(data);
+  tool.id = text::text_or_empty(text::member(block, "id"));
+  tool.name = text::text_or_empty(text::member(block, "name"));
+  simdjson::dom::object input;
+  if (text::member(block, "input").get(input) == SUCCESS && input.size() > 0)
+    tool.input = simdjson::minify(input);
+  if (ToolUseBlock* same = tool_block(tool.index))
+    *same = std::move(tool);  // a second start of an index replaces the first
+  else
+    tool_blocks_.push_back(std::move(tool));
+}
+
+void MessageDecoder::on_block_delta(element data) {
+  const auto delta = text::member(data, "delta");
+  const std::string_view type = text::text_or_empty(text::member(delta, "type"));
+  if (type == "text_delta") {
+    out_.text(text::text_or_empty(text::member(delta, "text")));
+  } else if (type == "input_json_delta") {
+    if (ToolUseBlock* tool = tool_block(block_index(data)))
+      tool->arguments += text::text_or_empty(text::member(delta, "partial_json"));
+  }
+}
+
+// Without fragments the call's arguments are the start's input, which the API sends
+// empty ({}) when it streams; a server that sends the input whole there is read too.
+void MessageDecoder::on_block_stop(element data) {
+  ToolUseBlock* tool = tool_block(block_index(data));
+  if (!tool) return;
+  const ToolUseBlock call = std::move(*tool);
+  tool_blocks_.erase(tool_blocks_.begin() + (tool - tool_blocks_.data()));
+  std::string_view arguments = call.arguments;
+  if (arguments.empty()) arguments = call.input.empty() ? std::string_view("{}") : call.input;
+  out_.tool_call(call.id, call.name, arguments);
+}
+
+ToolUseBlock* MessageDecoder::tool_block(int64_t index) {
+  for (ToolUseBlock& tool : tool_blocks_)
+    if (tool.index == index) return &tool;
+  return nullptr;
 }
 
 }  // namespace agentrt::providers::anthropic

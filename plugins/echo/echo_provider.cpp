@@ -1,13 +1,18 @@
 // The echo provider: answers with the last user message, streamed back in several
 // deltas (cut at max_tokens, as a model's answer is), and counts usage the way the
-// engine estimates tokens (4 bytes a token). It
-// needs no network, which makes it the offline default, and it is the reference example
-// for plugin authors: it uses nothing but the SDK.
+// engine estimates tokens (4 bytes a token). It needs no network, which makes it the
+// offline default, and it is the reference example for plugin authors: it uses nothing
+// but the SDK. So that the offline default can show a tool round trip, it calls a tool
+// when asked in so many words ("call <name> <JSON object>"), or when tool_choice makes
+// it, and answers a tool message with the results (docs/plugin-author-guide.md, "The
+// echo provider").
 #include <agentrt/plugin.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +45,87 @@ std::string message_text(const json& message) {
       text += part["text"].get<std::string>();
   }
   return text;
+}
+
+// The parts of `message` of `type`, or none when its content is a plain string.
+std::vector<json> parts_of(const json& message, const char* type) {
+  std::vector<json> parts;
+  const json& content = message.value("content", json());
+  if (!content.is_array()) return parts;
+  for (const json& part : content)
+    if (part.is_object() && part.value("type", "") == type) parts.push_back(part);
+  return parts;
+}
+
+// What the engine counts as a message's input: its texts, call arguments and results.
+size_t input_bytes_of(const json& message) {
+  size_t bytes = message_text(message).size();
+  for (const json& call : parts_of(message, "tool_call"))
+    bytes += call.value("arguments", "").size();
+  for (const json& result : parts_of(message, "tool_result"))
+    bytes += result.value("output", "").size();
+  return bytes;
+}
+
+// "<name> returned: <output>" ("failed" for an error result), a line a result, in
+// order; the name is that of the call the result answers, else its id.
+std::string results_answer(const json& messages) {
+  std::string answer;
+  for (const json& result : parts_of(messages.back(), "tool_result")) {
+    const std::string id = result.value("tool_call_id", "");
+    std::string name = id;
+    for (const json& message : messages)
+      for (const json& call : parts_of(message, "tool_call"))
+        if (call.value("id", "") == id) name = call.value("name", id);
+    if (!answer.empty()) answer += '\n';
+    answer += name + (result.value("is_error", false) ? " failed: " : " returned: ") +
+              result.value("output", "");
+  }
+  return answer;
+}
+
+struct ToolCall {
+  std::string name, arguments;
+};
+
+// "call <name>" or "call <name> <JSON object>", with spaces around; anything else, or
+// arguments that are not a JSON object, is no call.
+std::optional<ToolCall> call_in(const std::string& text) {
+  const size_t start = text.find_first_not_of(' ');
+  if (start == std::string::npos || text.compare(start, 5, "call ") != 0) return std::nullopt;
+  const size_t name_at = text.find_first_not_of(' ', start + 5);
+  if (name_at == std::string::npos) return std::nullopt;
+  const size_t name_end = std::min(text.find(' ', name_at), text.size());
+  ToolCall call{text.substr(name_at, name_end - name_at), "{}"};
+  const size_t rest = text.find_first_not_of(' ', name_end);
+  if (rest == std::string::npos) return call;
+  call.arguments = text.substr(rest, text.find_last_not_of(' ') + 1 - rest);
+  if (!json::parse(call.arguments, nullptr, /*allow_exceptions=*/false).is_object())
+    return std::nullopt;
+  return call;
+}
+
+// The call the request makes echo make, if any: none without tools, when tool_choice
+// is "none", or when the last message is a tool message (whose results echo answers);
+// the call the last user message asks for, when it names an offered tool (and
+// tool_choice names no other); else, when tool_choice asks for a call, the named tool
+// ("required": the first offered) with {}.
+std::optional<ToolCall> call_to_make(const json& request, const json& messages) {
+  const json tools = request.value("tools", json());
+  const json choice = request.value("tool_choice", json("auto"));
+  const std::string role = messages.back().value("role", "");
+  if (!tools.is_array() || tools.empty() || choice == "none" || role == "tool") return std::nullopt;
+  const std::string named = choice.is_object() ? choice.value("name", "") : "";
+  std::optional<ToolCall> asked =
+      role == "user" ? call_in(message_text(messages.back())) : std::nullopt;
+  const bool offered = asked && std::any_of(tools.begin(), tools.end(), [&](const json& tool) {
+                         return tool.is_object() && tool.value("name", "") == asked->name;
+                       });
+  if (offered && (named.empty() || named == asked->name)) return asked;
+  if (!named.empty()) return ToolCall{named, "{}"};
+  if (choice == "required" && tools[0].is_object())
+    return ToolCall{tools[0].value("name", ""), "{}"};
+  return std::nullopt;
 }
 
 // Splits after each space so that concatenated fragments give back the text exactly.
@@ -84,8 +170,10 @@ class EchoProvider : public agentrt::sdk::Provider {
       }
     }
     if (models_.empty())
-      models_ =
-          json::array({{{"id", "echo"}, {"context_window", 8192}, {"supports_vision", false}}});
+      models_ = json::array({{{"id", "echo"},
+                              {"context_window", 8192},
+                              {"supports_vision", false},
+                              {"supports_tools", true}}});
     host.log(AGENTRT_LOG_DEBUG, "echo provider ready");
   }
 
@@ -99,10 +187,30 @@ class EchoProvider : public agentrt::sdk::Provider {
     size_t input_bytes = 0;
     std::string answer;
     for (const json& message : messages) {
-      std::string text = message_text(message);
-      input_bytes += text.size();
-      if (message.value("role", "") == "user") answer = text;
+      input_bytes += input_bytes_of(message);
+      if (message.value("role", "") == "user") answer = message_text(message);
     }
+    if (std::optional<ToolCall> call = call_to_make(request, messages))
+      return make_call(*call, "call_echo_" + std::to_string(messages.size()), input_bytes, sink);
+    if (messages.back().value("role", "") == "tool") answer = results_answer(messages);
+    stream_answer(request, answer, input_bytes, sink);
+  }
+
+ private:
+  // One call, after the delay a fragment would wait, and the finish that says the
+  // model waits for its result.
+  void make_call(const ToolCall& call, const std::string& id, size_t input_bytes,
+                 agentrt::sdk::Sink& sink) const {
+    if (delay_ms_ > 0) wait(sink);
+    if (!sink.tool_call(id, call.name, call.arguments) ||
+        !sink.usage(estimate_tokens(input_bytes),
+                    estimate_tokens(call.name.size() + call.arguments.size())) ||
+        !sink.finish("tool_use"))
+      throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
+  }
+
+  void stream_answer(const json& request, std::string answer, size_t input_bytes,
+                     agentrt::sdk::Sink& sink) const {
     // max_tokens cuts the answer as a model's limit does, at 4 bytes a token.
     const char* reason = "end_turn";
     const json& max_tokens = request.value("max_tokens", json());
@@ -120,7 +228,6 @@ class EchoProvider : public agentrt::sdk::Provider {
       throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
   }
 
- private:
   // Sleeps delay_ms_ in short steps so a cancellation is seen within 10 ms.
   void wait(agentrt::sdk::Sink& sink) const {
     auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_ms_);

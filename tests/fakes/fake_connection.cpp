@@ -187,19 +187,26 @@ bool Connection::send_stream(const RecordedRequest& request, const Reply& reply)
   if (!send_raw(head + "\r\n")) return false;
   if (reply.kind == Reply::Kind::hang_after_headers && reply.after_deltas <= 0) return hang();
 
+  // The tool calls' events count as deltas after the text's, so that a fault can
+  // strike inside a call.
+  const std::vector<std::string> calls = dialect.tool_calls(ctx, reply);
+  const size_t deltas = fragments.size() + calls.size();
   const size_t fault_at =
       reply.kind == Reply::Kind::answer
           ? std::string::npos
-          : std::min(fragments.size(), static_cast<size_t>(std::max(0, reply.after_deltas)));
+          : std::min(deltas, static_cast<size_t>(std::max(0, reply.after_deltas)));
   if (!send_events(dialect.opening(ctx, reply))) return false;
-  for (size_t i = 0; i <= fragments.size(); ++i) {
+  for (size_t i = 0; i <= deltas; ++i) {
     if (i == fault_at)
       if (std::optional<bool> keep = send_fault(ctx, reply)) return *keep;
-    if (i == fragments.size()) break;
+    if (i == deltas) break;
+    if (i >= fragments.size()) {
+      if (!send_event(calls[i - fragments.size()])) return false;
+      continue;
+    }
     if (reply.delta_delay > 0ms && !pause(reply.delta_delay)) return false;
     if (!send_event(dialect.delta(ctx, fragments[i]))) return false;
   }
-  if (!send_events(dialect.tool_calls(ctx, reply))) return false;
   if (!send_events(dialect.closing(ctx, reply))) return false;
   server_.note_stream_size(body_offset_);
   if (reply.hold_open) return hang();

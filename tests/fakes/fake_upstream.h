@@ -16,8 +16,9 @@
 // without using up a queued reply: an unknown path (404); a missing key (OpenAI: no
 // `Authorization`; Anthropic: no `x-api-key`; any vendor after require_key: a
 // different key) (401); a body that is not a JSON object with `model` and `messages`
-// (400); for Anthropic a missing `anthropic-version` or `max_tokens`, or a "system"
-// role in `messages` (400); for Ollama a `content` that is not a string or an image
+// (400); for Anthropic a missing `anthropic-version` or `max_tokens`, a "system" role
+// in `messages`, or a tool_result and a tool_use of two consecutive messages that do
+// not answer each other (400); for Ollama a `content` that is not a string or an image
 // that is not bare base64 (400). Only streaming requests are implemented
 // (`"stream":true`; Ollama: absent or true); others get 400.
 //
@@ -101,7 +102,9 @@ struct Reply {
   std::vector<size_t> split_at;              // body byte offsets at which a write is cut in two;
                                              // a short pause follows each cut so the halves
                                              // arrive separately
-  int after_deltas = 0;                      // for the faults that strike mid-stream
+  int after_deltas = 0;                      // for the faults that strike mid-stream; the
+                                             // tool calls' events count as deltas after
+                                             // the text's
 
   int status = 0;             // Kind::fail
   std::string error_type;     // vendor's error type/code, e.g. "rate_limit_error",

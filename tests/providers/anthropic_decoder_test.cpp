@@ -160,5 +160,160 @@ TEST(AnthropicDecoder, AnErrorEventEndsTheCall) {
   EXPECT_NE(out.error->find("Overloaded"), std::string::npos);
 }
 
+std::string block_start(int index, const std::string& block) {
+  return event("content_block_start", R"({"type":"content_block_start","index":)" +
+                                          std::to_string(index) + R"(,"content_block":)" + block +
+                                          "}");
+}
+
+std::string tool_use_start(int index, const std::string& id, const std::string& name) {
+  return block_start(
+      index, R"({"type":"tool_use","id":")" + id + R"(","name":")" + name + R"(","input":{}})");
+}
+
+std::string block_delta(int index, const std::string& delta) {
+  return event("content_block_delta", R"({"type":"content_block_delta","index":)" +
+                                          std::to_string(index) + R"(,"delta":)" + delta + "}");
+}
+
+// `fragment` as it stands inside the event's JSON (escaped by the caller).
+std::string input_json(int index, const std::string& fragment) {
+  return block_delta(index, R"({"type":"input_json_delta","partial_json":")" + fragment + "\"}");
+}
+
+std::string text_delta(int index, const std::string& text) {
+  return block_delta(index, R"({"type":"text_delta","text":")" + text + "\"}");
+}
+
+std::string block_stop(int index) {
+  return event("content_block_stop",
+               R"({"type":"content_block_stop","index":)" + std::to_string(index) + "}");
+}
+
+const std::string kToolUseEnd =
+    event("message_delta",
+          R"({"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},)"
+          R"("usage":{"output_tokens":40}})") +
+    event("message_stop", R"({"type":"message_stop"})");
+
+// The emitter's tool-call delta: {"arguments","id","name"}.
+std::string call(const std::string& id, const std::string& name, const std::string& arguments) {
+  std::string data = "4:{\"arguments\":";
+  sdk::Sink::append_string(data, arguments);
+  return data + ",\"id\":\"" + id + "\",\"name\":\"" + name + "\"}";
+}
+
+// The arguments arrive in fragments, the first empty, cut inside escapes and UTF-8 by
+// the upstream and by the reads: one call goes out, whole, at the block's stop.
+TEST(AnthropicDecoder, AToolUseBlockIsOneCallHoweverItsFragmentsAreCut) {
+  const std::string body = event("message_start", kMessageStart) +
+                           tool_use_start(0, "toolu_01", "get_weather") + input_json(0, "") +
+                           input_json(0, R"({\"city\": \"Z)") +
+                           input_json(0, R"(\u00fcrich \\\"N)"
+                                         "\xC3\xB6"
+                                         R"(rd\\\")") +
+                           input_json(0, R"(\", \"days\": 2})") +
+                           event("ping", R"({"type": "ping"})") + block_stop(0) + kToolUseEnd;
+  Decoded expected;
+  expected.deltas = {R"(2:{"input_tokens":145})",
+                     call("toolu_01", "get_weather",
+                          "{\"city\": \"Z\xC3\xBCrich \\\"N\xC3\xB6rd\\\"\", \"days\": 2}"),
+                     R"(2:{"input_tokens":145,"output_tokens":40})", R"(3:{"reason":"tool_use"})"};
+  expect_every_cut_decodes_as(make, body, expected);
+}
+
+// Parallel calls: each block's fragments go to its own index, even interleaved, and each
+// call goes out at its own stop, after the text before it.
+TEST(AnthropicDecoder, TwoToolUseBlocksAreTwoCallsInTheirOrder) {
+  const std::string body =
+      block_start(0, R"({"type":"text","text":""})") + text_delta(0, "Checking both.") +
+      block_stop(0) + tool_use_start(1, "toolu_a", "get_weather") +
+      tool_use_start(2, "toolu_b", "get_time") + input_json(1, "") + input_json(2, R"({\"tz\":)") +
+      input_json(1, R"({\"city\":)") + input_json(2, R"(\"CET\"})") +
+      input_json(1, R"(\"Oslo\"})") + block_stop(1) + block_stop(2) + kToolUseEnd;
+  const Decoded out = decode_pieces(make, {body});
+  EXPECT_EQ(out.deltas,
+            (std::vector<std::string>{
+                "1:Checking both.", call("toolu_a", "get_weather", R"({"city":"Oslo"})"),
+                call("toolu_b", "get_time", R"({"tz":"CET"})"),
+                R"(2:{"input_tokens":0,"output_tokens":40})", R"(3:{"reason":"tool_use"})"}));
+  EXPECT_FALSE(out.error);
+}
+
+// Text before a call reaches the sink before it, and text after it after it, in one
+// read as in many.
+TEST(AnthropicDecoder, TextThenACallThenTextKeepTheirOrder) {
+  const std::string body = block_start(0, R"({"type":"text","text":""})") +
+                           text_delta(0, "Let me ") + text_delta(0, "look.") + block_stop(0) +
+                           tool_use_start(1, "toolu_1", "lookup") + input_json(1, R"({\"q\":1})") +
+                           block_stop(1) + block_start(2, R"({"type":"text","text":""})") +
+                           text_delta(2, "Asked.") + block_stop(2) + kToolUseEnd;
+  Decoded expected;
+  expected.deltas = {"1:Let me ",
+                     "1:look.",
+                     call("toolu_1", "lookup", R"({"q":1})"),
+                     "1:Asked.",
+                     R"(2:{"input_tokens":0,"output_tokens":40})",
+                     R"(3:{"reason":"tool_use"})"};
+  expect_every_cut_decodes_as(make, body, expected);
+}
+
+// A call without input has no fragment, or only the empty first one: its arguments are
+// {}. A server that sends the input whole in the block's start is read too.
+TEST(AnthropicDecoder, ACallWithoutFragmentsTakesTheStartsInput) {
+  EXPECT_EQ(
+      deltas_of({R"({"type":"content_block_start","index":0,"content_block":)"
+                 R"({"type":"tool_use","id":"t0","name":"now","input":{}}})",
+                 R"({"type":"content_block_stop","index":0})",
+                 R"({"type":"content_block_start","index":1,"content_block":)"
+                 R"({"type":"tool_use","id":"t1","name":"now","input":{}}})",
+                 R"({"type":"content_block_delta","index":1,"delta":)"
+                 R"({"type":"input_json_delta","partial_json":""}})",
+                 R"({"type":"content_block_stop","index":1})",
+                 R"({"type":"content_block_start","index":2,"content_block":)"
+                 R"({"type":"tool_use","id":"t2","name":"f","input":{"a": [1, {"b":null}]}}})",
+                 R"({"type":"content_block_stop","index":2})"}),
+      (std::vector<std::string>{call("t0", "now", "{}"), call("t1", "now", "{}"),
+                                call("t2", "f", R"({"a":[1,{"b":null}]})"),
+                                R"(3:{"reason":"end_turn"})"}));
+}
+
+// Blocks and deltas of other types (thinking, a server tool's own use, citations) and
+// fragments of an index that is no tool_use block emit nothing; neither does a block
+// that never stops.
+TEST(AnthropicDecoder, OtherBlocksOtherDeltasAndUnstoppedBlocksEmitNothing) {
+  EXPECT_EQ(
+      deltas_of({R"({"type":"content_block_start","index":0,"content_block":)"
+                 R"({"type":"thinking","thinking":""}})",
+                 R"({"type":"content_block_delta","index":0,"delta":)"
+                 R"({"type":"thinking_delta","thinking":"hmm"}})",
+                 R"({"type":"content_block_delta","index":0,"delta":)"
+                 R"({"type":"signature_delta","signature":"x"}})",
+                 R"({"type":"content_block_delta","index":0,"delta":)"
+                 R"({"type":"input_json_delta","partial_json":"{}"}})",
+                 R"({"type":"content_block_stop","index":0})",
+                 R"({"type":"content_block_start","index":1,"content_block":)"
+                 R"({"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}})",
+                 R"({"type":"content_block_delta","index":1,"delta":)"
+                 R"({"type":"input_json_delta","partial_json":"{\"query\":\"x\"}"}})",
+                 R"({"type":"content_block_stop","index":1})",
+                 R"({"type":"content_block_delta","index":2,"delta":)"
+                 R"({"type":"citations_delta","citation":{}}})",
+                 R"({"type":"content_block_start","index":3,"content_block":)"
+                 R"({"type":"tool_use","id":"t3","name":"f","input":{}}})",
+                 R"({"type":"content_block_delta","index":3,"delta":)"
+                 R"({"type":"input_json_delta","partial_json":"{\"a\":"}})"}),
+      std::vector<std::string>{R"(3:{"reason":"end_turn"})"});
+}
+
+// A stream cut inside a call ends without it: half a call is no call.
+TEST(AnthropicDecoder, AStreamCutInsideACallEmitsNoCall) {
+  const Decoded out = decode_pieces(
+      make, {tool_use_start(0, "toolu_1", "f") + input_json(0, "") + input_json(0, R"({\"a\":)")});
+  EXPECT_EQ(out.deltas, std::vector<std::string>{});
+  ASSERT_TRUE(out.error);
+  EXPECT_NE(out.error->find("end marker"), std::string::npos) << *out.error;
+}
+
 }  // namespace
 }  // namespace agentrt::test::anthropic_decoder

@@ -141,3 +141,35 @@ TEST_F(ToolInput, AnAgentsToolsAndMaxStepsAreKeptAndClashesRefused) {
 
 }  // namespace
 }  // namespace agentrt::test
+
+namespace agentrt::test {
+namespace {
+
+// A provider plugin built before ABI 1.8 keeps loading and serving: it is offered no
+// tools (400), and a session whose calls another model made goes on with it, the calls
+// and results sent to it as text (tests/core/tool_rules_test.cpp).
+TEST(ToolsAndOlderPlugins, APluginBuiltBeforeToolsIsOfferedNoneButGoesOnWithTheSession) {
+  TempDir dir;
+  AgentdProcess agentd(with_args(
+      {"--config", dir.write("config.json", R"({"plugin_dirs": [")" AGENTRT_TEST_FIXTURE_DIR
+                                            R"("], "plugins": {"fixture-v1_0": {}}})")}));
+  const std::string admin = first_admin_token(agentd);
+  auto refused = call(agentd, "POST", "/chat", admin,
+                      run_body("x", {{"model", "fixture"}, {"tools", {weather_tool()}}}));
+  EXPECT_EQ(refused.status, 400) << refused.body;
+  EXPECT_NE(refused.body.find("model 'fixture' does not support tools"), std::string::npos);
+
+  auto called = call(agentd, "POST", "/chat", admin,
+                     run_body("call get_weather {\"city\":\"Oslo\"}",
+                              {{"session_id", "mixed"}, {"tools", {weather_tool()}}}));
+  ASSERT_EQ(called.status, 200) << called.body;
+  ASSERT_EQ(called.json()["reason"], "tool_use") << called.body;
+  json answer = run_body("", {{"session_id", "mixed"}, {"model", "fixture"}});
+  answer["messages"] = {tool_message({{called.json()["tool_calls"][0]["call_id"], "rain"}})};
+  auto answered = call(agentd, "POST", "/chat", admin, answer);
+  ASSERT_EQ(answered.status, 200) << answered.body;
+  EXPECT_EQ(answered.json()["response"], "fixture");
+}
+
+}  // namespace
+}  // namespace agentrt::test

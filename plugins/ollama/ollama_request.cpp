@@ -3,14 +3,55 @@
 #include "common/content_encoding.h"
 #include "common/data_url.h"
 #include "common/json_writer.h"
+#include "text/json_reader.h"
 
 #include <agentrt/plugin.hpp>
 
 namespace agentrt::providers::ollama {
 namespace {
 
+// Ollama takes a call's arguments as an object, where the engine keeps the text the
+// model wrote: text that is not a JSON object (a model may write anything) goes as {}.
+void write_arguments(JsonWriter& out, std::string_view arguments) {
+  text::JsonReader reader;
+  simdjson::dom::object object;
+  if (reader.parse(arguments).get(object) == simdjson::SUCCESS)
+    out.raw(simdjson::minify(object));
+  else
+    out.raw("{}");
+}
+
+// [{"function":{"arguments":{...},"name"},"id"}]. The id goes back as it came (current
+// Ollama's "call_...", or the one the engine made): current Ollama reads it beside the
+// result's tool_call_id, older versions ignore fields they do not know.
+void write_calls(JsonWriter& out, const ChatMessage& message) {
+  out.key("tool_calls").begin_array();
+  for (const ContentPart& call : message.parts) {
+    if (call.kind != ContentPart::Kind::tool_call) continue;
+    out.begin_object().key("function").begin_object().key("arguments");
+    write_arguments(out, call.arguments);
+    out.key("name").string(call.name).end_object();
+    if (!call.id.empty()) out.key("id").string(call.id);
+    out.end_object();
+  }
+  out.end_array();
+}
+
+// One {"role":"tool","content","tool_call_id","tool_name"} a result. Ollama has no
+// error flag: an error result goes as its text alone, which says what failed.
+void write_results(JsonWriter& out, const ChatMessage& message) {
+  for (const ContentPart& result : message.parts) {
+    if (result.kind != ContentPart::Kind::tool_result) continue;
+    out.begin_object().key("content").string(result.text).key("role").string("tool");
+    out.key("tool_call_id").string(result.id);
+    if (!result.name.empty()) out.key("tool_name").string(result.name);
+    out.end_object();
+  }
+}
+
 // Ollama takes one text a message, and images beside it.
 void write_message(JsonWriter& out, const ChatMessage& message) {
+  if (message.role == "tool") return write_results(out, message);
   out.begin_object().key("content").string(joined_text(message, "\n"));
   bool images = false;
   for (const ContentPart& part : message.parts) {
@@ -25,7 +66,27 @@ void write_message(JsonWriter& out, const ChatMessage& message) {
     out.string(inline_image->base64);
   }
   if (images) out.end_array();
-  out.key("role").string(message.role).end_object();
+  out.key("role").string(message.role);
+  if (has_tool_calls(message)) write_calls(out, message);
+  out.end_object();
+}
+
+// Ollama has no tool_choice: "none" sends no tools, a named tool only that one, and
+// "required" all of them, though Ollama cannot make the model call one.
+void write_tools(JsonWriter& out, const ChatRequest& chat) {
+  const std::optional<ToolChoice>& choice = chat.tool_choice;
+  if (choice && choice->mode == ToolChoice::Mode::none) return;
+  bool any = false;
+  for (const ToolDefinition& tool : chat.tools) {
+    if (choice && choice->mode == ToolChoice::Mode::tool && tool.name != choice->name) continue;
+    if (!any) out.key("tools").begin_array();
+    any = true;
+    out.begin_object().key("function").begin_object();
+    if (!tool.description.empty()) out.key("description").string(tool.description);
+    out.key("name").string(tool.name).key("parameters").raw(tool.parameters).end_object();
+    out.key("type").string("function").end_object();
+  }
+  if (any) out.end_array();
 }
 
 // The configured context window of `model`, none for a model the config does not list.
@@ -62,7 +123,9 @@ std::string request_body(const ChatRequest& chat, std::optional<int64_t> num_ctx
     if (chat.temperature) out.key("temperature").number(*chat.temperature);
     out.end_object();
   }
-  out.key("stream").boolean(true).end_object();
+  out.key("stream").boolean(true);
+  write_tools(out, chat);
+  out.end_object();
   return body;
 }
 

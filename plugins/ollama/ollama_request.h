@@ -17,7 +17,9 @@ HttpRequest build_request(const ChatRequest& chat, const ProviderConfig& config,
                           const std::string& api_key);
 
 // The JSON body alone: text parts joined into "content", inline images as bare
-// base64 in "images", and `num_ctx`, when given, in "options".
+// base64 in "images", `num_ctx`, when given, in "options", an answer's tool calls
+// with their arguments as objects, one "tool" message a result (named by its tool),
+// and the tools the tool_choice leaves (Ollama has no tool_choice of its own).
 std::string request_body(const ChatRequest& chat);
 std::string request_body(const ChatRequest& chat, std::optional<int64_t> num_ctx);
 

@@ -14,12 +14,20 @@ namespace agentrt::providers::ollama {
 // carry text) ends the call with prompt_eval_count / eval_count and done_reason. A
 // {"error":"..."} line, which Ollama sends with status 200 once output has started,
 // ends the call with Error(UPSTREAM).
+//
+// Tool calls come whole in message.tool_calls, their arguments an object: each is
+// emitted as it comes, its arguments as compact JSON text ("{}" when it has none), its
+// id Ollama's or "" (older Ollama gives none). Ollama's done_reason stays "stop" when
+// the model called tools: an answer with calls then finishes with "tool_use".
 class ChatLineDecoder : public NdjsonDecoder {
  public:
   using NdjsonDecoder::NdjsonDecoder;
 
  private:
   void on_line(std::string_view line) override;
+  void take_tool_calls(simdjson::dom::element message);
+
+  bool called_ = false;  // a call was emitted
 };
 
 // Ollama's done_reason in the engine's words.

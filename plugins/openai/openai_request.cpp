@@ -37,6 +37,76 @@ void write_content(JsonWriter& out, const ChatMessage& message) {
   out.end_array();
 }
 
+// {"content":<text or null>,"role":"assistant","tool_calls":[...]}: OpenAI's form of
+// an answer that called tools, its text (if any) beside the calls.
+void write_assistant_calls(JsonWriter& out, const ChatMessage& message) {
+  ChatMessage text{message.role, {}};
+  for (const ContentPart& part : message.parts)
+    if (part.kind == ContentPart::Kind::text) text.parts.push_back(part);
+  out.begin_object().key("content");
+  if (text.parts.empty())
+    out.raw("null");
+  else
+    write_content(out, text);
+  out.key("role").string("assistant").key("tool_calls").begin_array();
+  for (const ContentPart& call : message.parts) {
+    if (call.kind != ContentPart::Kind::tool_call) continue;
+    out.begin_object().key("function").begin_object();
+    out.key("arguments").string(call.arguments).key("name").string(call.name).end_object();
+    out.key("id").string(call.id).key("type").string("function").end_object();
+  }
+  out.end_array().end_object();
+}
+
+// One {"role":"tool","tool_call_id","content"} a result: OpenAI takes one result a
+// message. It has no error flag, so an error result goes as its text alone, which
+// says what failed ("denied: ...", "not run: max_steps"; shared spec tools.md).
+void write_results(JsonWriter& out, const ChatMessage& message) {
+  for (const ContentPart& result : message.parts) {
+    if (result.kind != ContentPart::Kind::tool_result) continue;
+    out.begin_object().key("content").string(result.text).key("role").string("tool");
+    out.key("tool_call_id").string(result.id).end_object();
+  }
+}
+
+void write_message(JsonWriter& out, const ChatMessage& message) {
+  if (message.role == "tool") return write_results(out, message);
+  if (has_tool_calls(message)) return write_assistant_calls(out, message);
+  out.begin_object().key("content");
+  write_content(out, message);
+  out.key("role").string(message.role).end_object();
+}
+
+void write_tool_choice(JsonWriter& out, const ToolChoice& choice) {
+  switch (choice.mode) {
+    case ToolChoice::Mode::automatic:
+      out.string("auto");
+      return;
+    case ToolChoice::Mode::none:
+      out.string("none");
+      return;
+    case ToolChoice::Mode::required:
+      out.string("required");
+      return;
+    case ToolChoice::Mode::tool:
+      out.begin_object().key("function").begin_object().key("name").string(choice.name);
+      out.end_object().key("type").string("function").end_object();
+      return;
+  }
+}
+
+// The parameters schema goes as the engine sent it (compact, its own key order).
+void write_tools(JsonWriter& out, const std::vector<ToolDefinition>& tools) {
+  out.begin_array();
+  for (const ToolDefinition& tool : tools) {
+    out.begin_object().key("function").begin_object();
+    if (!tool.description.empty()) out.key("description").string(tool.description);
+    out.key("name").string(tool.name).key("parameters").raw(tool.parameters).end_object();
+    out.key("type").string("function").end_object();
+  }
+  out.end_array();
+}
+
 }  // namespace
 
 // Members in nlohmann's order (sorted), so the text is what the document form wrote.
@@ -48,16 +118,17 @@ std::string request_body(const ChatRequest& chat) {
   // max_tokens is deprecated and refused by the reasoning models.
   if (chat.max_tokens) out.key("max_completion_tokens").integer(*chat.max_tokens);
   out.key("messages").begin_array();
-  for (const ChatMessage& message : chat.messages) {
-    out.begin_object().key("content");
-    write_content(out, message);
-    out.key("role").string(message.role).end_object();
-  }
+  for (const ChatMessage& message : chat.messages) write_message(out, message);
   out.end_array();
   out.key("model").string(chat.model);
   out.key("stream").boolean(true);
   out.key("stream_options").begin_object().key("include_usage").boolean(true).end_object();
   if (chat.temperature) out.key("temperature").number(*chat.temperature);
+  // OpenAI refuses a tool_choice without tools (400), so it goes only beside them.
+  if (!chat.tools.empty()) {
+    if (chat.tool_choice) write_tool_choice(out.key("tool_choice"), *chat.tool_choice);
+    write_tools(out.key("tools"), chat.tools);
+  }
   out.end_object();
   return body;
 }

@@ -1,6 +1,9 @@
 // Ollama /api/chat: NDJSON, one object per line; the last has "done":true with
 // done_reason, prompt_eval_count and eval_count (each omitted when zero) and
 // durations. Errors are {"error":"<text>"}, also as a line after output started.
+// Tool calls come whole, all in one line with empty content before the done line, their
+// arguments an object, each with the id current Ollama gives ("call_...") when the
+// test's call has one; done_reason stays "stop".
 #include "tests/fakes/dialect.h"
 
 #include <cctype>
@@ -30,6 +33,11 @@ class OllamaDialect : public Dialect {
       for (const json& image : message.value("images", json::array()))
         if (!image.is_string() || !is_base64(image.get<std::string>()))
           return Reply::failure(400, "", "illegal base64 data at input byte 4");
+      for (const json& call : message.value("tool_calls", json::array()))
+        if (!arguments_are_an_object(call))
+          return Reply::failure(400, "",
+                                "json: cannot unmarshal string into Go value of type "
+                                "map[string]interface {}");
     }
     return std::nullopt;
   }
@@ -47,6 +55,22 @@ class OllamaDialect : public Dialect {
                       {"created_at", "2024-01-01T00:00:00.000000Z"},
                       {"message", {{"role", "assistant"}, {"content", fragment}}},
                       {"done", false}});
+  }
+
+  std::vector<std::string> tool_calls(const StreamContext& ctx, const Reply& reply) const override {
+    if (reply.tool_calls.empty()) return {};
+    json calls = json::array();
+    for (size_t i = 0; i < reply.tool_calls.size(); ++i) {
+      const FakeToolCall& call = reply.tool_calls[i];
+      json arguments = json::parse(call.arguments, nullptr, /*allow_exceptions=*/false);
+      json entry = {{"function", {{"index", i}, {"name", call.name}, {"arguments", arguments}}}};
+      if (!call.id.empty()) entry["id"] = call.id;
+      calls.push_back(entry);
+    }
+    return {line(ctx, {{"model", ctx.model},
+                       {"created_at", "2024-01-01T00:00:00.500000Z"},
+                       {"message", {{"role", "assistant"}, {"content", ""}, {"tool_calls", calls}}},
+                       {"done", false}})};
   }
 
   std::vector<std::string> closing(const StreamContext& ctx, const Reply& reply) const override {
@@ -82,6 +106,14 @@ class OllamaDialect : public Dialect {
   }
 
  private:
+  // Ollama reads a call's arguments into a map: absent is empty, anything but an object
+  // fails the request.
+  static bool arguments_are_an_object(const json& call) {
+    const json function = call.is_object() ? call.value("function", json::object()) : json();
+    if (!function.is_object()) return false;
+    return !function.contains("arguments") || function["arguments"].is_object();
+  }
+
   static std::string line(const StreamContext& ctx, const json& object) {
     return object.dump() + ctx.eol;
   }

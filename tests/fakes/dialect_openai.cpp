@@ -1,7 +1,12 @@
 // OpenAI Chat Completions: chat.completion.chunk events, a role-only first delta with
 // "content":"", the finish chunk, the usage chunk with "choices":[] (only when asked
 // for with stream_options.include_usage), then the literal "data: [DONE]".
+// Tool calls stream after the text, one call after another: a chunk that opens the call
+// (index, id, type, name, "arguments":""), then a chunk per arguments fragment (index
+// and the fragment alone); the finish word is then "tool_calls".
 #include "tests/fakes/dialect.h"
+
+#include <set>
 
 namespace agentrt::test {
 namespace {
@@ -34,7 +39,8 @@ class OpenAiDialect : public Dialect {
           "Incorrect API key provided: " + masked(auth.substr(auth.find(' ') + 1)) +
               ". You can find your API key at "
               "https://platform.openai.com/account/api-keys.");
-    return refuse_common(request, api_path(), false);
+    if (auto refused = refuse_common(request, api_path(), false)) return refused;
+    return refuse_tool_messages(request.json()["messages"]);
   }
 
   std::string error_body(const Reply& reply) const override {
@@ -54,9 +60,27 @@ class OpenAiDialect : public Dialect {
     return chunk(ctx, {{"content", fragment}}, nullptr);
   }
 
+  std::vector<std::string> tool_calls(const StreamContext& ctx, const Reply& reply) const override {
+    std::vector<std::string> events;
+    for (size_t i = 0; i < reply.tool_calls.size(); ++i) {
+      const FakeToolCall& call = reply.tool_calls[i];
+      json opens = {{"index", i},
+                    {"id", call.id},
+                    {"type", "function"},
+                    {"function", {{"name", call.name}, {"arguments", ""}}}};
+      events.push_back(tool_chunk(ctx, reply, opens));
+      for (const std::string& fragment : split_utf8(call.arguments, call.fragments))
+        events.push_back(
+            tool_chunk(ctx, reply, {{"index", i}, {"function", {{"arguments", fragment}}}}));
+    }
+    return events;
+  }
+
   std::vector<std::string> closing(const StreamContext& ctx, const Reply& reply) const override {
-    std::vector<std::string> events = {
-        chunk(ctx, json::object(), reply.finish.empty() ? "stop" : reply.finish)};
+    const std::string finish = !reply.finish.empty()      ? reply.finish
+                               : reply.tool_calls.empty() ? "stop"
+                                                          : "tool_calls";
+    std::vector<std::string> events = {chunk(ctx, json::object(), finish)};
     if (ctx.include_usage && reply.usage) {
       const FakeUsage& u = *reply.usage;
       json usage = {{"prompt_tokens", u.input_tokens},
@@ -88,6 +112,52 @@ class OpenAiDialect : public Dialect {
   }
 
  private:
+  // What OpenAI refuses of a conversation with tools: a tool message that answers no
+  // call of the assistant message before it, and calls left without an answer before
+  // the next message that is not a tool's.
+  static std::optional<Reply> refuse_tool_messages(const json& messages) {
+    std::set<std::string> asked, unanswered;  // the calls of the last assistant message
+    for (size_t i = 0; i < messages.size(); ++i) {
+      const json& message = messages[i];
+      const std::string role = message.value("role", "");
+      if (role == "tool") {
+        const std::string id = message.value("tool_call_id", "");
+        if (asked.empty())
+          return invalid(
+              "Invalid parameter: messages with role 'tool' must be a response to a "
+              "preceeding message with 'tool_calls'.");
+        if (asked.count(id) == 0)
+          return invalid("Invalid parameter: 'tool_call_id' of '" + id +
+                         "' not found in 'tool_calls' of previous message.");
+        unanswered.erase(id);
+        continue;
+      }
+      if (auto refused = unanswered_calls(unanswered)) return refused;
+      asked.clear();
+      if (role == "assistant" && message.contains("tool_calls"))
+        for (const json& call : message["tool_calls"]) asked.insert(call.value("id", ""));
+      unanswered = asked;
+    }
+    return unanswered_calls(unanswered);
+  }
+
+  static std::optional<Reply> unanswered_calls(const std::set<std::string>& ids) {
+    if (ids.empty()) return std::nullopt;
+    std::string list;
+    for (const std::string& id : ids) list += (list.empty() ? "" : ", ") + id;
+    return invalid(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: " +
+        list);
+  }
+
+  static Reply invalid(const std::string& message) { return Reply::failure(400, "", message); }
+
+  static std::string tool_chunk(const StreamContext& ctx, const Reply& reply, json call) {
+    if (reply.omit_tool_index) call.erase("index");
+    return chunk(ctx, {{"tool_calls", json::array({call})}}, nullptr);
+  }
+
   static json envelope(const StreamContext& ctx) {
     return {{"id", "chatcmpl-fake"},
             {"object", "chat.completion.chunk"},

@@ -98,13 +98,14 @@ struct Reply {
   bool omit_tool_index = false;  // openai: tool-call chunks without "index", as some
                                  // compatible servers send them
 
-  std::chrono::milliseconds delta_delay{0};  // waited before each delta
+  std::chrono::milliseconds delta_delay{0};  // waited before each delta (and each event
+                                             // of the tool calls)
   std::vector<size_t> split_at;              // body byte offsets at which a write is cut in two;
                                              // a short pause follows each cut so the halves
                                              // arrive separately
-  int after_deltas = 0;                      // for the faults that strike mid-stream; the
-                                             // tool calls' events count as deltas after
-                                             // the text's
+  int after_deltas = 0;                      // for the faults that strike mid-stream;
+                                             // past the text's deltas it counts the
+                                             // events of the tool calls
 
   int status = 0;             // Kind::fail
   std::string error_type;     // vendor's error type/code, e.g. "rate_limit_error",

@@ -26,7 +26,7 @@ TEST(Cli, VersionPrintsVersionAndAbi) {
   const CommandResult result = run_agentd({"version"});
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_TRUE(std::regex_match(
-      result.out, std::regex("agentd [0-9]+\\.[0-9]+\\.[0-9]+ \\(plugin ABI 1\\.7\\)\n")))
+      result.out, std::regex("agentd [0-9]+\\.[0-9]+\\.[0-9]+ \\(plugin ABI 1\\.8\\)\n")))
       << result.out;
 }
 
@@ -218,7 +218,7 @@ TEST(Cli, PluginsListsBundledEchoAsATable) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(std::regex_search(
       result.out,
-      std::regex("\\becho +provider +[0-9.]+ +1\\.7 +\\S+agentrt-echo\\.so +loaded\\b")))
+      std::regex("\\becho +provider +[0-9.]+ +1\\.8 +\\S+agentrt-echo\\.so +loaded\\b")))
       << result.out;
 }
 
@@ -246,7 +246,7 @@ TEST(Cli, PluginsJsonListsLoadedAndRefusedPlugins) {
     if (line["name"] == "echo") {
       saw_echo = true;
       EXPECT_EQ(line["kind"], "provider");
-      EXPECT_EQ(line["abi"], "1.7");
+      EXPECT_EQ(line["abi"], "1.8");
       EXPECT_EQ(line["loaded"], true);
       EXPECT_FALSE(line["version"].get<std::string>().empty());
       EXPECT_FALSE(line.contains("error"));

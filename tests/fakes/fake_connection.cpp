@@ -183,26 +183,29 @@ bool Connection::send_stream(const RecordedRequest& request, const Reply& reply)
   // Cut before the head goes out: for a large answer the cutting takes long enough on a
   // loaded machine (more so under the sanitizers) to pass a test's stall limit, which
   // would then measure the fake instead of agentd.
-  // The text's deltas, then the events of its tool calls: a fault strikes after
-  // `after_deltas` of them, so a test can cut or hang a stream inside a call.
-  std::vector<std::string> deltas;
-  for (const std::string& fragment : split_utf8(reply.text, reply.deltas))
-    deltas.push_back(dialect.delta(ctx, fragment));
-  for (std::string& event : dialect.tool_calls(ctx, reply)) deltas.push_back(std::move(event));
+  std::vector<std::string> fragments = split_utf8(reply.text, reply.deltas);
   if (!send_raw(head + "\r\n")) return false;
   if (reply.kind == Reply::Kind::hang_after_headers && reply.after_deltas <= 0) return hang();
 
+  // The tool calls' events count as deltas after the text's, so that a fault can
+  // strike inside a call.
+  const std::vector<std::string> calls = dialect.tool_calls(ctx, reply);
+  const size_t deltas = fragments.size() + calls.size();
   const size_t fault_at =
       reply.kind == Reply::Kind::answer
           ? std::string::npos
-          : std::min(deltas.size(), static_cast<size_t>(std::max(0, reply.after_deltas)));
+          : std::min(deltas, static_cast<size_t>(std::max(0, reply.after_deltas)));
   if (!send_events(dialect.opening(ctx, reply))) return false;
-  for (size_t i = 0; i <= deltas.size(); ++i) {
+  for (size_t i = 0; i <= deltas; ++i) {
     if (i == fault_at)
       if (std::optional<bool> keep = send_fault(ctx, reply)) return *keep;
-    if (i == deltas.size()) break;
+    if (i == deltas) break;
+    if (i >= fragments.size()) {
+      if (!send_event(calls[i - fragments.size()])) return false;
+      continue;
+    }
     if (reply.delta_delay > 0ms && !pause(reply.delta_delay)) return false;
-    if (!send_event(deltas[i])) return false;
+    if (!send_event(dialect.delta(ctx, fragments[i]))) return false;
   }
   if (!send_events(dialect.closing(ctx, reply))) return false;
   server_.note_stream_size(body_offset_);

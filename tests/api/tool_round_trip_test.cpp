@@ -89,14 +89,6 @@ void expect_second_turn(Vendor vendor, const json& request, const std::string& c
 
 class ToolRoundTrip : public ::testing::TestWithParam<Vendor> {
  protected:
-  std::vector<json> run(VendorSetup& s, const json& body) {
-    auto stream = open_run(s.agentd, s.admin, body);
-    EXPECT_EQ(stream->status(), 200) << stream->error_body();
-    return stream->rest();
-  }
-  json messages(VendorSetup& s, const std::string& session) {
-    return call(s.agentd, "GET", "/sessions/" + session + "/messages", s.admin).json()["data"];
-  }
   json replay(VendorSetup& s, const std::string& run_id) {
     auto stream = std::make_unique<SseClient>(
         s.agentd.port(), "GET", "/runs/" + run_id + "/events",
@@ -114,8 +106,8 @@ TEST_P(ToolRoundTrip, ARunCallsATheClientAnswersAndTheModelFinishes) {
   VendorSetup s(GetParam());
   s.fake.enqueue(weather_call());
   s.fake.enqueue(Reply::answer("It is sunny in Paris.", 3));
-  const std::vector<json> first =
-      run(s, s.body("weather in Paris?", {{"session_id", "t1"}, {"tools", {weather_tool()}}}));
+  const std::vector<json> first = run_events(
+      s, s.body("weather in Paris?", {{"session_id", "t1"}, {"tools", {weather_tool()}}}));
   EXPECT_EQ(joined_text(first), "Let me check.");
   const std::vector<json> calls = of_type(first, "tool_call");
   ASSERT_EQ(calls.size(), 1u);
@@ -148,12 +140,12 @@ TEST_P(ToolRoundTrip, ARunCallsATheClientAnswersAndTheModelFinishes) {
 
   json answer = s.body("", {{"session_id", "t1"}, {"tools", {weather_tool()}}});
   answer["messages"] = {tool_message({{call_id, "sunny, 24C"}})};
-  const std::vector<json> second = run(s, answer);
+  const std::vector<json> second = run_events(s, answer);
   EXPECT_EQ(joined_text(second), "It is sunny in Paris.");
   EXPECT_EQ(second.back()["reason"], "end_turn");
   expect_second_turn(GetParam(), s.fake.last_request().json(), call_id);
 
-  const json stored = messages(s, "t1");
+  const json stored = session_messages(s, "t1");
   ASSERT_EQ(stored.size(), 4u) << stored.dump();
   EXPECT_EQ(stored[1]["role"], "assistant");
   EXPECT_EQ(stored[1]["content"], json::array({{{"type", "text"}, {"text", "Let me check."}},
@@ -244,7 +236,7 @@ TEST_P(ToolRoundTrip, AnInterruptBeforeTheCallIsWholeLeavesNothingPending) {
   const std::vector<json> rest = stream->rest();
   EXPECT_TRUE(of_type(rest, "tool_call").empty());
   EXPECT_EQ(rest.back()["reason"], "interrupted");
-  const json stored = messages(s, "i1");
+  const json stored = session_messages(s, "i1");
   ASSERT_EQ(stored.size(), 2u);
   EXPECT_EQ(stored[1]["content"], json::array({{{"type", "text"}, {"text", "Let me check."}}}));
   s.fake.enqueue(Reply::answer("ok", 1));

@@ -5,7 +5,10 @@
 #include "tests/api/conversation_client.h"
 #include "tests/fakes/fake_upstream.h"
 
+#include <gtest/gtest.h>
+
 #include <string>
+#include <vector>
 
 namespace agentrt::test {
 
@@ -49,5 +52,17 @@ class VendorSetup {
   AgentdProcess agentd;
   std::string admin;
 };
+
+// A /run stream as the admin, its status checked, to its end.
+inline std::vector<nlohmann::json> run_events(VendorSetup& s, const nlohmann::json& body) {
+  auto stream = open_run(s.agentd, s.admin, body);
+  EXPECT_EQ(stream->status(), 200) << stream->error_body();
+  return stream->rest();
+}
+
+// The session's stored messages (the first page).
+inline nlohmann::json session_messages(VendorSetup& s, const std::string& session) {
+  return call(s.agentd, "GET", "/sessions/" + session + "/messages", s.admin).json()["data"];
+}
 
 }  // namespace agentrt::test

@@ -12,27 +12,17 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-class Vendors : public ::testing::TestWithParam<Vendor> {
- protected:
-  std::vector<json> run(VendorSetup& s, const json& body) {
-    auto stream = open_run(s.agentd, s.admin, body);
-    EXPECT_EQ(stream->status(), 200) << stream->error_body();
-    return stream->rest();
-  }
-  json messages(VendorSetup& s, const std::string& session) {
-    return call(s.agentd, "GET", "/sessions/" + session + "/messages", s.admin).json()["data"];
-  }
-};
+class Vendors : public ::testing::TestWithParam<Vendor> {};
 
 TEST_P(Vendors, AnswersStreamWithTheUpstreamsUsage) {
   VendorSetup s(GetParam());
   s.fake.set_default(Reply::answer("Grüße aus dem Test 🌍", 5));
-  auto events = run(s, s.body("hi", {{"session_id", "v1"}}));
+  auto events = run_events(s, s.body("hi", {{"session_id", "v1"}}));
   EXPECT_EQ(joined_text(events), "Grüße aus dem Test 🌍");
   EXPECT_EQ(events.back()["reason"], "end_turn");
   EXPECT_EQ(events.back()["usage"], (json{{"input_tokens", 12}, {"output_tokens", 5}}));
   EXPECT_EQ(s.fake.last_request().json()["model"], vendor_model(GetParam()));
-  auto stored = messages(s, "v1");
+  auto stored = session_messages(s, "v1");
   ASSERT_EQ(stored.size(), 2u);
   EXPECT_EQ(stored[1]["content"][0]["text"], "Grüße aus dem Test 🌍");
 
@@ -49,7 +39,7 @@ TEST_P(Vendors, AnAnswerCutByTheTokenLimitEndsWithMaxTokens) {
   Reply reply = Reply::answer("cut short", 2);
   reply.finish = GetParam() == Vendor::anthropic ? "max_tokens" : "length";
   s.fake.set_default(reply);
-  auto events = run(s, s.body("x"));
+  auto events = run_events(s, s.body("x"));
   EXPECT_EQ(joined_text(events), "cut short");
   EXPECT_EQ(events.back()["reason"], "max_tokens");
   auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("again"));
@@ -81,7 +71,7 @@ TEST_P(Vendors, AVendorsOtherStopWordsBecomeTheAPIsReasons) {
     Reply reply = Reply::answer("some answer", 2);
     reply.finish = word;
     s.fake.set_default(reply);
-    auto events = run(s, s.body("x"));
+    auto events = run_events(s, s.body("x"));
     EXPECT_EQ(events.back()["reason"], reason) << word;
     auto chat = call(s.agentd, "POST", "/chat", s.admin, s.body("again"));
     ASSERT_EQ(chat.status, 200) << chat.body;
@@ -205,7 +195,7 @@ TEST_P(Vendors, ChunksSplitMidLineChangeNothing) {
   reply.split_at = {1, 7, 13, 20, 31, 44, 58, 77, 101, 130};
   reply.crlf = true;
   s.fake.set_default(reply);
-  auto events = run(s, s.body("x"));
+  auto events = run_events(s, s.body("x"));
   EXPECT_EQ(joined_text(events), "split me everywhere");
   EXPECT_EQ(events.back()["reason"], "end_turn");
 }
@@ -256,7 +246,7 @@ TEST_P(Vendors, PersistentServerErrorsEndAsProviderUnavailable) {
   EXPECT_EQ(chat.status, 503) << chat.body;
   EXPECT_EQ(chat.json()["error"]["code"], "provider_unavailable");
   EXPECT_EQ(s.fake.request_count(), 3u) << "one call and two retries";
-  auto events = run(s, s.body("x"));
+  auto events = run_events(s, s.body("x"));
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events[events.size() - 2]["type"], "error");
   EXPECT_EQ(events[events.size() - 2]["code"], "provider_unavailable");
@@ -279,7 +269,7 @@ TEST_P(Vendors, RefusedCredentialsAreAProviderErrorWithoutTheKey) {
 TEST_P(Vendors, AHangingUpstreamTimesOut) {
   VendorSetup s(GetParam());
   s.fake.set_default(Reply::hang_after_headers(1));
-  auto events = run(s, s.body("x", {{"session_id", "hang"}}));
+  auto events = run_events(s, s.body("x", {{"session_id", "hang"}}));
   ASSERT_GE(events.size(), 4u);
   EXPECT_EQ(events[events.size() - 2]["code"], "provider_timeout");
   EXPECT_EQ(events.back()["reason"], "error");
@@ -303,7 +293,7 @@ TEST_P(Vendors, AnAnswerStillComingAtMaxAnswerMsIsCutThere) {
   trickle.delta_delay = 150ms;  // 4.5 s in all
   s.fake.set_default(trickle);
   auto began = std::chrono::steady_clock::now();
-  auto events = run(s, s.body("x", {{"session_id", "slow"}}));
+  auto events = run_events(s, s.body("x", {{"session_id", "slow"}}));
   EXPECT_LT(std::chrono::steady_clock::now() - began, 3s);
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events[events.size() - 2]["code"], "provider_timeout");
@@ -312,7 +302,7 @@ TEST_P(Vendors, AnAnswerStillComingAtMaxAnswerMsIsCutThere) {
   const std::string partial = joined_text(events);
   EXPECT_FALSE(partial.empty());
   EXPECT_LT(partial.size(), 60u);
-  auto stored = messages(s, "slow");
+  auto stored = session_messages(s, "slow");
   ASSERT_EQ(stored.size(), 2u);
   EXPECT_EQ(stored[1]["content"][0]["text"], partial);
   EXPECT_TRUE(s.fake.wait_for_client_abort(1s, 1)) << "the upstream request must be closed";
@@ -343,14 +333,14 @@ TEST_P(Vendors, ResetOrMalformedStreamsKeepThePartialAnswer) {
     reply.text = "alpha beta gamma delta";
     reply.deltas = 4;
     s.fake.set_default(reply);
-    auto events = run(s, s.body("x", {{"session_id", "broken"}}));
+    auto events = run_events(s, s.body("x", {{"session_id", "broken"}}));
     ASSERT_GE(events.size(), 4u);
     EXPECT_EQ(events[events.size() - 2]["type"], "error") << static_cast<int>(reply.kind);
     EXPECT_EQ(events.back()["reason"], "error");
     std::string partial = joined_text(events);
     EXPECT_FALSE(partial.empty());
     EXPECT_EQ(std::string("alpha beta gamma delta").rfind(partial, 0), 0u);
-    auto stored = messages(s, "broken");
+    auto stored = session_messages(s, "broken");
     ASSERT_EQ(stored.size(), 2u);
     EXPECT_EQ(stored[1]["content"][0]["text"], partial);
     EXPECT_EQ(s.fake.request_count(), 1u) << "nothing is retried after the first delta";
@@ -378,9 +368,9 @@ TEST_P(Vendors, InterruptAndDepartureCloseTheUpstreamConnection) {
 TEST_P(Vendors, TheSecondTurnSendsTheFirstUpstream) {
   VendorSetup s(GetParam());
   s.fake.set_default(Reply::answer("first answer", 2));
-  run(s, s.body("first question", {{"session_id", "mt"}}));
+  run_events(s, s.body("first question", {{"session_id", "mt"}}));
   s.fake.set_default(Reply::answer("second answer", 2));
-  run(s, s.body("second question", {{"session_id", "mt"}}));
+  run_events(s, s.body("second question", {{"session_id", "mt"}}));
   std::string sent = s.fake.last_request().body;
   auto first_q = sent.find("first question"), first_a = sent.find("first answer"),
        second_q = sent.find("second question");
@@ -394,8 +384,8 @@ TEST_P(Vendors, TheSecondTurnSendsTheFirstUpstream) {
 TEST_P(Vendors, ATinyContextWindowKeepsOnlyWhatFits) {
   VendorSetup s(GetParam(), {}, 60);
   s.fake.set_default(Reply::answer(std::string(100, 'a'), 2));
-  run(s, s.body(std::string(100, 'q'), {{"session_id", "tiny"}}));
-  run(s, s.body("short follow-up", {{"session_id", "tiny"}}));
+  run_events(s, s.body(std::string(100, 'q'), {{"session_id", "tiny"}}));
+  run_events(s, s.body("short follow-up", {{"session_id", "tiny"}}));
   std::string sent = s.fake.last_request().body;
   EXPECT_NE(sent.find("short follow-up"), std::string::npos);
   EXPECT_EQ(sent.find(std::string(100, 'q')), std::string::npos) << "the old turn was dropped";

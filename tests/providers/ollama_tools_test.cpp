@@ -4,6 +4,7 @@
 #include "common/chat_request.h"
 #include "ollama/ollama_request.h"
 #include "tests/providers/harness.h"
+#include "tests/providers/tool_requests.h"
 
 // Named for its vendor: the unity build puts the vendors' files in one unit.
 namespace agentrt::test::ollama_tools {
@@ -11,50 +12,17 @@ namespace {
 
 using nlohmann::json;
 
-const json kWeatherSchema = {
-    {"properties", {{"city", {{"type", "string"}}}}}, {"required", {"city"}}, {"type", "object"}};
-
-json tools() {
-  return json::array({{{"type", "function"},
-                       {"name", "get_weather"},
-                       {"description", "The weather in a city"},
-                       {"parameters", kWeatherSchema}},
-                      {{"type", "function"}, {"name", "now"}}});
-}
-
 const json kWeatherTool = {{"type", "function"},
                            {"function",
                             {{"name", "get_weather"},
                              {"description", "The weather in a city"},
-                             {"parameters", kWeatherSchema}}}};
+                             {"parameters", weather_schema()}}}};
 const json kNowTool = {{"type", "function"},
                        {"function", {{"name", "now"}, {"parameters", {{"type", "object"}}}}}};
 
-// A user asks, the model answered with text and two calls (the second's arguments not
-// an object), both answered (one failed).
 json answered_request() {
-  json request = user_request("Weather in Paris, and the time?");
-  request["tools"] = tools();
-  request["messages"].push_back(
-      {{"role", "assistant"},
-       {"content", json::array({{{"type", "text"}, {"text", "Checking."}},
-                                {{"type", "tool_call"},
-                                 {"id", "call_k3v9x2aa"},
-                                 {"name", "get_weather"},
-                                 {"arguments", "{\"city\": \"Paris\", \"days\": [1]}"}},
-                                {{"type", "tool_call"},
-                                 {"id", "call_2"},
-                                 {"name", "now"},
-                                 {"arguments", "now please"}}})}});
-  request["messages"].push_back({{"role", "tool"},
-                                 {"content", json::array({{{"type", "tool_result"},
-                                                           {"tool_call_id", "call_k3v9x2aa"},
-                                                           {"output", "18 C, clear"}},
-                                                          {{"type", "tool_result"},
-                                                           {"tool_call_id", "call_2"},
-                                                           {"output", "clock unavailable"},
-                                                           {"is_error", true}}})}});
-  return request;
+  return test::answered_request("call_k3v9x2aa", "{\"city\": \"Paris\", \"days\": [1]}",
+                                "now please");
 }
 
 const json kAnsweredMessages = json::array(
@@ -98,14 +66,14 @@ TEST(OllamaToolBody, ToolChoiceDecidesWhichToolsGo) {
       {{{"type", "tool"}, {"name", "now"}}, json::array({kNowTool})}};
   for (const auto& [choice, sent] : choices) {
     json request = user_request("hi");
-    request["tools"] = tools();
+    request["tools"] = offered_tools();
     request["tool_choice"] = choice;
     const json body = body_of(request);
     EXPECT_EQ(body["tools"], sent) << choice.dump();
     EXPECT_FALSE(body.contains("tool_choice"));
   }
   json request = user_request("hi");
-  request["tools"] = tools();
+  request["tools"] = offered_tools();
   request["tool_choice"] = "none";
   EXPECT_FALSE(body_of(request).contains("tools"));
 }
@@ -123,7 +91,7 @@ TEST_F(OllamaTools, WholeCallsStreamOutThenFinishInToolUse) {
       {{"call_k3v9x2aa", "get_weather", R"({"city":"Paris"})", 1}, {"", "now", "{}", 1}},
       "Let me check."));
   json request = user_request("Weather in Paris?");
-  request["tools"] = tools();
+  request["tools"] = offered_tools();
   std::vector<json> calls;
   Outcome out = run(*provider, request, {}, [&](const ProviderDelta& delta) {
     if (delta.kind == AGENTRT_DELTA_TOOL_CALL) calls.push_back(json::parse(delta.data));

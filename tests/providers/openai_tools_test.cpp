@@ -4,6 +4,7 @@
 #include "common/chat_request.h"
 #include "openai/openai_request.h"
 #include "tests/providers/harness.h"
+#include "tests/providers/tool_requests.h"
 
 #include <atomic>
 #include <chrono>
@@ -16,40 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const json kWeatherSchema = {
-    {"properties", {{"city", {{"type", "string"}}}}}, {"required", {"city"}}, {"type", "object"}};
-
-json tools() {
-  return json::array({{{"type", "function"},
-                       {"name", "get_weather"},
-                       {"description", "The weather in a city"},
-                       {"parameters", kWeatherSchema}},
-                      {{"type", "function"}, {"name", "now"}}});
-}
-
-// A user asks, the model answered with text and two calls, both answered (one failed).
 json answered_request() {
-  json request = user_request("Weather in Paris, and the time?");
-  request["tools"] = tools();
-  request["messages"].push_back(
-      {{"role", "assistant"},
-       {"content",
-        json::array(
-            {{{"type", "text"}, {"text", "Checking."}},
-             {{"type", "tool_call"},
-              {"id", "call_1"},
-              {"name", "get_weather"},
-              {"arguments", "{\"city\":\"Paris\"}"}},
-             {{"type", "tool_call"}, {"id", "call_2"}, {"name", "now"}, {"arguments", "{}"}}})}});
-  request["messages"].push_back({{"role", "tool"},
-                                 {"content", json::array({{{"type", "tool_result"},
-                                                           {"tool_call_id", "call_1"},
-                                                           {"output", "18 C, clear"}},
-                                                          {{"type", "tool_result"},
-                                                           {"tool_call_id", "call_2"},
-                                                           {"output", "clock unavailable"},
-                                                           {"is_error", true}}})}});
-  return request;
+  return test::answered_request("call_1", "{\"city\":\"Paris\"}", "{}");
 }
 
 const json kAnsweredMessages = json::array(
@@ -72,7 +41,7 @@ const json kVendorTools =
                   {"function",
                    {{"name", "get_weather"},
                     {"description", "The weather in a city"},
-                    {"parameters", kWeatherSchema}}}},
+                    {"parameters", weather_schema()}}}},
                  {{"type", "function"},
                   {"function", {{"name", "now"}, {"parameters", {{"type", "object"}}}}}}});
 
@@ -107,7 +76,7 @@ TEST(OpenAiToolBody, ToolChoiceInOpenAisWords) {
        {{"type", "function"}, {"function", {{"name", "now"}}}}}};
   for (const auto& [choice, sent] : choices) {
     json request = user_request("hi");
-    request["tools"] = tools();
+    request["tools"] = offered_tools();
     request["tool_choice"] = choice;
     EXPECT_EQ(body_of(request)["tool_choice"], sent) << choice.dump();
   }
@@ -138,7 +107,7 @@ std::pair<Outcome, std::vector<json>> run_collecting_calls(const ProviderInstanc
 
 json weather_request() {
   json request = user_request("Weather in Paris?");
-  request["tools"] = tools();
+  request["tools"] = offered_tools();
   return request;
 }
 

@@ -394,6 +394,26 @@ void end_for_followers(LiveRun& live, std::string_view code, std::string_view me
   live.append_text([&](int64_t seq) { return done_text("error", live.id, 0, 0, seq); });
 }
 
+// Refused by the provider before anything was sent: nothing reached the client and
+// nothing is stored, so the request is refused as any invalid one is, and does not stay
+// in the session to fail every later run.
+[[noreturn]] void refuse(const ProviderResult& result, const PreparedRun& run) {
+  std::string_view why = result.error_message;
+  if (why.rfind("request: ", 0) == 0) why.remove_prefix(9);  // the bundled plugins' prefix
+  const std::string message =
+      "model '" + run.model.model.id + "' cannot take this request: " + std::string(why);
+  end_for_followers(*run.live, "invalid_request", message);
+  throw invalid(message);
+}
+
+// What the run's provider is sent (provider_request.h).
+std::string request_of(const PreparedRun& run) {
+  const ModelInfo& model = run.model.model;
+  const ToolOffer offer{&run.tools, run.request.tool_choice, model.supports_tools};
+  return provider_request(run.context, model.id, run.request.max_tokens, run.request.temperature,
+                          model.supports_vision, offer);
+}
+
 // On the line of the request that ran it (request_log.h), else a line of its own.
 void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
   LogFields own;
@@ -444,12 +464,8 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
     }));
     return !receiver_gone && !live.cancelled();
   };
-  const ToolOffer offer{&run.tools, run.request.tool_choice, run.model.model.supports_tools};
   ProviderResult result = call_provider(
-      *run.model.instance,
-      provider_request(run.context, run.model.model.id, run.request.max_tokens,
-                       run.request.temperature, run.model.model.supports_vision, offer),
-      settings_.call,
+      *run.model.instance, request_of(run), settings_.call,
       [&](std::string_view text) {
         deliver(live.append_delta(text));
         return !receiver_gone && !live.cancelled();
@@ -459,17 +475,7 @@ RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
         return receiver_gone || live.cancelled();
       },
       &live.waker(), run.provider_thread, store_start ? &meanwhile : nullptr, &on_tool_call);
-  // Refused before anything was sent: nothing reached the client and nothing is
-  // stored, so the request is refused as any invalid one is, and does not stay in the
-  // session to fail every later run.
-  if (result.refused && !(store_start && store_start->started())) {
-    std::string_view why = result.error_message;
-    if (why.rfind("request: ", 0) == 0) why.remove_prefix(9);  // the bundled plugins' prefix
-    const std::string message =
-        "model '" + run.model.model.id + "' cannot take this request: " + std::string(why);
-    end_for_followers(live, "invalid_request", message);
-    throw invalid(message);
-  }
+  if (result.refused && !(store_start && store_start->started())) refuse(result, run);
   if (store_start) {
     try {
       store_start->finish();

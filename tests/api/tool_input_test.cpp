@@ -97,6 +97,27 @@ TEST_F(ToolInput, ToolPartsOutOfPlaceAreRefused) {
   expect_refused(body, "messages[0].content[0].output' is required");
 }
 
+// Another actor's session does not exist for a non-admin token, tool results or not:
+// its pending calls are neither answered nor named.
+TEST_F(ToolInput, AnotherActorsPendingCallsAreNotFound) {
+  const std::string alice =
+      issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "alice"}})["token"];
+  const std::string bob = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
+  auto called = call(agentd, "POST", "/chat", alice,
+                     run_body("call get_weather {\"city\":\"Oslo\"}",
+                              {{"session_id", "alices"}, {"tools", {weather_tool()}}}));
+  ASSERT_EQ(called.json()["reason"], "tool_use") << called.body;
+  const std::string call_id = called.json()["tool_calls"][0]["call_id"];
+  json answer = run_body("", {{"session_id", "alices"}});
+  answer["messages"] = {tool_message({{call_id, "rain"}})};
+  auto by_bob = call(agentd, "POST", "/chat", bob, answer);
+  EXPECT_EQ(by_bob.status, 404) << by_bob.body;
+  EXPECT_EQ(by_bob.body.find(call_id), std::string::npos) << by_bob.body;
+  auto by_alice = call(agentd, "POST", "/chat", alice, answer);
+  EXPECT_EQ(by_alice.status, 200) << by_alice.body;
+  EXPECT_EQ(by_alice.json()["response"], "get_weather returned: rain");
+}
+
 // A model whose record says it takes no tools is not offered any; a plugin built before
 // ABI 1.8 is treated alike (tests/plugin_host).
 TEST_F(ToolInput, ToolsForAModelWithoutToolsAreRefused) {

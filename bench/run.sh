@@ -182,6 +182,17 @@ echo '{"model":"mock-paced","max_tokens":2,"messages":[{"role":"user","content":
 echo '{"model":"mock-model","messages":[{"role":"user","content":"hello"}],"stream":true,"stream_options":{"include_usage":true},"max_completion_tokens":2}' >"$work/direct-ttfd.json"
 echo '{"model":"mock-paced","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}]}' >"$work/run-stream.json"
 echo '{"model":"mock-model","messages":[{"role":"user","content":"hello"}],"stream":true,"stream_options":{"include_usage":true}}' >"$work/direct-paced.json"
+# The tool round trip (section 2b): a turn that offers a tool and gets a call, then the
+# turn that answers it, on the pair's own session ("pair": bench/load/post.lua); beside
+# it two plain turns, and the same two calls sent straight to the mock.
+weather='{"type":"function","name":"get_weather","description":"The weather in a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}'
+echo '{"model":"mock-model","session_id":"pair","tools":['"$weather"'],"messages":[{"role":"user","content":[{"type":"text","text":"weather in Paris?"}]}]}' >"$work/tool-call.json"
+echo '{"model":"mock-model","session_id":"pair","tools":['"$weather"'],"messages":[{"role":"tool","content":[{"type":"tool_result","tool_call_id":"call_bench","output":"sunny, 24C"}]}]}' >"$work/tool-answer.json"
+echo '{"model":"mock-model","session_id":"pair","messages":[{"role":"user","content":[{"type":"text","text":"weather in Paris?"}]}]}' >"$work/plain-first.json"
+echo '{"model":"mock-model","session_id":"pair","messages":[{"role":"user","content":[{"type":"text","text":"sunny, 24C"}]}]}' >"$work/plain-second.json"
+openai_tool="$(jq -c '{type, function: {name, description, parameters}}' <<<"$weather")"
+echo '{"model":"mock-model","messages":[{"role":"user","content":"weather in Paris?"}],"stream":true,"stream_options":{"include_usage":true},"tools":['"$openai_tool"']}' >"$work/direct-tool-call.json"
+echo '{"model":"mock-model","messages":[{"role":"user","content":"weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_bench","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_bench","content":"sunny, 24C"}],"stream":true,"stream_options":{"include_usage":true},"tools":['"$openai_tool"']}' >"$work/direct-tool-answer.json"
 
 auth="Authorization: Bearer $user_token"
 direct_url="http://127.0.0.1:$mock_port/v1/chat/completions"
@@ -297,6 +308,17 @@ for c in $concurrency; do
   wrk_run tp-agentd-$c "http://$agentd_addr/chat" "$c" "$work/chat.json" "$auth" "$agentd_pid"
   wrk_run tp-direct-json-$c "$direct_url" "$c" "$work/direct-json.json" "" "$mock_pid"
   [ -n "$gateway_url" ] && wrk_run tp-gateway-$c "$gateway_url" "$c" "$work/direct-json.json" "$gateway_headers" "$gateway_pid"
+done
+
+log "2b. tool round trip at concurrency 1, $lat_rounds rounds"
+# Alternating rounds, as in section 1. Each wrk request is one of a pair's two calls.
+for ((k = 1; k <= lat_rounds; k++)); do
+  BENCH_BODY2_FILE="$work/direct-tool-answer.json" BENCH_PAIR_PREFIX="direct-$k" wrk_run "pair-direct.$k" "$direct_url" 1 \
+    "$work/direct-tool-call.json" "" "$mock_pid"
+  BENCH_BODY2_FILE="$work/tool-answer.json" BENCH_PAIR_PREFIX="tools-$k" wrk_run "pair-tools.$k" "http://$agentd_addr/chat" 1 \
+    "$work/tool-call.json" "$auth" "$agentd_pid"
+  BENCH_BODY2_FILE="$work/plain-second.json" BENCH_PAIR_PREFIX="plain-$k" wrk_run "pair-plain.$k" "http://$agentd_addr/chat" 1 \
+    "$work/plain-first.json" "$auth" "$agentd_pid"
 done
 
 log "3a. time to first delta at concurrency 1"
@@ -490,6 +512,21 @@ mkdir -p "$(dirname "$report")"
   echo
   echo "Target: agentd / gateway >= 10 at every N."
   [ -n "${gateway_stream_note:-}" ] && echo "The gateway's own streaming path, checked once: $gateway_stream_note."
+  echo
+  echo "## 2b. Tool round trip at concurrency 1"
+  echo
+  echo "One client, pairs of calls for ${duration} s, $lat_rounds rounds alternating: a /chat that offers"
+  echo "a tool and gets the mock's call (\`reason\` \`tool_use\`), then the /chat that answers it on the"
+  echo "same session; beside it two plain /chat turns on a session each pair, and the same two"
+  echo "calls straight to the mock (OpenAI's form, streaming). Per pair: twice the figure a"
+  echo "request. CPU: the server process's (mock or agentd), in ms a pair, one value a round."
+  echo
+  echo "| path | pairs/s | p50 a request (round 1) | p99 a request (round 1) | errors | server CPU a pair |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for row in "direct to mock: call, answer|pair-direct" "agentd: tool call, result|pair-tools" "agentd: two plain turns|pair-plain"; do
+    f="${row##*|}"
+    echo "| ${row%%|*} | $(for ((k = 1; k <= lat_rounds; k++)); do calc "printf \"%.0f\\n\", $(j "$f.$k" .rps) / 2"; done | comma_list) | $(ms "$(j "$f.1" .latency_us.p50)") | $(ms "$(j "$f.1" .latency_us.p99)") | $(for ((k = 1; k <= lat_rounds; k++)); do errors "$f.$k"; done | comma_list) | $(for ((k = 1; k <= lat_rounds; k++)); do calc "c = \"$(cpu_per_request "$f.$k")\"; if (c !~ /^[0-9.]+\$/) print \"n/a\"; else printf \"%.3f\\n\", 2 * c"; done | comma_list) |"
+  done
   echo
   echo "## 3. /run time to first delta, and concurrent streams"
   echo

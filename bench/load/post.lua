@@ -8,6 +8,12 @@
 --                    than N others of its thread meets the next one on its session,
 --                    refused as busy: at 32 connections a thread, N=64 had 361 of 28,000
 --                    refused, N=512 none.
+--   BENCH_BODY2_FILE a second body: requests alternate between the two, each pair on a
+--                    session of its own ("session_id":"pair" in either body becomes
+--                    "<BENCH_PAIR_PREFIX>-<thread>-<n>"; name each run's prefix anew, or
+--                    a later run continues an earlier one's sessions), a conversation
+--                    turn and the turn answering it. Needs one connection a wrk thread,
+--                    so that a pair's second request follows its first (optional).
 --
 -- The line printed by done(): requests, duration, requests/s, errors (wrk's socket
 -- errors plus "status", the responses >= 400) and latency percentiles in microseconds.
@@ -61,9 +67,28 @@ overlapped = false
 
 local sessions = tonumber(os.getenv("BENCH_SESSIONS") or "0")
 local turn = 0
+local second_body = nil
+local second_file = os.getenv("BENCH_BODY2_FILE")
+if second_file then
+  local f2 = assert(io.open(second_file, "rb"))
+  second_body = f2:read("*a")
+  f2:close()
+end
+-- Which of a pair goes next, and the pair's number. Advanced by response(), not by
+-- request(): wrk asks thread 0 for one request at start that it never sends.
+local pair_prefix = os.getenv("BENCH_PAIR_PREFIX") or "pair"
+local second_next = false
+local pair_number = 0
 
--- The next request: the one prepared once, or the body with the next session's id.
+-- The next request: the one prepared once, or the body with the next session's id, or
+-- the next of a pair's two bodies.
 local function next_request()
+  if second_body ~= nil then
+    local session =
+      string.format('"session_id":"%s-%d-%d"', pair_prefix, thread_id or 0, pair_number)
+    local body = second_next and second_body or wrk.body
+    return wrk.format(nil, nil, nil, (string.gsub(body, '"session_id":"pair"', session, 1)))
+  end
   if sessions == 0 then
     if prepared == nil then prepared = wrk.format() end
     return prepared
@@ -81,6 +106,10 @@ function request()
 end
 
 function response()
+  if second_body ~= nil then
+    if second_next then pair_number = pair_number + 1 end
+    second_next = not second_next
+  end
   if sent_at ~= nil then
     local us = math.floor(now_us() - sent_at)
     hist[us] = (hist[us] or 0) + 1

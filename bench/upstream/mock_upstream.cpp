@@ -8,7 +8,10 @@
 // finish chunk, the usage chunk with "choices":[] when stream_options.include_usage is
 // true, then "data: [DONE]"), each event its own HTTP chunk; otherwise one
 // chat.completion JSON. `max_completion_tokens` (or `max_tokens`) below --deltas cuts
-// the answer to that many deltas with finish_reason "length".
+// the answer to that many deltas with finish_reason "length". A streaming request that
+// offers "tools" and answers no call ("tool_call_id" nowhere in it) gets one call
+// instead, in OpenAI's fragments: id "call_bench", get_weather, {"city":"Paris"} in three
+// pieces, finish_reason "tool_calls" (bench/run.sh's tool round trip).
 //
 // instant: the whole response goes out in one write, pre-rendered at start.
 // paced:   the head, the role chunk and the first delta go out at once, then one delta
@@ -113,6 +116,27 @@ std::vector<std::string> render_stream(int n, bool length_cut, bool include_usag
   return groups;
 }
 
+// One call to get_weather, its arguments in three fragments, as OpenAI streams them.
+std::string render_tool_stream(bool include_usage) {
+  std::string out =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
+      "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+  out += choice_chunk(R"({"role":"assistant","content":null,"refusal":null})", nullptr);
+  out += choice_chunk(R"({"tool_calls":[{"index":0,"id":"call_bench","type":"function",)"
+                      R"("function":{"name":"get_weather","arguments":""}}]})",
+                      nullptr);
+  for (const char* piece : {R"({\"city)", R"(\":\"Par)", R"(is\"})"})
+    out += choice_chunk(
+        std::string(R"({"tool_calls":[{"index":0,"function":{"arguments":")") + piece + R"("}}]})",
+        nullptr);
+  out += choice_chunk("{}", "tool_calls");
+  if (include_usage)
+    out += sse_chunk(std::string(kChunkHead) + R"([],"usage":)" + usage_json(12) + "}");
+  out += sse_chunk("[DONE]");
+  out += "0\r\n\r\n";
+  return out;
+}
+
 std::string render_json(int n, bool length_cut) {
   std::string text;
   for (int i = 0; i < n; ++i) text += delta_text(i);
@@ -137,7 +161,8 @@ std::string render_error(int status, const char* reason, const std::string& mess
 // The default answers, rendered once.
 struct Rendered {
   std::string json;
-  std::string stream[2];  // [include_usage], whole
+  std::string stream[2];       // [include_usage], whole
+  std::string tool_stream[2];  // [include_usage], whole: a call to get_weather
   std::vector<std::string> groups[2];
 };
 
@@ -363,6 +388,12 @@ class Worker {
       if (limit > 0 && limit < n) n = limit;
     }
     const bool cut = n < options_.deltas;
+    const bool calls = stream && r.body.find("\"tools\"") != std::string_view::npos &&
+                       r.body.find("\"tool_call_id\"") == std::string_view::npos;
+    if (calls) {
+      queue(c, rendered_.tool_stream[usage]);
+      return;
+    }
     if (!stream) {
       queue(c, cut ? render_json(n, true) : rendered_.json);
       return;
@@ -534,6 +565,7 @@ int main(int argc, char** argv) {
   for (int usage = 0; usage < 2; ++usage) {
     rendered.groups[usage] = render_stream(options.deltas, false, usage == 1);
     for (const std::string& group : rendered.groups[usage]) rendered.stream[usage] += group;
+    rendered.tool_stream[usage] = render_tool_stream(usage == 1);
   }
 
   // Signals are taken by sigwait below, never by a worker.

@@ -147,6 +147,13 @@ TEST_F(ToolInput, AnAgentsToolsAndMaxStepsAreKeptAndClashesRefused) {
   auto read = call(agentd, "GET", "/agents/" + id, admin);
   EXPECT_EQ(read.json()["tools"], json::array({weather_tool()}));
 
+  // The agent's tools are offered to its runs without the request naming them.
+  json asks = run_body("call get_weather {\"city\":\"Rome\"}", {{"agent_id", id}});
+  asks.erase("model");
+  auto offered = call(agentd, "POST", "/chat", admin, asks);
+  EXPECT_EQ(offered.json()["reason"], "tool_use") << offered.body;
+  EXPECT_EQ(offered.json()["tool_calls"][0]["arguments"], R"({"city":"Rome"})") << offered.body;
+
   json clash = run_body("x", {{"agent_id", id}, {"tools", {weather_tool()}}});
   clash.erase("model");
   expect_refused(clash, "tool 'get_weather' is also agent");

@@ -265,6 +265,9 @@ void Engine::create_instances() {
       log_error("plugin not available", {{"name", name}, {"reason", create_errors_[name]}});
       continue;
     }
+    // A tool plugin's instances are tool servers, one for each `tool_servers` entry of
+    // its type: enabling the plugin makes none.
+    if (plugin->kind() == AGENTRT_KIND_TOOL) continue;
     try {
       const std::string json = plugin_config.config.dump();
       if (plugin->kind() == AGENTRT_KIND_PROVIDER)

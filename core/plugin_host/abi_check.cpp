@@ -70,6 +70,8 @@ size_t table_size_1_0(uint32_t kind) {
       return kMemoryTableSize_1_0;
     case AGENTRT_KIND_AUTH:
       return kAuthTableSize_1_0;
+    case AGENTRT_KIND_TOOL:
+      return kToolTableSize_1_9;
     default:
       return 0;
   }
@@ -102,6 +104,13 @@ std::optional<std::string> check_auth_table(const agentrt_auth_vtable_t& t) {
                                 {"issue", addr(t.issue)},
                                 {"list", addr(t.list)},
                                 {"revoke", addr(t.revoke)}});
+}
+
+std::optional<std::string> check_tool_table(const agentrt_tool_vtable_t& t) {
+  return first_missing("tool", {{"create", addr(t.create)},
+                                {"destroy", addr(t.destroy)},
+                                {"list_tools", addr(t.list_tools)},
+                                {"call", addr(t.call)}});
 }
 
 }  // namespace agentrt::core

@@ -15,6 +15,8 @@ const char* plugin_kind_name(uint32_t kind) {
       return "memory_backend";
     case AGENTRT_KIND_AUTH:
       return "auth";
+    case AGENTRT_KIND_TOOL:
+      return "tool";
     default:
       return "unknown";
   }
@@ -41,12 +43,14 @@ const agentrt_host_api_t* LoadedPlugin::host_api() const {
 agentrt_create_fn LoadedPlugin::create_fn() const {
   if (kind_ == AGENTRT_KIND_PROVIDER) return provider_.create;
   if (kind_ == AGENTRT_KIND_MEMORY_BACKEND) return memory_.create;
+  if (kind_ == AGENTRT_KIND_TOOL) return tool_.create;
   return auth_.create;
 }
 
 agentrt_destroy_fn LoadedPlugin::destroy_fn() const {
   if (kind_ == AGENTRT_KIND_PROVIDER) return provider_.destroy;
   if (kind_ == AGENTRT_KIND_MEMORY_BACKEND) return memory_.destroy;
+  if (kind_ == AGENTRT_KIND_TOOL) return tool_.destroy;
   return auth_.destroy;
 }
 
@@ -119,6 +123,7 @@ agentrt_json_call_fn PluginInstance::probe_fn() const {
   if (no_probe_.load(std::memory_order_relaxed)) return nullptr;
   if (plugin_->kind() == AGENTRT_KIND_MEMORY_BACKEND) return plugin_->memory_table().probe;
   if (plugin_->kind() == AGENTRT_KIND_AUTH) return plugin_->auth_table().probe;
+  if (plugin_->kind() == AGENTRT_KIND_TOOL) return plugin_->tool_table().probe;
   return nullptr;
 }
 

@@ -57,6 +57,7 @@ class LoadedPlugin : public std::enable_shared_from_this<LoadedPlugin> {
   const agentrt_provider_vtable_t& provider_table() const { return provider_; }
   const agentrt_memory_vtable_t& memory_table() const { return memory_; }
   const agentrt_auth_vtable_t& auth_table() const { return auth_; }
+  const agentrt_tool_vtable_t& tool_table() const { return tool_; }
 
   const agentrt_host_api_t* host_api() const;
   agentrt_create_fn create_fn() const;    // the create of the table of kind()
@@ -72,6 +73,7 @@ class LoadedPlugin : public std::enable_shared_from_this<LoadedPlugin> {
   agentrt_provider_vtable_t provider_{};
   agentrt_memory_vtable_t memory_{};
   agentrt_auth_vtable_t auth_{};
+  agentrt_tool_vtable_t tool_{};
   std::unique_ptr<HostContext> host_;
 };
 

@@ -26,13 +26,14 @@ void copy_sized(T& into, const void* from, uint32_t plugin_size) {
 // Reads a table's struct_size and, when it covers the 1.0 table, copies the table.
 std::optional<std::string> copy_table(uint32_t kind, const void* table,
                                       agentrt_provider_vtable_t& provider,
-                                      agentrt_memory_vtable_t& memory,
-                                      agentrt_auth_vtable_t& auth) {
+                                      agentrt_memory_vtable_t& memory, agentrt_auth_vtable_t& auth,
+                                      agentrt_tool_vtable_t& tool) {
   uint32_t size = 0;
   std::memcpy(&size, table, sizeof size);
   if (size < table_size_1_0(kind))
     return std::string(plugin_kind_name(kind)) + " table struct_size " + std::to_string(size) +
-           " is smaller than the 1.0 size " + std::to_string(table_size_1_0(kind));
+           " is smaller than the " + (kind == AGENTRT_KIND_TOOL ? "1.9" : "1.0") + " size " +
+           std::to_string(table_size_1_0(kind));
   if (kind == AGENTRT_KIND_PROVIDER) {
     copy_sized(provider, table, size);
     return check_provider_table(provider);
@@ -40,6 +41,10 @@ std::optional<std::string> copy_table(uint32_t kind, const void* table,
   if (kind == AGENTRT_KIND_MEMORY_BACKEND) {
     copy_sized(memory, table, size);
     return check_memory_table(memory);
+  }
+  if (kind == AGENTRT_KIND_TOOL) {
+    copy_sized(tool, table, size);
+    return check_tool_table(tool);
   }
   copy_sized(auth, table, size);
   return check_auth_table(auth);
@@ -119,7 +124,7 @@ PluginStatus PluginHost::load(const std::string& path) {
 
   auto plugin = std::make_shared<LoadedPlugin>(library, path, descriptor);
   if (auto reason = copy_table(descriptor.kind, descriptor.vtable, plugin->provider_,
-                               plugin->memory_, plugin->auth_))
+                               plugin->memory_, plugin->auth_, plugin->tool_))
     return refuse(*reason);
 
   status.loaded = true;

@@ -15,7 +15,7 @@ namespace agentrt::core {
 struct PluginStatus {
   std::string path;
   std::string name;     // empty when refused before the name could be read
-  std::string kind;     // "provider", "memory_backend", "auth"
+  std::string kind;     // "provider", "memory_backend", "auth", "tool"
   std::string version;  // the plugin's own version
   std::string abi;      // "MAJOR.MINOR" the plugin was built with
   bool loaded = false;

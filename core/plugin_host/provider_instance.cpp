@@ -3,6 +3,7 @@
 // runs the call on the plugin's own threads while the caller waits for its end.
 #include "core/plugin_host/host_api.h"
 #include "core/plugin_host/loaded_plugin.h"
+#include "core/plugin_host/sink_call.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -20,14 +21,10 @@ std::string ProviderInstance::list_models() const {
 
 namespace {
 
-struct SinkState {
-  const std::function<bool(const ProviderDelta&)>* on_delta;
-  const std::function<bool()>* cancelled;
-  CancelWaker* waker;
-  // Set when the plugin broke the sink's contract: the call then fails with it,
-  // whatever the plugin returns.
-  const char* fault = nullptr;
-};
+using sink_call::failing_on_fault;
+using sink_call::make_sink;
+using sink_call::SinkState;
+using sink_call::WakerReset;
 
 // An asynchronous call's end, handed over from the plugin's thread by `done`.
 struct AsyncEnd {
@@ -41,37 +38,6 @@ struct AsyncEnd {
 struct AsyncSinkState : SinkState {
   AsyncEnd end;
 };
-
-int32_t sink_emit(agentrt_sink_t* sink, uint32_t kind, const char* data, size_t len) noexcept {
-  auto* state = static_cast<SinkState*>(sink->ctx);
-  if (data == nullptr && len > 0) {
-    // Read as it stands, it would hand on `len` bytes of whatever lies at address 0's
-    // stand-in: the host's own memory.
-    state->fault = "the plugin emitted a delta with a length and no data";
-    return 1;
-  }
-  try {
-    return (*state->on_delta)(ProviderDelta{kind, std::string_view(data ? data : "", len)}) ? 0 : 1;
-  } catch (...) {
-    return 1;  // the host side failed: stop the call rather than lose deltas silently
-  }
-}
-
-int32_t sink_is_cancelled(const agentrt_sink_t* sink) noexcept {
-  auto* state = static_cast<const SinkState*>(sink->ctx);
-  try {
-    return (*state->cancelled)() ? 1 : 0;
-  } catch (...) {
-    return 1;
-  }
-}
-
-int32_t sink_set_waker(agentrt_sink_t* sink, void (*wake)(void*), void* wake_ctx) noexcept {
-  auto* state = static_cast<SinkState*>(sink->ctx);
-  if (state->waker == nullptr) return AGENTRT_ERR_UNSUPPORTED;
-  state->waker->set(wake, wake_ctx);
-  return AGENTRT_OK;
-}
 
 // The waiting thread may free the sink as soon as `done` is set: everything here is
 // finished under the lock, and nothing of the sink is touched after it.
@@ -89,37 +55,6 @@ void sink_done(agentrt_sink_t* sink, int32_t status, const agentrt_error_t* erro
   end.done = true;
   end.ended.notify_one();
 }
-
-agentrt_sink_t make_sink(SinkState& state) {
-  agentrt_sink_t sink{};
-  sink.struct_size = sizeof sink;
-  sink.ctx = &state;
-  sink.emit = &sink_emit;
-  sink.is_cancelled = &sink_is_cancelled;
-  sink.set_waker = &sink_set_waker;
-  return sink;
-}
-
-// Runs the call; a fault the sink saw is the call's error, before whatever the plugin
-// made of being stopped.
-template <class Call>
-void failing_on_fault(const SinkState& state, Call&& call) {
-  try {
-    call();
-  } catch (const PluginError&) {
-    if (!state.fault) throw;
-  }
-  if (state.fault) throw PluginError(AGENTRT_ERR_INTERNAL, state.fault);
-}
-
-// Unregisters whatever the plugin left registered, so the waker never calls into a
-// call that has returned.
-struct WakerReset {
-  CancelWaker* waker;
-  ~WakerReset() {
-    if (waker) waker->set(nullptr, nullptr);
-  }
-};
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 #include "tests/api/agentd_process.h"
 #include "tests/api/store_connection.h"
 
+#include <agentrt/agentrt_plugin.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -22,11 +24,17 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
   return lines;
 }
 
+// The ABI version this build speaks, as a regex ("1\\.9").
+std::string abi_pattern() {
+  return std::regex_replace(std::string(AGENTRT_ABI_VERSION_STRING), std::regex("\\."), "\\.");
+}
+
 TEST(Cli, VersionPrintsVersionAndAbi) {
   const CommandResult result = run_agentd({"version"});
   EXPECT_EQ(result.exit_code, 0);
   EXPECT_TRUE(std::regex_match(
-      result.out, std::regex("agentd [0-9]+\\.[0-9]+\\.[0-9]+ \\(plugin ABI 1\\.8\\)\n")))
+      result.out,
+      std::regex("agentd [0-9]+\\.[0-9]+\\.[0-9]+ \\(plugin ABI " + abi_pattern() + "\\)\n")))
       << result.out;
 }
 
@@ -216,9 +224,9 @@ TEST(Cli, CheckConfigAppliesPrecedence) {
 TEST(Cli, PluginsListsBundledEchoAsATable) {
   const CommandResult result = run_agentd({"plugins"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(std::regex_search(
-      result.out,
-      std::regex("\\becho +provider +[0-9.]+ +1\\.8 +\\S+agentrt-echo\\.so +loaded\\b")))
+  EXPECT_TRUE(
+      std::regex_search(result.out, std::regex("\\becho +provider +[0-9.]+ +" + abi_pattern() +
+                                               " +\\S+agentrt-echo\\.so +loaded\\b")))
       << result.out;
 }
 
@@ -246,7 +254,7 @@ TEST(Cli, PluginsJsonListsLoadedAndRefusedPlugins) {
     if (line["name"] == "echo") {
       saw_echo = true;
       EXPECT_EQ(line["kind"], "provider");
-      EXPECT_EQ(line["abi"], "1.8");
+      EXPECT_EQ(line["abi"], AGENTRT_ABI_VERSION_STRING);
       EXPECT_EQ(line["loaded"], true);
       EXPECT_FALSE(line["version"].get<std::string>().empty());
       EXPECT_FALSE(line.contains("error"));

@@ -110,9 +110,9 @@ TEST(FixtureLoading, ScanGoesOnPastEveryRefusal) {
   host.scan({AGENTRT_TEST_FIXTURE_DIR, "/nonexistent/plugins"});
   std::vector<std::string> loaded, refused;
   for (const PluginStatus& s : host.statuses()) (s.loaded ? loaded : refused).push_back(s.path);
-  // v1.0, future minor, the two throwing creates, async, misbehaving, and the two whose
-  // model lists fail (they load; the engine refuses their instances)
-  EXPECT_EQ(loaded.size(), 8u);
+  // v1.0, future minor, the two throwing creates, async, misbehaving, the tool fixture,
+  // and the two whose model lists fail (they load; the engine refuses their instances)
+  EXPECT_EQ(loaded.size(), 9u);
   EXPECT_EQ(refused.size(), 8u);  // every Refusal above
   EXPECT_TRUE(host.find("fixture-v1_0"));
 }

@@ -108,6 +108,17 @@ TEST(AbiLayout, AuthTable) {
   EXPECT_GE(sizeof(T), 64u);
 }
 
+TEST(AbiLayout, ToolTable) {  // 1.9
+  using T = agentrt_tool_vtable_t;
+  EXPECT_EQ(offsetof(T, create), 8u);
+  EXPECT_EQ(offsetof(T, destroy), 16u);
+  EXPECT_EQ(offsetof(T, list_tools), 24u);
+  EXPECT_EQ(offsetof(T, call), 32u);
+  EXPECT_EQ(offsetof(T, probe), 40u);
+  EXPECT_GE(sizeof(T), 48u);
+  EXPECT_EQ(AGENTRT_KIND_TOOL, 4);
+}
+
 TEST(AbiLayout, HasFieldMacro) {
   EXPECT_TRUE(AGENTRT_HAS_FIELD(agentrt_host_api_t, output_write, 40));
   EXPECT_FALSE(AGENTRT_HAS_FIELD(agentrt_host_api_t, output_write, 39));

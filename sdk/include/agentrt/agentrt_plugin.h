@@ -1,5 +1,5 @@
 /*
- * agentrt plugin ABI, version 1.8 (1.0 plus appended members, each marked "Since").
+ * agentrt plugin ABI, version 1.9 (1.0 plus appended members, each marked "Since").
  *
  * This header is the whole boundary between the agentrt engine (the host) and a
  * plugin shared library. It is plain C99, has no dependency beyond <stddef.h> and
@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 8
-#define AGENTRT_ABI_VERSION_STRING "1.8"
+#define AGENTRT_ABI_MINOR 9
+#define AGENTRT_ABI_VERSION_STRING "1.9"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -84,6 +84,9 @@ extern "C" {
 #define AGENTRT_KIND_PROVIDER 1
 #define AGENTRT_KIND_MEMORY_BACKEND 2
 #define AGENTRT_KIND_AUTH 3
+/* Since 1.9: tools the engine runs for a model (agentrt_tool_vtable_t). A host before
+ * 1.9 refuses the plugin as of an unknown kind. */
+#define AGENTRT_KIND_TOOL 4
 
 /* ---- Descriptor flags (uint64_t) ---------------------------------------- */
 
@@ -157,7 +160,7 @@ typedef struct agentrt_host_api_t {
   const char* (*sqlite_vfs)(agentrt_host_t* host);
 } agentrt_host_api_t;
 
-/* ---- Streaming sink (provider completions) ------------------------------ */
+/* ---- Streaming sink (provider completions, tool calls) ------------------ */
 
 /* Delta kinds (uint32_t). A host ignores a kind it does not know, so later minors
  * can add kinds (tool calls, reasoning) without breaking older hosts. */
@@ -172,10 +175,10 @@ typedef struct agentrt_host_api_t {
  * finishes with the reason "tool_use". Sent only when the request offered "tools". */
 #define AGENTRT_DELTA_TOOL_CALL 4
 
-/* Host-owned. Handed to `complete`, it is valid only during that call, on the thread
- * that made the call. Handed to `complete_async` (since 1.2), it is valid until the
- * plugin's call of `done` returns, and the plugin calls its members from threads of
- * its own, never two at once for one sink. */
+/* Host-owned. Handed to `complete` (or, since 1.9, to a tool's `call`), it is valid
+ * only during that call, on the thread that made the call. Handed to `complete_async` (since 1.2),
+ * it is valid until the plugin's call of `done` returns, and the plugin calls its members from
+ * threads of its own, never two at once for one sink. */
 typedef struct agentrt_sink_t {
   uint32_t struct_size;
   uint32_t reserved;
@@ -273,6 +276,44 @@ typedef struct agentrt_provider_vtable_t {
                             agentrt_sink_t* sink, agentrt_error_t* error);
 } agentrt_provider_vtable_t;
 
+/* ---- Tool (since 1.9) ------------------------------------------------------ */
+
+/* A tool plugin's instance is one tool server: the tools of one MCP server, or of a
+ * native library, with the config of one `tool_servers` entry (docs/plugin-author-
+ * guide.md). The host offers its tools to models and runs their calls. */
+typedef struct agentrt_tool_vtable_t {
+  uint32_t struct_size;
+  uint32_t reserved;
+  agentrt_create_fn create;   /* required */
+  agentrt_destroy_fn destroy; /* required */
+
+  /* Writes {"tools":[{"name","description"?,"parameters"}]}: the tools the instance
+   * offers now, `parameters` the JSON Schema object of a call's arguments. The host
+   * asks before each run that may use them, so a plugin whose list can change (an MCP
+   * server's list_changed) answers from its own up-to-date copy, without a round trip
+   * each time. Required. */
+  int32_t (*list_tools)(void* instance, agentrt_output_t* out, agentrt_error_t* error);
+
+  /* Runs one call: `request_json` is {"name","arguments":{...},"call_id",
+   * "max_output_bytes"}. Blocks the calling thread; reports the result's text through
+   * `sink` as AGENTRT_DELTA_TEXT fragments (at most max_output_bytes in all: cut the
+   * rest, and say so in the text), and, when the tool ran but reports a failure (an MCP
+   * result with isError), AGENTRT_DELTA_FINISH {"is_error":true} after them. Returns
+   * AGENTRT_OK once the result is whole, or an error code with `error` filled when the
+   * tool could not be run (server down, malformed answer: the host hands the model the
+   * message as an error result), AGENTRT_ERR_CANCELLED when the sink stopped it. The
+   * host owns timeouts: it cancels through the sink, and the plugin then stops the call
+   * at its server (MCP notifications/cancelled, a signal) before it returns. Several
+   * calls may run at once when the plugin is thread-safe. Required. */
+  int32_t (*call)(void* instance, const char* request_json, size_t request_json_len,
+                  agentrt_sink_t* sink, agentrt_error_t* error);
+
+  /* Optional (NULL, or AGENTRT_ERR_UNSUPPORTED). {} -> {}: AGENTRT_OK when the tool
+   * server answers now, else an error code saying why. GET /admin/tool-servers shows
+   * it as the server's health. */
+  agentrt_json_call_fn probe;
+} agentrt_tool_vtable_t;
+
 /* ---- Memory backend ----------------------------------------------------- */
 
 /* Every operation takes one JSON request and writes one JSON answer. Every request
@@ -347,7 +388,7 @@ typedef struct agentrt_plugin_descriptor_t {
   const char* version;  /* the plugin's own version, e.g. "1.2.0" */
   const char* description;
   uint64_t flags;     /* AGENTRT_FLAG_* */
-  const void* vtable; /* agentrt_{provider,memory,auth}_vtable_t per `kind` */
+  const void* vtable; /* agentrt_{provider,memory,auth,tool}_vtable_t per `kind` */
 } agentrt_plugin_descriptor_t;
 
 /* The entry point: no side effects, callable any number of times, from any thread.

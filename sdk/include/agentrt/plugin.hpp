@@ -1,6 +1,6 @@
 // Header-only C++17 layer over agentrt_plugin.h for plugin authors.
 //
-// Derive from agentrt::sdk::Provider, MemoryBackend or Auth, give the class a
+// Derive from agentrt::sdk::Provider, MemoryBackend, Auth or Tool, give the class a
 // constructor `T(const agentrt::sdk::Host&, const std::string& config_json)`, and write
 // once, in one source file:
 //
@@ -168,6 +168,14 @@ class AsyncSink : public Sink {
   agentrt_sink_t* raw_;
 };
 
+// The sink of a tool call (ABI 1.9): the result's text through text(), in as many
+// fragments as suit, and failed() when the tool ran but reports a failure.
+class ToolSink : public Sink {
+ public:
+  using Sink::Sink;
+  bool failed() { return emit(AGENTRT_DELTA_FINISH, "{\"is_error\":true}"); }
+};
+
 // Base classes: one per plugin kind. JSON shapes are in docs/plugin-author-guide.md.
 class Provider {
  public:
@@ -227,6 +235,22 @@ class Auth {
   virtual std::string probe(const std::string& request_json) {
     (void)request_json;
     throw Error(AGENTRT_ERR_UNSUPPORTED, "this store has no probe");
+  }
+};
+
+// A tool server (ABI 1.9): list_tools() answers {"tools":[{"name","description"?,
+// "parameters"}]}; call() runs {"name","arguments","call_id","max_output_bytes"},
+// reporting into `sink`, and throws Error when the tool could not be run
+// (AGENTRT_ERR_CANCELLED once sink.cancelled()).
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual std::string list_tools() = 0;
+  virtual void call(const std::string& request_json, ToolSink& sink) = 0;
+  // Optional: throws when the tool server does not answer now.
+  virtual std::string probe(const std::string& request_json) {
+    (void)request_json;
+    throw Error(AGENTRT_ERR_UNSUPPORTED, "this tool server has no probe");
   }
 };
 
@@ -365,9 +389,30 @@ const void* vtable_for() noexcept {
                                                   &json_call<T, &T::delete_by_session>,
                                                   &probe_call<T, MemoryBackend>};
     return &table;
+  } else if constexpr (std::is_base_of_v<Tool, T>) {
+    static const agentrt_tool_vtable_t table = {
+        sizeof(agentrt_tool_vtable_t),
+        0,
+        &create<T>,
+        &destroy<T>,
+        [](void* instance, agentrt_output_t* out, agentrt_error_t* error) noexcept {
+          return guarded(error, [&] {
+            auto* self = static_cast<Instance<T>*>(instance);
+            self->host.write(out, self->impl.list_tools());
+          });
+        },
+        [](void* instance, const char* request, size_t len, agentrt_sink_t* sink,
+           agentrt_error_t* error) noexcept {
+          return guarded(error, [&] {
+            ToolSink wrapped(sink);
+            impl<T>(instance).call(std::string(request, len), wrapped);
+          });
+        },
+        &probe_call<T, Tool>};
+    return &table;
   } else {
     static_assert(std::is_base_of_v<Auth, T>,
-                  "a plugin class derives from Provider, MemoryBackend or Auth");
+                  "a plugin class derives from Provider, MemoryBackend, Auth or Tool");
     static const agentrt_auth_vtable_t table = {sizeof(agentrt_auth_vtable_t),
                                                 0,
                                                 &create<T>,
@@ -385,6 +430,7 @@ template <class T>
 constexpr uint32_t kind_of() noexcept {
   if constexpr (std::is_base_of_v<Provider, T>) return AGENTRT_KIND_PROVIDER;
   if constexpr (std::is_base_of_v<MemoryBackend, T>) return AGENTRT_KIND_MEMORY_BACKEND;
+  if constexpr (std::is_base_of_v<Tool, T>) return AGENTRT_KIND_TOOL;
   return AGENTRT_KIND_AUTH;
 }
 

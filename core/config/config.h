@@ -50,11 +50,24 @@ struct LimitsConfig {
   // A run's provider call still under way after this long fails with provider_timeout: an
   // upstream that trickles bytes never trips the stall timeout.
   uint64_t max_answer_ms = 600000;
+  // A server tool's result is cut here, with a note the model reads: one MCP server's
+  // 50 MB answer would otherwise fill the model's window and the session's store.
+  uint64_t max_tool_output_bytes = 256 * 1024;
 };
 
 struct PluginConfig {
   bool enabled = true;
   nlohmann::json config = nlohmann::json::object();  // handed to the plugin's create
+};
+
+// One `tool_servers` entry (docs/tools.md): an instance of the tool plugin `type` (the
+// bundled `mcp` by default), made with the whole entry as its config.
+struct ToolServerConfig {
+  std::string name;  // [A-Za-z0-9_-]{1,64}, unique
+  std::string type = "mcp";
+  std::string require_approval = "never";  // "always" or "never"
+  uint64_t timeout_ms = 60000;             // a call's limit; then it is cancelled
+  nlohmann::json entry = nlohmann::json::object();
 };
 
 struct Config {
@@ -71,6 +84,7 @@ struct Config {
   std::optional<bool> admin_token_file;
   ServerConfig server;
   LimitsConfig limits;
+  std::vector<ToolServerConfig> tool_servers;  // in the file's order
 
   // Named in `plugins` with "enabled": false. A plugin the config does not name is not
   // disabled: it is enabled or not by the engine's own rules (echo, auth, memory).

@@ -2,6 +2,7 @@
 // ("server.thread") fails loudly instead of silently keeping a default.
 #include "core/config/config.h"
 #include "core/log/logger.h"
+#include "core/runs/tool_spec.h"
 
 namespace agentrt::core {
 namespace {
@@ -94,6 +95,8 @@ void apply_limits(LimitsConfig& limits, const json& section) {
       limits.max_answer_bytes = expect_uint(value, key, 1024, 268435456);
     } else if (name == "max_answer_ms") {
       limits.max_answer_ms = expect_uint(value, key, 1000, 86400000);
+    } else if (name == "max_tool_output_bytes") {
+      limits.max_tool_output_bytes = expect_uint(value, key, 1024, 67108864);
     } else {
       unknown_key(key);
     }
@@ -120,6 +123,48 @@ void apply_plugins(std::map<std::string, PluginConfig>& plugins, const json& sec
       }
     }
   }
+}
+
+// The keys the engine reads itself; the rest (url, command, headers, ...) are the
+// plugin's, which refuses what it does not know when the server is made.
+ToolServerConfig parse_tool_server(const json& entry, const std::string& key) {
+  expect_object(entry, key, "an object with \"name\" and the server's settings");
+  ToolServerConfig server;
+  server.entry = entry;
+  const auto name = entry.find("name");
+  if (name == entry.end() || !name->is_string() || !valid_tool_name(name->get<std::string>()))
+    reject_config_value(key + ".name", "a name of 1 to 64 of A-Z a-z 0-9 _ -",
+                        name == entry.end() ? json() : *name);
+  server.name = name->get<std::string>();
+  if (auto type = entry.find("type"); type != entry.end()) {
+    if (expect_string(*type, key + ".type").empty())
+      reject_config_value(key + ".type", "a tool plugin's name", *type);
+    server.type = type->get<std::string>();
+  }
+  if (auto approval = entry.find("require_approval"); approval != entry.end()) {
+    const std::string& word = expect_string(*approval, key + ".require_approval");
+    if (word != "always" && word != "never")
+      reject_config_value(key + ".require_approval", "\"always\" or \"never\"", *approval);
+    server.require_approval = word;
+  }
+  if (auto timeout = entry.find("timeout_ms"); timeout != entry.end())
+    server.timeout_ms = expect_uint(*timeout, key + ".timeout_ms", 100, 3600000);
+  return server;
+}
+
+std::vector<ToolServerConfig> parse_tool_servers(const json& value) {
+  if (!value.is_array()) reject_config_value("tool_servers", "an array of tool servers", value);
+  std::vector<ToolServerConfig> servers;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const std::string key = "tool_servers[" + std::to_string(i) + "]";
+    ToolServerConfig server = parse_tool_server(value[i], key);
+    for (const ToolServerConfig& earlier : servers)
+      if (earlier.name == server.name)
+        throw ConfigError(key + ".name", "config key '" + key + ".name' repeats the tool server '" +
+                                             server.name + "'");
+    servers.push_back(std::move(server));
+  }
+  return servers;
 }
 
 std::vector<std::string> parse_plugin_dirs(const json& value) {
@@ -184,6 +229,8 @@ Config apply_config_json(Config base, const nlohmann::json& document) {
       apply_plugins(base.plugins, value);
     } else if (key == "plugin_dirs") {
       base.plugin_dirs = parse_plugin_dirs(value);
+    } else if (key == "tool_servers") {
+      base.tool_servers = parse_tool_servers(value);
     } else {
       apply_scalar(base, key, value);
     }

@@ -49,6 +49,7 @@ Engine::~Engine() {
   memory_.reset();
   auth_.reset();
   registry_.reset();
+  tool_servers_.reset();
   providers_.clear();
   others_.clear();
 }
@@ -94,6 +95,7 @@ StartReport Engine::start(EngineRole role) {
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
   host_.scan(plugin_dirs_);
   create_instances();
+  tool_servers_ = std::make_unique<ToolServers>(host_, config_.tool_servers);
   cells_ = std::make_unique<CellService>(*store_, single_cell());
   refuse_cells_beside_default();
   // Tokens issued in single-cell mode name no cell, and a token of no cell is valid in

@@ -13,6 +13,7 @@
 #include "core/sessions/session_store.h"
 #include "core/store/data_dir.h"
 #include "core/store/state_store.h"
+#include "core/tools/tool_servers.h"
 
 #include <chrono>
 #include <map>
@@ -95,6 +96,7 @@ class Engine {
   RunService& runs() { return *runs_; }
   MemoryService& memory() { return *memory_; }
   AgentService& agents() { return *agents_; }
+  const ToolServers& tool_servers() const { return *tool_servers_; }
 
  private:
   void create_instances();
@@ -139,6 +141,7 @@ class Engine {
   std::unique_ptr<AgentService> agents_;
   std::unique_ptr<RunService> runs_;
   std::unique_ptr<MemoryService> memory_;
+  std::unique_ptr<ToolServers> tool_servers_;
   std::chrono::steady_clock::time_point started_;
 };
 

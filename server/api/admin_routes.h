@@ -1,4 +1,4 @@
-// The admin surface: tokens, cells and shared providers. Root routes in both modes,
+// The admin surface: tokens, cells, shared providers and tool servers. Root routes in both modes,
 // admin tokens only (the auth middleware enforces RouteAccess::admin).
 #pragma once
 
@@ -10,5 +10,6 @@ namespace agentrt::server::api {
 void add_token_routes(Router& router, core::Engine& engine);
 void add_cell_routes(Router& router, core::Engine& engine);
 void add_provider_routes(Router& router, core::Engine& engine);
+void add_tool_server_routes(Router& router, core::Engine& engine);
 
 }  // namespace agentrt::server::api

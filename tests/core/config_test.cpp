@@ -407,5 +407,38 @@ TEST(ConfigTest, ProcessEnvironmentReadsAgentrtVariables) {
   EXPECT_EQ(env.count("PATH"), 0u);
 }
 
+// Tool servers (docs/tools.md): the engine's own keys are checked here, the rest are the
+// plugin's; the entry goes to the plugin whole.
+TEST(ConfigTest, ToolServersAreReadInOrderWithTheirDefaults) {
+  Config c = apply_config_json(Config{}, json::parse(R"({"tool_servers":[
+      {"name":"files","command":["node","x.js"]},
+      {"name":"web","type":"mcp","url":"http://127.0.0.1:1/mcp","require_approval":"always",
+       "timeout_ms":500}]})"));
+  ASSERT_EQ(c.tool_servers.size(), 2u);
+  EXPECT_EQ(c.tool_servers[0].name, "files");
+  EXPECT_EQ(c.tool_servers[0].type, "mcp");
+  EXPECT_EQ(c.tool_servers[0].require_approval, "never");
+  EXPECT_EQ(c.tool_servers[0].timeout_ms, 60000u);
+  EXPECT_EQ(c.tool_servers[0].entry["command"][1], "x.js");
+  EXPECT_EQ(c.tool_servers[1].require_approval, "always");
+  EXPECT_EQ(c.tool_servers[1].timeout_ms, 500u);
+  EXPECT_EQ(c.limits.max_tool_output_bytes, 256u * 1024);
+}
+
+TEST(ConfigTest, BadToolServersNameTheKey) {
+  EXPECT_NE(apply_error(R"({"tool_servers":{}})", "tool_servers").find("an array"),
+            std::string::npos);
+  apply_error(R"({"tool_servers":[{"url":"x"}]})", "tool_servers[0].name");
+  apply_error(R"({"tool_servers":[{"name":"a b"}]})", "tool_servers[0].name");
+  apply_error(R"({"tool_servers":[{"name":"a","require_approval":"sometimes"}]})",
+              "tool_servers[0].require_approval");
+  apply_error(R"({"tool_servers":[{"name":"a","timeout_ms":0}]})", "tool_servers[0].timeout_ms");
+  apply_error(R"({"tool_servers":[{"name":"a","type":""}]})", "tool_servers[0].type");
+  EXPECT_NE(apply_error(R"({"tool_servers":[{"name":"a"},{"name":"a"}]})", "tool_servers[1].name")
+                .find("repeats the tool server 'a'"),
+            std::string::npos);
+  apply_error(R"({"limits":{"max_tool_output_bytes":10}})", "limits.max_tool_output_bytes");
+}
+
 }  // namespace
 }  // namespace agentrt::core

@@ -1,0 +1,115 @@
+#include "core/tools/tool_servers.h"
+
+#include "core/domain/errors.h"
+#include "core/log/logger.h"
+#include "core/runs/tool_spec.h"
+
+namespace agentrt::core {
+namespace {
+
+using nlohmann::json;
+
+std::shared_ptr<ToolServer> make_server(const PluginHost& host, const ToolServerConfig& config) {
+  auto server = std::make_shared<ToolServer>();
+  server->config = config;
+  server->source = "config";
+  auto plugin = host.find(config.type);
+  if (!plugin) {
+    server->error = "no tool plugin named '" + config.type + "' is loaded";
+  } else if (plugin->kind() != AGENTRT_KIND_TOOL) {
+    server->error = "plugin '" + config.type + "' is a " + plugin_kind_name(plugin->kind()) +
+                    " plugin, not a tool plugin";
+  } else {
+    try {
+      server->instance = std::make_shared<ToolInstance>(plugin, config.entry.dump());
+    } catch (const PluginError& e) {
+      server->error = e.what();
+    }
+  }
+  if (!server->error.empty())
+    log_error("tool server not available", {{"name", config.name}, {"reason", server->error}});
+  return server;
+}
+
+// MCP's two transports; a native tool plugin's tools run in agentd itself.
+const char* transport_of(const json& entry) {
+  if (entry.contains("command")) return "stdio";
+  if (entry.contains("url")) return "http";
+  return "in_process";
+}
+
+json tools_entry(const ToolServer& server, json& out) {
+  json tools = json::array();
+  try {
+    for (const ServerTool& tool : ToolServers::tools_of(server))
+      tools.push_back({{"name", tool.name}, {"description", tool.description}});
+  } catch (const std::exception& e) {
+    out["healthy"] = false;
+    out["error"] = std::string("cannot list its tools: ") + e.what();
+  }
+  return tools;
+}
+
+}  // namespace
+
+ToolServers::ToolServers(const PluginHost& host, const std::vector<ToolServerConfig>& entries) {
+  for (const ToolServerConfig& entry : entries) servers_.push_back(make_server(host, entry));
+}
+
+ToolServers::~ToolServers() = default;
+
+const ToolServer* ToolServers::find(const std::string& name) const {
+  for (const auto& server : servers_)
+    if (server->config.name == name) return server.get();
+  return nullptr;
+}
+
+std::vector<ServerTool> ToolServers::tools_of(const ToolServer& server) {
+  if (!server.instance) throw PluginError(AGENTRT_ERR_UNAVAILABLE, server.error);
+  return parse_tool_list(server.instance->list_tools());
+}
+
+json ToolServers::list() const {
+  json data = json::array();
+  for (const auto& server : servers_) {
+    const ToolServerConfig& config = server->config;
+    json out = {{"name", config.name},
+                {"type", config.type},
+                {"source", server->source},
+                {"transport", transport_of(config.entry)},
+                {"require_approval", config.require_approval},
+                {"timeout_ms", config.timeout_ms}};
+    if (auto url = config.entry.find("url"); url != config.entry.end()) out["url"] = *url;
+    std::string why = server->error;
+    out["healthy"] = server->instance && server->instance->answers(&why);
+    if (!out["healthy"].get<bool>()) out["error"] = why;
+    out["tools"] = out["healthy"].get<bool>() ? tools_entry(*server, out) : json::array();
+    data.push_back(std::move(out));
+  }
+  return {{"data", std::move(data)}};
+}
+
+std::vector<ServerTool> parse_tool_list(const std::string& json_text) {
+  const json listed = json::parse(json_text, nullptr, false);
+  if (!listed.is_object() || !listed.contains("tools") || !listed["tools"].is_array())
+    throw invalid("a tool list is {\"tools\":[...]}");
+  std::vector<ServerTool> tools;
+  for (const json& entry : listed["tools"]) {
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string() ||
+        !valid_tool_name(entry["name"].get<std::string>()))
+      throw invalid("a listed tool has no valid \"name\"");
+    ServerTool tool;
+    tool.name = entry["name"].get<std::string>();
+    if (auto d = entry.find("description"); d != entry.end() && d->is_string())
+      tool.description = d->get<std::string>();
+    tool.parameters = entry.value("parameters", json{{"type", "object"}});
+    if (!tool.parameters.is_object())
+      throw invalid("the parameters of tool '" + tool.name + "' are not an object");
+    bool repeated = false;
+    for (const ServerTool& earlier : tools) repeated = repeated || earlier.name == tool.name;
+    if (!repeated) tools.push_back(std::move(tool));
+  }
+  return tools;
+}
+
+}  // namespace agentrt::core

@@ -38,6 +38,17 @@ const char* transport_of(const json& entry) {
   return "in_process";
 }
 
+// A URL's user and password, should an operator put them there, are a credential.
+std::string shown_url(std::string url) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  const size_t host = scheme + 3;
+  const size_t at = url.find('@', host);
+  if (at != std::string::npos && at < url.find_first_of("/?#", host))
+    url.replace(host, at - host, "***");
+  return url;
+}
+
 json tools_entry(const ToolServer& server, json& out) {
   json tools = json::array();
   try {
@@ -79,7 +90,8 @@ json ToolServers::list() const {
                 {"transport", transport_of(config.entry)},
                 {"require_approval", config.require_approval},
                 {"timeout_ms", config.timeout_ms}};
-    if (auto url = config.entry.find("url"); url != config.entry.end()) out["url"] = *url;
+    if (auto url = config.entry.find("url"); url != config.entry.end() && url->is_string())
+      out["url"] = shown_url(url->get<std::string>());
     std::string why = server->error;
     out["healthy"] = server->instance && server->instance->answers(&why);
     if (!out["healthy"].get<bool>()) out["error"] = why;

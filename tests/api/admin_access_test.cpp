@@ -89,6 +89,7 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
          200},
         {"GET", "/admin/shared-providers", nullptr, 200},
         {"DELETE", "/admin/shared-providers/doomed" + n, nullptr, 204},
+        {"GET", "/admin/tool-servers", nullptr, 200},
     };
     for (const Case& c : cases) {
       auto response = call(agentd, c.method, c.path, caller.token, c.body);

@@ -18,7 +18,9 @@ std::string tool_config(const TempDir& dir) {
       {"name": "fixture", "type": "tool-fixture", "prefix": "f_", "timeout_ms": 2000},
       {"name": "refusing", "type": "tool-fixture", "refuse": true},
       {"name": "nowhere", "type": "no-such-plugin"},
-      {"name": "talker", "type": "echo", "require_approval": "always"}
+      {"name": "talker", "type": "echo", "require_approval": "always"},
+      {"name": "remote", "url": "https://user:s3cr3t@127.0.0.1:1/mcp?x=@", "headers":
+        {"Authorization": {"source": "inline", "value": "Bearer hdr-s3cr3t"}}}
     ]
   })");
 }
@@ -30,7 +32,11 @@ TEST(ToolServers, TheConfiguredServersAreListedWithToolsAndHealth) {
   auto listed = agentd.request("GET", "/admin/tool-servers", "", {{"Authorization", admin}});
   ASSERT_EQ(listed.status, 200) << listed.body;
   const json data = listed.json()["data"];
-  ASSERT_EQ(data.size(), 4u) << listed.body;
+  ASSERT_EQ(data.size(), 5u) << listed.body;
+  // Credentials in an entry are never shown.
+  EXPECT_EQ(listed.body.find("s3cr3t"), std::string::npos) << listed.body;
+  EXPECT_EQ(data[4]["url"], "https://***@127.0.0.1:1/mcp?x=@");
+  EXPECT_EQ(data[4]["transport"], "http");
 
   EXPECT_EQ(data[0]["name"], "fixture");
   EXPECT_EQ(data[0]["source"], "config");

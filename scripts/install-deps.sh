@@ -10,6 +10,11 @@ packages=(
   libjemalloc-dev
   curl ca-certificates tzdata
 )
+# The tool tests run real MCP servers from npm (tests/mcp/install-servers.sh). A Node
+# installed some other way (NodeSource, nvm) is kept: Debian's npm would conflict with it.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 #   core/     never Poco (Poco::Net belongs to server/), never server/
 #   plugins/  never core/, server/ or Poco: the SDK, lib/ and their own libraries only
 #   lib/      the standard library and its own third-party libraries: nothing of the tree
+#   tools/    core/ and the SDK, never server/ or Poco
 if(NOT ROOT)
   message(FATAL_ERROR "CheckLayering: pass -DROOT=<source tree>")
 endif()
@@ -12,10 +13,11 @@ get_filename_component(ROOT "${ROOT}" ABSOLUTE)
 set(rule_sdk "Poco/|boost/|nlohmann/|sqlite3|curl/|core/|server/")
 set(rule_core "Poco/|server/")
 set(rule_plugins "Poco/|core/|server/|boost/")
+set(rule_tools "Poco/|server/")
 set(rule_lib "Poco/|boost/|nlohmann/|sqlite3|curl/|core/|server/|agentrt/|common/")
 
 set(violations "")
-foreach(area sdk lib core plugins)
+foreach(area sdk lib core plugins tools)
   file(GLOB_RECURSE sources LIST_DIRECTORIES false
        "${ROOT}/${area}/*.h" "${ROOT}/${area}/*.hpp" "${ROOT}/${area}/*.c"
        "${ROOT}/${area}/*.cc" "${ROOT}/${area}/*.cpp")

@@ -1,5 +1,6 @@
 #include "mcp/mcp_client.h"
 
+#include "mcp/http_transport.h"
 #include "mcp/result_text.h"
 #include "mcp/stdio_transport.h"
 
@@ -41,6 +42,18 @@ struct WakerGuard {
   }
 };
 
+// A streamable HTTP server may forget its session (404): the transport then says so,
+// and the second try's connect() initializes a new session. Once only.
+template <class Fn>
+auto retry_expired_session(Fn fn) {
+  try {
+    return fn();
+  } catch (const Error& e) {
+    if (std::string(e.what()) != "mcp session expired") throw;
+  }
+  return fn();
+}
+
 }  // namespace
 
 McpClient::McpClient(McpConfig config, const sdk::Host& host)
@@ -58,7 +71,7 @@ milliseconds McpClient::setup_timeout() const {
 std::shared_ptr<Transport> McpClient::open_transport() {
   auto notify = [this](const json& message) { on_notification(message); };
   if (!config_.url.empty())
-    throw Error(AGENTRT_ERR_UNSUPPORTED, "mcp: the HTTP transport is not built yet");
+    return std::make_shared<HttpTransport>(config_.url, config_.headers, notify);
   return std::make_shared<StdioTransport>(config_.child, host_, config_.name, notify);
 }
 
@@ -145,12 +158,12 @@ json McpClient::fetch_tools(Transport& transport) {
 }
 
 std::string McpClient::list_tools() {
-  std::shared_ptr<Transport> transport = connect(nullptr);
   std::lock_guard<std::mutex> lock(tools_mutex_);
+  connect(nullptr);  // a server that exited is restarted, and its list then read again
   // Cleared before the round trip, so that a list_changed arriving meanwhile counts.
   if (tools_stale_.exchange(false) || !tools_) {
     try {
-      tools_ = fetch_tools(*transport);
+      tools_ = retry_expired_session([this] { return fetch_tools(*connect(nullptr)); });
     } catch (...) {
       tools_stale_ = true;
       throw;
@@ -209,7 +222,9 @@ void McpClient::call(const std::string& request_json, sdk::ToolSink& sink) {
   if (request.contains("max_output_bytes") && request["max_output_bytes"].is_number_unsigned())
     max_output = request["max_output_bytes"].get<size_t>();
   WakerGuard waker{sink, sink.set_waker(&McpClient::wake, this)};
-  ResultText result = result_text(call_once(request["name"], arguments, sink), max_output);
+  const std::string name = request["name"];
+  json answer = retry_expired_session([&] { return call_once(name, arguments, sink); });
+  ResultText result = result_text(answer, max_output);
   if (!result.text.empty()) sink.text(result.text);
   if (result.is_error) sink.failed();
 }
@@ -222,7 +237,8 @@ void McpClient::probe() {
   }
   if (transport && transport->usable()) {
     // Connected before: a ping says whether it still answers.
-    rpc(*transport, "ping", nullptr, nullptr, setup_timeout());
+    retry_expired_session(
+        [&] { return rpc(*connect(nullptr), "ping", nullptr, nullptr, setup_timeout()); });
     return;
   }
   connect(nullptr);

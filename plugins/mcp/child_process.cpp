@@ -59,6 +59,12 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   setpgid(0, 0);  // its own group, so that stop() reaches what it starts too
   for (int i = 0; i < 3; ++i)
     if (dup2(fds[i], i) < 0) _exit(127);
+#ifdef SYS_close_range
+  // agentd's descriptors opened without O_CLOEXEC (sockets, files) are not the server's
+  // business; only the exec report pipe stays, and it closes at exec.
+  if (report > 3) syscall(SYS_close_range, 3u, static_cast<unsigned>(report - 1), 0u);
+  syscall(SYS_close_range, static_cast<unsigned>(report + 1), ~0u, 0u);
+#endif
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <cerrno>
 #include <csignal>
+#include <future>
 
 namespace agentrt::mcp {
 namespace {
@@ -71,16 +72,33 @@ void read_lines(int fd, const std::atomic<bool>& stopping, OnLine on_line) {
 
 StdioTransport::StdioTransport(const ChildSpec& spec, const sdk::Host& host, std::string label,
                                NotificationFn on_notification)
-    : host_(host),
-      label_(std::move(label)),
-      on_notification_(std::move(on_notification)),
-      child_(spec) {
-  stdout_reader_ = std::thread([this] { read_stdout(); });
+    : host_(host), label_(std::move(label)), on_notification_(std::move(on_notification)) {
+  // PR_SET_PDEATHSIG fires when the *thread* that forked ends, not the process: forked
+  // from a caller's thread, the child would die with that worker. The stdout reader
+  // forks it instead, and that thread lives exactly as long as this transport.
+  std::promise<void> started;
+  std::future<void> start = started.get_future();
+  stdout_reader_ = std::thread([this, &spec, &started] {
+    try {
+      child_ = std::make_unique<ChildProcess>(spec);
+    } catch (...) {
+      started.set_exception(std::current_exception());
+      return;
+    }
+    started.set_value();
+    read_stdout();
+  });
+  try {
+    start.get();
+  } catch (...) {
+    stdout_reader_.join();
+    throw;
+  }
   stderr_reader_ = std::thread([this] { read_stderr(); });
 }
 
 StdioTransport::~StdioTransport() {
-  child_.stop();
+  child_->stop();
   stopping_ = true;
   exited_ = true;
   cv_.notify_all();
@@ -92,7 +110,7 @@ void StdioTransport::send(const json& message) {
   // error_handler::replace: a server's invalid UTF-8 echoed back must not throw here.
   std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   std::lock_guard<std::mutex> lock(write_mutex_);
-  if (exited_ || !write_all(child_.stdin_fd(), line))
+  if (exited_ || !write_all(child_->stdin_fd(), line))
     throw Error(AGENTRT_ERR_UNAVAILABLE, "mcp server exited");
 }
 
@@ -143,7 +161,7 @@ json StdioTransport::request(const json& request, const CancelCheck& cancelled,
 }
 
 void StdioTransport::read_stdout() {
-  read_lines(child_.stdout_fd(), stopping_, [this](const std::string& line) { dispatch(line); });
+  read_lines(child_->stdout_fd(), stopping_, [this](const std::string& line) { dispatch(line); });
   // End of its output: the server exited (or closed stdout, which is as good as).
   exited_ = true;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -151,7 +169,7 @@ void StdioTransport::read_stdout() {
 }
 
 void StdioTransport::read_stderr() {
-  read_lines(child_.stderr_fd(), stopping_, [this](const std::string& line) {
+  read_lines(child_->stderr_fd(), stopping_, [this](const std::string& line) {
     std::string cut = line.substr(0, kMaxLogLine);
     if (line.size() > kMaxLogLine) cut += "...";
     host_.log(AGENTRT_LOG_WARN, "mcp server " + label_ + " stderr: " + cut);

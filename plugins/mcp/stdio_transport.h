@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,8 +42,8 @@ class StdioTransport : public Transport {
   sdk::Host host_;
   std::string label_;
   NotificationFn on_notification_;
-  ChildProcess child_;
-  std::mutex mutex_;  // guards responses_
+  std::unique_ptr<ChildProcess> child_;  // set before any other thread reads it
+  std::mutex mutex_;                     // guards responses_
   std::condition_variable cv_;
   // Waiting requests by their id as JSON text; set once the response came.
   std::map<std::string, std::optional<nlohmann::json>> responses_;

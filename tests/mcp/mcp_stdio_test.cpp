@@ -139,6 +139,16 @@ TEST_F(McpTest, AServerThatExitsFailsItsCallsAndIsRestarted) {
   EXPECT_NE(again.text.find("back"), std::string::npos);
 }
 
+TEST_F(McpTest, TheChildOutlivesTheThreadThatFirstUsedIt) {
+  auto tools = make(everything_stdio());
+  std::thread([&] { tools->list_tools(); }).join();  // a worker that ends
+  const std::vector<pid_t> before = children_with("server-everything");
+  ASSERT_EQ(before.size(), 1u);
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(call(*tools, "echo", {{"message", "still here"}}).error);
+  EXPECT_EQ(children_with("server-everything"), before) << "the server was restarted";
+}
+
 TEST_F(McpTest, TheChildGetsACleanEnvironment) {
   setenv("AGENTRT_SECRET_X", "leak", 1);
   auto tools = make(everything_stdio({{"env", {{"MCP_GIVEN", "given-value"}}}}));

@@ -205,7 +205,14 @@ void HttpTransport::check_status(const Exchange& ex) {
     expired_ = true;  // the client initializes a new session and tries once more
     throw Error(AGENTRT_ERR_UNAVAILABLE, "mcp session expired");
   }
-  const std::string what = "mcp server answered HTTP " + std::to_string(s);
+  std::string what = "mcp server answered HTTP " + std::to_string(s);
+  if (s >= 400) {
+    // Servers put the reason of a refusal in a JSON-RPC error body; it says more.
+    const json body = json::parse(ex.body, nullptr, false);
+    if (body.is_object() && body.contains("error") && body["error"].is_object() &&
+        body["error"].contains("message") && body["error"]["message"].is_string())
+      what += ": " + body["error"]["message"].get<std::string>().substr(0, 200);
+  }
   if (s == 401) throw Error(AGENTRT_ERR_UNAUTHENTICATED, what, int32_t(s));
   if (s == 403) throw Error(AGENTRT_ERR_PERMISSION, what, int32_t(s));
   if (s == 429 || s >= 500) throw Error(AGENTRT_ERR_UNAVAILABLE, what, int32_t(s));

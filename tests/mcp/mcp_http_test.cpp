@@ -137,5 +137,13 @@ TEST_F(McpHttpTest, AServerThatIsDownIsAClearErrorAndNeverShowsTheSecret) {
   }
 }
 
+TEST_F(McpHttpTest, ARefusedRequestSaysWhy) {
+  // Wrong path: the server's 404 page, not an MCP endpoint.
+  auto tools = make({{"url", "http://127.0.0.1:" + std::to_string(port) + "/not-mcp"}});
+  std::string why;
+  EXPECT_FALSE(tools->answers(&why));
+  EXPECT_NE(why.find("HTTP 404"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace agentrt::mcp_test

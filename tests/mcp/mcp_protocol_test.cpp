@@ -14,7 +14,7 @@ class McpFakeTest : public McpTest {
 };
 
 json fake(const std::string& version = "2025-06-18") {
-  return {{"command", {"sh", AGENTRT_TEST_MCP_FAKE}}, {"env", {{"FAKE_VERSION", version}}}};
+  return {{"command", {"/bin/sh", AGENTRT_TEST_MCP_FAKE}}, {"env", {{"FAKE_VERSION", version}}}};
 }
 
 TEST_F(McpFakeTest, AnOlderProtocolVersionIsRefusedClearly) {

@@ -1,0 +1,45 @@
+// MCP's streamable HTTP transport: each JSON-RPC message is POSTed to the server's URL,
+// and its answer is either one application/json response or a text/event-stream of
+// JSON-RPC messages that carries the response with the request's id.
+#pragma once
+
+#include "mcp/transport.h"
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+struct curl_slist;
+
+namespace agentrt::mcp {
+
+class HttpTransport : public Transport {
+ public:
+  // `headers` are "Name: value" lines sent with every request; they hold secrets.
+  HttpTransport(std::string url, std::vector<std::string> headers, NotificationFn on_notification);
+
+  nlohmann::json request(const nlohmann::json& request, const CancelCheck& cancelled,
+                         std::chrono::milliseconds timeout) override;
+  void notify(const nlohmann::json& notification) override;
+  bool usable() const override { return !expired_; }
+  void set_protocol_version(const std::string& version) override;
+  void wake_all() override {}  // a transfer looks at its cancel check every 50 ms anyway
+
+  struct Exchange;  // one POST's state, shared with libcurl's callbacks
+
+ private:
+  void post(Exchange& exchange, const nlohmann::json& message, std::chrono::milliseconds timeout);
+  curl_slist* header_list(Exchange& exchange);
+  void check_status(const Exchange& exchange);
+
+  std::string url_;
+  std::vector<std::string> headers_;
+  NotificationFn on_notification_;
+  std::mutex mutex_;  // guards session_id_ and protocol_version_
+  std::string session_id_;
+  std::string protocol_version_;
+  std::atomic<bool> expired_{false};
+};
+
+}  // namespace agentrt::mcp

@@ -1,0 +1,37 @@
+// What the MCP client needs from a transport (stdio or streamable HTTP): send a
+// JSON-RPC request and wait for its response, send a notification, and tell whether
+// the connection is still usable. Both transports are used from several calls at once.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace agentrt::mcp {
+
+// Polled while a request waits; true stops the wait with AGENTRT_ERR_CANCELLED.
+using CancelCheck = std::function<bool()>;
+
+// Notifications the server sends on its own (e.g. notifications/tools/list_changed).
+using NotificationFn = std::function<void(const nlohmann::json&)>;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  // Sends `request` (which carries "id") and answers the response with that id.
+  // Throws Error: CANCELLED once `cancelled()`, TIMEOUT after `timeout`, UNAVAILABLE
+  // when the server went away.
+  virtual nlohmann::json request(const nlohmann::json& request, const CancelCheck& cancelled,
+                                 std::chrono::milliseconds timeout) = 0;
+  virtual void notify(const nlohmann::json& notification) = 0;
+  // False once the server is known gone; the client then makes a new transport.
+  virtual bool usable() const = 0;
+  // Set after initialize: streamable HTTP sends it as MCP-Protocol-Version.
+  virtual void set_protocol_version(const std::string& version) { (void)version; }
+  // Wakes every waiting request (the host's waker): they look at their cancel check.
+  virtual void wake_all() = 0;
+};
+
+}  // namespace agentrt::mcp

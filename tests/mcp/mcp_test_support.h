@@ -1,0 +1,138 @@
+// Shared by the mcp plugin's tests: the reference MCP servers (installed once by
+// install-servers.sh), the built plugin loaded through the host, and a call helper.
+#pragma once
+
+#include "core/plugin_host/plugin_host.h"
+#include "core/plugin_host/tool_instance.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <dirent.h>
+#include <unistd.h>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace agentrt::mcp_test {
+
+using core::CancelWaker;
+using core::PluginError;
+using core::ToolInstance;
+using nlohmann::json;
+
+struct CallResult {
+  std::string text;
+  bool is_error = false;
+  std::optional<PluginError> error;
+};
+
+inline std::string servers_dir() {
+  return AGENTRT_TEST_MCP_SERVERS_DIR;
+}
+inline std::string everything_js() {
+  return servers_dir() + "/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+}
+inline std::string filesystem_js() {
+  return servers_dir() + "/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
+}
+
+// Empty when the servers are there, else why not (the tests then skip).
+inline const std::string& servers_missing() {
+  static const std::string why = [] {
+    const std::string command = "'" AGENTRT_TEST_MCP_INSTALL "' '" + servers_dir() + "'";
+    const int rc = std::system(command.c_str());
+    if (rc == 0) return std::string();
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3)
+      return std::string("npm is not installed: the MCP reference servers cannot be installed");
+    return "installing the MCP reference servers failed (" + command + ")";
+  }();
+  return why;
+}
+
+// Processes whose parent is this one and whose command line holds `needle`.
+inline std::vector<pid_t> children_with(const std::string& needle) {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (!proc) return out;
+  while (dirent* entry = readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent != getpid()) continue;
+    std::ifstream cmdline_file("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(cmdline_file)), {});
+    if (cmdline.find(needle) != std::string::npos) out.push_back(pid);
+  }
+  closedir(proc);
+  return out;
+}
+
+class McpTest : public ::testing::Test {
+ protected:
+  // The scripted server's tests run without npm; the reference servers' need it.
+  virtual bool needs_reference_servers() const { return true; }
+
+  void SetUp() override {
+    if (needs_reference_servers() && !servers_missing().empty()) GTEST_SKIP() << servers_missing();
+    core::PluginStatus status = host.load(AGENTRT_TEST_MCP_PLUGIN);
+    ASSERT_TRUE(status.loaded) << status.error;
+    ASSERT_EQ(status.kind, "tool");
+  }
+
+  std::unique_ptr<ToolInstance> make(const json& config) {
+    return std::make_unique<ToolInstance>(host.find("mcp"), config.dump());
+  }
+  json everything_stdio(json extra = json::object()) {
+    json config = {
+        {"name", "everything"}, {"type", "mcp"}, {"command", {"node", everything_js(), "stdio"}}};
+    config.update(extra);
+    return config;
+  }
+
+  CallResult call(
+      ToolInstance& tools, const std::string& name, const json& arguments,
+      const std::function<bool()>& cancelled = [] { return false; }, CancelWaker* waker = nullptr,
+      size_t max_output = 100000) {
+    CallResult r;
+    const json request = {{"name", name},
+                          {"arguments", arguments},
+                          {"call_id", "c1"},
+                          {"max_output_bytes", max_output}};
+    try {
+      tools.call(
+          request.dump(),
+          [&](const core::ProviderDelta& d) {
+            if (d.kind == AGENTRT_DELTA_TEXT) r.text.append(d.data);
+            if (d.kind == AGENTRT_DELTA_FINISH)
+              r.is_error = json::parse(d.data).value("is_error", false);
+            return true;
+          },
+          cancelled, waker);
+    } catch (const PluginError& e) {
+      r.error = e;
+    }
+    return r;
+  }
+
+  static std::vector<std::string> names(const std::string& listed) {
+    std::vector<std::string> out;
+    const json parsed = json::parse(listed);  // kept: a range-for over a temporary's member dangles
+    for (const json& tool : parsed["tools"]) out.push_back(tool["name"]);
+    return out;
+  }
+
+  core::PluginHost host;
+};
+
+}  // namespace agentrt::mcp_test

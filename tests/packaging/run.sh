@@ -20,7 +20,8 @@ agentd=$root/usr/bin/agentd
 config=$root/etc/agentrt/agentrt.json
 unit=$root/usr/lib/systemd/system/agentd.service
 [ -x "$agentd" ] || fail "no /usr/bin/agentd"
-for plugin in anthropic auth-token echo memory-sqlite ollama openai; do
+[ -x "$root/usr/bin/agentrt-plugin-check" ] || fail "no /usr/bin/agentrt-plugin-check"
+for plugin in anthropic auth-token echo mcp memory-sqlite ollama openai; do
   [ -f "$root/usr/lib/agentrt/plugins/agentrt-$plugin.so" ] || fail "plugin $plugin not installed"
 done
 [ -f "$config" ] || fail "no /etc/agentrt/agentrt.json"
@@ -67,7 +68,7 @@ for _ in $(seq 100); do
 done
 [ -n "$port" ] || fail "agentd did not listen: $(cat "$work/err")"
 loaded=$(grep -c '"msg":"plugin loaded"' "$work/err")
-[ "$loaded" = 6 ] || fail "$loaded plugins loaded, not 6"
+[ "$loaded" = 7 ] || fail "$loaded plugins loaded, not 7"
 ! grep '"msg":"plugin loaded"' "$work/err" | grep -v "\"path\":\"$root/usr/lib/agentrt/plugins/" ||
   fail "a plugin was loaded from outside the installed tree"
 

@@ -99,6 +99,18 @@ TEST(PluginCheck, KindChecksRun) {
   EXPECT_EQ(find_check(check_json(bundled("echo")), "thread_safety").value("result", ""), "PASS");
 }
 
+// The bundled MCP client, pointed at the scripted stdio server of tests/mcp: its tools
+// are listed (two pages, a duplicate dropped), and the server's refusal of the default
+// call is a warning, not a failure.
+TEST(PluginCheck, TheMcpPluginPassesAgainstAScriptedServer) {
+  const ConfigFile config(json{{"command", {"/bin/sh", AGENTRT_TEST_MCP_FAKE_SERVER}}});
+  const json report = check_json("--config " + quoted(config.path()) + " " + bundled("mcp"));
+  EXPECT_TRUE(report.value("passed", false)) << report.dump(2);
+  EXPECT_EQ(report.value("kind", ""), "tool");
+  const json listed = find_check(report, "list_tools");
+  EXPECT_EQ(listed.value("result", ""), "PASS") << listed.dump();
+}
+
 TEST(PluginCheck, ToolCallChosenOnTheCommandLine) {
   const json report =
       check_json("--tool add --arguments '{\"a\":1,\"b\":2}' " + fixture("tool-fixture"));

@@ -76,7 +76,10 @@ std::shared_ptr<Transport> McpClient::open_transport() {
 }
 
 std::shared_ptr<Transport> McpClient::connect(const CancelCheck& cancelled) {
-  std::lock_guard<std::mutex> connecting(connect_mutex_);
+  std::unique_lock<std::timed_mutex> connecting(connect_mutex_, std::defer_lock);
+  while (!connecting.try_lock_for(milliseconds(50)))
+    if (cancelled && cancelled())
+      throw Error(AGENTRT_ERR_CANCELLED, "cancelled while the mcp server was being connected");
   {
     std::lock_guard<std::mutex> lock(transport_mutex_);
     if (transport_ && transport_->usable()) return transport_;

@@ -40,7 +40,9 @@ class McpClient {
 
   McpConfig config_;
   sdk::Host host_;
-  std::mutex connect_mutex_;    // one connect (spawn + initialize) at a time
+  // One connect (spawn + initialize) at a time; timed, so that a call waiting for
+  // another caller's connect still sees its own cancellation.
+  std::timed_mutex connect_mutex_;
   std::mutex transport_mutex_;  // guards transport_ itself, held only briefly
   std::shared_ptr<Transport> transport_;
   std::atomic<int64_t> next_id_{1};

@@ -3,10 +3,15 @@
 // malformed results, binary content; and concurrent calls on one reference server.
 #include "tests/mcp/mcp_test_support.h"
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 namespace agentrt::mcp_test {
 namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
 
 class McpFakeTest : public McpTest {
  protected:
@@ -15,6 +20,26 @@ class McpFakeTest : public McpTest {
 
 json fake(const std::string& version = "2025-06-18") {
   return {{"command", {"/bin/sh", AGENTRT_TEST_MCP_FAKE}}, {"env", {{"FAKE_VERSION", version}}}};
+}
+
+// A call that waits for another caller's connect (here a probe, which no run cancels, to
+// a server that never answers initialize) still stops within a second when cancelled.
+TEST_F(McpFakeTest, ACallWaitingForAnotherConnectStopsWhenCancelled) {
+  auto tools = make({{"command", {"sh", "-c", "read line; sleep 30"}}, {"timeout_ms", 3000}});
+  std::thread prober([&] { tools->answers(nullptr); });
+  std::this_thread::sleep_for(100ms);  // the probe holds the connect
+  std::atomic<bool> stop{false};
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(200ms);
+    stop = true;
+  });
+  const auto began = Clock::now();
+  CallResult r = call(*tools, "echo", json::object(), [&] { return stop.load(); });
+  canceller.join();
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->code, AGENTRT_ERR_CANCELLED) << r.error->what();
+  EXPECT_LT(Clock::now() - began, 1s);
+  prober.join();
 }
 
 TEST_F(McpFakeTest, AnOlderProtocolVersionIsRefusedClearly) {

@@ -4,6 +4,7 @@
 
 #include "core/plugin_host/plugin_host.h"
 #include "core/plugin_host/tool_instance.h"
+#include "tests/plugin_host/tool_call.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,11 +24,7 @@ using core::PluginError;
 using core::ToolInstance;
 using nlohmann::json;
 
-struct CallResult {
-  std::string text;
-  bool is_error = false;
-  std::optional<PluginError> error;
-};
+using CallResult = test::ToolCallResult;
 
 inline std::string servers_dir() {
   return AGENTRT_TEST_MCP_SERVERS_DIR;
@@ -104,25 +101,7 @@ class McpTest : public ::testing::Test {
       ToolInstance& tools, const std::string& name, const json& arguments,
       const std::function<bool()>& cancelled = [] { return false; }, CancelWaker* waker = nullptr,
       size_t max_output = 100000) {
-    CallResult r;
-    const json request = {{"name", name},
-                          {"arguments", arguments},
-                          {"call_id", "c1"},
-                          {"max_output_bytes", max_output}};
-    try {
-      tools.call(
-          request.dump(),
-          [&](const core::ProviderDelta& d) {
-            if (d.kind == AGENTRT_DELTA_TEXT) r.text.append(d.data);
-            if (d.kind == AGENTRT_DELTA_FINISH)
-              r.is_error = json::parse(d.data).value("is_error", false);
-            return true;
-          },
-          cancelled, waker);
-    } catch (const PluginError& e) {
-      r.error = e;
-    }
-    return r;
+    return test::call_tool(tools, name, arguments, cancelled, waker, max_output);
   }
 
   static std::vector<std::string> names(const std::string& listed) {

@@ -4,6 +4,7 @@
 #include "core/plugin_host/plugin_host.h"
 #include "core/plugin_host/tool_instance.h"
 #include "tests/plugin_host/test_paths.h"
+#include "tests/plugin_host/tool_call.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -19,12 +20,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-struct CallResult {
-  std::string text;
-  bool is_error = false;
-  std::optional<PluginError> error;
-};
-
+using CallResult = test::ToolCallResult;
 class ToolPlugin : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -38,23 +34,7 @@ class ToolPlugin : public ::testing::Test {
   CallResult call(
       const std::string& name, const json& arguments,
       const std::function<bool()>& cancelled = [] { return false; }, CancelWaker* waker = nullptr) {
-    CallResult r;
-    const json request = {
-        {"name", name}, {"arguments", arguments}, {"call_id", "c1"}, {"max_output_bytes", 1000}};
-    try {
-      tools->call(
-          request.dump(),
-          [&](const ProviderDelta& d) {
-            if (d.kind == AGENTRT_DELTA_TEXT) r.text.append(d.data);
-            if (d.kind == AGENTRT_DELTA_FINISH)
-              r.is_error = json::parse(d.data).value("is_error", false);
-            return true;
-          },
-          cancelled, waker);
-    } catch (const PluginError& e) {
-      r.error = e;
-    }
-    return r;
+    return test::call_tool(*tools, name, arguments, cancelled, waker, 1000);
   }
 
   PluginHost host;

@@ -11,10 +11,13 @@
 
 #include <dirent.h>
 #include <unistd.h>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace agentrt::mcp_test {
@@ -102,6 +105,26 @@ class McpTest : public ::testing::Test {
       const std::function<bool()>& cancelled = [] { return false; }, CancelWaker* waker = nullptr,
       size_t max_output = 100000) {
     return test::call_tool(tools, name, arguments, cancelled, waker, max_output);
+  }
+
+  // server-everything's 30 s operation, cancelled through the waker after 300 ms: the
+  // call's result and how long it took.
+  CallResult cancel_long_operation(ToolInstance& tools, std::chrono::milliseconds* took) {
+    std::atomic<bool> stop{false};
+    CancelWaker waker;
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      stop = true;
+      waker.wake();
+    });
+    const auto began = std::chrono::steady_clock::now();
+    CallResult r = call(
+        tools, "trigger-long-running-operation", {{"duration", 30}, {"steps", 3}},
+        [&] { return stop.load(); }, &waker);
+    canceller.join();
+    *took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  began);
+    return r;
   }
 
   static std::vector<std::string> names(const std::string& listed) {

@@ -16,7 +16,7 @@ namespace agentrt::core {
 
 struct ServerCall {
   ToolCall call;
-  const ToolServer* server = nullptr;  // made (server->instance set)
+  std::shared_ptr<const ToolServer> server;  // made (server->instance set)
 };
 
 struct ToolResult {

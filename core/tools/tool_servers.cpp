@@ -69,10 +69,16 @@ ToolServers::ToolServers(const PluginHost& host, const std::vector<ToolServerCon
 
 ToolServers::~ToolServers() = default;
 
-const ToolServer* ToolServers::find(const std::string& name) const {
+std::shared_ptr<const ToolServer> ToolServers::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
   for (const auto& server : servers_)
-    if (server->config.name == name) return server.get();
+    if (server->config.name == name) return server;
   return nullptr;
+}
+
+std::vector<std::shared_ptr<const ToolServer>> ToolServers::all() const {
+  std::lock_guard lock(mutex_);
+  return servers_;
 }
 
 std::vector<ServerTool> ToolServers::tools_of(const ToolServer& server) {
@@ -82,7 +88,7 @@ std::vector<ServerTool> ToolServers::tools_of(const ToolServer& server) {
 
 json ToolServers::list() const {
   json data = json::array();
-  for (const auto& server : servers_) {
+  for (const auto& server : all()) {
     const ToolServerConfig& config = server->config;
     json out = {{"name", config.name},
                 {"type", config.type},

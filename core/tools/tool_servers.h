@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,10 @@ class ToolServers {
   ToolServers(const PluginHost& host, const std::vector<ToolServerConfig>& entries);
   ~ToolServers();
 
-  const ToolServer* find(const std::string& name) const;
-  const std::vector<std::shared_ptr<const ToolServer>>& all() const { return servers_; }
+  // Shared: a run keeps the server it resolved (and its instance) for as long as it
+  // uses it, whatever happens to the entry meanwhile.
+  std::shared_ptr<const ToolServer> find(const std::string& name) const;
+  std::vector<std::shared_ptr<const ToolServer>> all() const;
 
   // The server's tools now; throws PluginError when it cannot list them, and
   // DomainError when its answer breaks the SDK's shape.
@@ -49,6 +52,7 @@ class ToolServers {
   nlohmann::json list() const;
 
  private:
+  mutable std::mutex mutex_;  // guards servers_
   std::vector<std::shared_ptr<const ToolServer>> servers_;
 };
 

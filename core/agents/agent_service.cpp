@@ -6,6 +6,7 @@
 #include "core/domain/name_text.h"
 #include "core/log/logger.h"
 #include "core/memory/memory_service.h"
+#include "core/runs/agent_tools.h"
 #include "core/runs/tool_request.h"
 #include "core/store/paged_query.h"
 #include "text/utf8.h"
@@ -31,7 +32,9 @@ Agent read_agent(const Statement& row) {
   a.memory_layers = nlohmann::json::parse(row.column_text(8)).get<std::vector<std::string>>();
   a.created_at = row.column_text(9);
   a.updated_at = row.column_text(10);
-  a.tools = read_tools_text(row.column_text(11), "tools");
+  AgentTools tools = read_agent_tools_text(row.column_text(11), "tools");
+  a.tools = std::move(tools.client);
+  a.tool_refs = std::move(tools.refs);
   if (!row.column_is_null(12)) a.max_steps = row.column_int(12);
   return a;
 }
@@ -72,9 +75,13 @@ void apply_fields(Agent& agent, const nlohmann::json& body) {
     agent.namespace_ = *ns;
   }
   if (body.contains("memory_layers")) agent.memory_layers = parse_layers(body["memory_layers"]);
-  if (body.contains("tools"))
-    agent.tools = body["tools"].is_null() ? std::vector<ToolSpec>{}
-                                          : read_tools_text(body["tools"].dump(), "tools");
+  if (body.contains("tools")) {
+    AgentTools tools = body["tools"].is_null()
+                           ? AgentTools{}
+                           : read_agent_tools_text(body["tools"].dump(), "tools");
+    agent.tools = std::move(tools.client);
+    agent.tool_refs = std::move(tools.refs);
+  }
   if (body.contains("max_steps")) {
     const std::optional<int64_t> steps = optional_int(body, "max_steps");
     if (steps && (*steps < 1 || *steps > 64))
@@ -106,7 +113,7 @@ nlohmann::json to_json(const Agent& a) {
           {"description", a.description},
           {"namespace", a.namespace_},
           {"memory_layers", a.memory_layers},
-          {"tools", nlohmann::json::parse(tools_json(a.tools))},
+          {"tools", nlohmann::json::parse(agent_tools_json(a.tools, a.tool_refs))},
           {"max_steps", a.max_steps ? nlohmann::json(*a.max_steps) : nlohmann::json()},
           {"created_at", a.created_at},
           {"updated_at", a.updated_at}};
@@ -139,7 +146,7 @@ void write_row(Connection& db, const Agent& a, bool insert) {
   statement.bind(2, a.system_prompt).bind(3, a.description).bind(4, a.namespace_);
   statement.bind(5, nlohmann::json(a.memory_layers).dump()).bind(6, a.updated_at);
   statement.bind(7, a.name).bind(8, a.created_at).bind(9, a.cell).bind(10, a.id);
-  statement.bind(11, tools_json(a.tools));
+  statement.bind(11, agent_tools_json(a.tools, a.tool_refs));
   if (a.max_steps)
     statement.bind(12, *a.max_steps);
   else
@@ -156,6 +163,11 @@ bool namespace_in_use(Connection& db, const std::string& cell, const std::string
 
 }  // namespace
 
+void AgentService::check_tools(const nlohmann::json& body) const {
+  if (!check_tools_ || !body.contains("tools") || body["tools"].is_null()) return;
+  check_tools_(read_agent_tools_text(body["tools"].dump(), "tools"));
+}
+
 std::optional<std::string> AgentService::model_problem(const nlohmann::json& body) const {
   auto model = optional_string(body, "model");
   if (!model) return std::nullopt;
@@ -171,6 +183,7 @@ Agent AgentService::create(const std::string& cell, const nlohmann::json& body,
   reject_unknown_fields(body, kAgentFields);
   required_string(body, "name");
   if (auto problem = model_problem(body)) throw invalid(*problem);
+  check_tools(body);
   Agent agent;
   agent.cell = cell;
   agent.id = new_id("agt");
@@ -224,6 +237,7 @@ Agent AgentService::update(const std::string& cell, const std::string& id,
   // and held against the PATCH only if it changes the model: an agent read and written
   // back as it is must not fail because its provider has since been withdrawn.
   const std::optional<std::string> unoffered = model_problem(body);
+  check_tools(body);
   // Read, changed and written in one transaction: two updates at once each keep the
   // other's fields.
   Agent agent;

@@ -6,6 +6,7 @@
 #include "core/agents/agent.h"
 #include "core/agents/agent_cache.h"
 #include "core/domain/paging.h"
+#include "core/runs/agent_tools.h"
 #include "core/store/state_store.h"
 
 #include <nlohmann/json.hpp>
@@ -32,11 +33,17 @@ class AgentService {
   // Whether a provider offers a model now.
   using ModelCheck = std::function<bool(const std::string&)>;
 
+  // Refuses (400) server tools an agent is given that do not exist or clash; asked only
+  // for a body that sets `tools`, outside the store's transaction (it may ask the tool
+  // servers for their tools).
+  using ToolCheck = std::function<void(const AgentTools&)>;
+
   explicit AgentService(StateStore& store) : store_(store) {}
   void on_deleted(NamespaceCleanup cleanup) { cleanup_ = std::move(cleanup); }
   // A model an agent is given must be offered then (400 otherwise), as a run's must;
   // one that stops being offered later fails the agent's runs, not its other updates.
   void check_models_with(ModelCheck known) { known_model_ = std::move(known); }
+  void check_tools_with(ToolCheck check) { check_tools_ = std::move(check); }
 
   // `cell_seq`: the incarnation of the cell the request was admitted to (Principal).
   Agent create(const std::string& cell, const nlohmann::json& body,
@@ -54,10 +61,12 @@ class AgentService {
   // Why the body's `model` is refused when no provider offers it, or nullopt; throws
   // invalid (400) for an empty one.
   std::optional<std::string> model_problem(const nlohmann::json& body) const;
+  void check_tools(const nlohmann::json& body) const;
 
   StateStore& store_;
   NamespaceCleanup cleanup_;
   ModelCheck known_model_;
+  ToolCheck check_tools_;
   mutable AgentCache cache_;
 };
 

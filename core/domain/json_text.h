@@ -47,6 +47,10 @@ class JsonObjectText {
     append_json_int(key_(key), value);
     return *this;
   }
+  JsonObjectText& boolean(std::string_view key, bool value) {
+    key_(key) += value ? "true" : "false";
+    return *this;
+  }
   JsonObjectText& value(std::string_view key, const nlohmann::json& value) {
     append_json_value(key_(key), value);
     return *this;

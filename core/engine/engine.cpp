@@ -6,6 +6,8 @@
 #include "core/store/cursor_key.h"
 #include "core/store/meta.h"
 #include "core/store/store_files.h"
+#include "core/tools/memory_tools.h"
+#include "core/tools/offered_tools.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -123,9 +125,13 @@ StartReport Engine::start(EngineRole role) {
   settings.call.max_answer_bytes = config_.limits.max_answer_bytes;
   settings.call.max_answer_time = std::chrono::milliseconds(config_.limits.max_answer_ms);
   settings.history_cache_bytes = size_t{config_.limits.history_cache_mb} << 20;
+  settings.max_tool_output_bytes = config_.limits.max_tool_output_bytes;
   agents_ = std::make_unique<AgentService>(*store_);
   agents_->check_models_with([registry = registry_.get()](const std::string& model) {
     return registry->resolve(model).has_value();
+  });
+  agents_->check_tools_with([servers = tool_servers_.get()](const AgentTools& tools) {
+    check_agent_tools(*servers, tools);
   });
   cells_->add_cleanup(&AgentService::remove_cell);
   runs_ = std::make_unique<RunService>(*sessions_, *registry_, *agents_, settings);
@@ -208,6 +214,9 @@ void Engine::start_memory() {
     memory_->clear_namespace(cell, namespace_);
   });
   runs_->set_memory_source([this](const MemoryScope& scope) { return run_memory(scope); });
+  runs_->set_tools(tool_servers_.get(), [this](const ToolCall& call, const MemoryToolScope& scope) {
+    return run_memory_tool(*memory_, call, scope);
+  });
 }
 
 // The memory of a run's context, in the priority order of core/runs/context_window.h.

@@ -62,6 +62,37 @@ std::string tool_call_text(std::string_view call_id, std::string_view name,
   return text;
 }
 
+std::string tool_result_text(std::string_view call_id, std::string_view name,
+                             std::string_view output, bool is_error, int64_t duration_ms,
+                             int64_t seq) {
+  std::string text;
+  JsonObjectText event(text);
+  event.string("call_id", call_id)
+      .integer("duration_ms", duration_ms)
+      .boolean("is_error", is_error)
+      .string("name", name)
+      .string("output", output)
+      .integer("seq", seq)
+      .string("type", "tool_result")
+      .close();
+  return text;
+}
+
+std::string approval_request_text(std::string_view call_id, std::string_view name,
+                                  std::string_view arguments, std::string_view server,
+                                  int64_t seq) {
+  std::string text;
+  JsonObjectText event(text);
+  event.string("arguments", arguments)
+      .string("call_id", call_id)
+      .string("name", name)
+      .integer("seq", seq)
+      .string("server", server)
+      .string("type", "approval_request")
+      .close();
+  return text;
+}
+
 std::string DeltaText::operator()(std::string_view content, int64_t seq) {
   buffer_.assign(R"({"content":)");
   append_json_string(buffer_, content);

@@ -25,6 +25,14 @@ std::string done_text(std::string_view reason, std::string_view run_id, int64_t 
 // {"arguments","call_id","executor","name","seq","type":"tool_call"} (docs/tools.md).
 std::string tool_call_text(std::string_view call_id, std::string_view name,
                            std::string_view arguments, std::string_view executor, int64_t seq);
+// {"call_id","duration_ms","is_error","name","output","seq","type":"tool_result"}: a
+// server tool's call ran (or failed, timed out, was denied or interrupted).
+std::string tool_result_text(std::string_view call_id, std::string_view name,
+                             std::string_view output, bool is_error, int64_t duration_ms,
+                             int64_t seq);
+// {"arguments","call_id","name","seq","server","type":"approval_request"}.
+std::string approval_request_text(std::string_view call_id, std::string_view name,
+                                  std::string_view arguments, std::string_view server, int64_t seq);
 
 // Text of stream_delta events, one per upstream text delta: the hot event, so no JSON
 // object is built for it. Only the content needs escaping (json_text.h); the rest is

@@ -4,6 +4,8 @@
 #include "core/runs/tool_request.h"
 
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace agentrt::core {
 namespace {
@@ -54,6 +56,32 @@ void append_rewritten(std::string& out, std::string_view content_json, bool take
   append_json_value(out, content);
 }
 
+// Tool messages that hold tool_approval parts, which record a person's word on a call
+// and are no vendor's: each with its content less them ("" when nothing is left, and
+// the message is not sent). Approvals are rare, and only tool messages are looked at.
+using Rewrites = std::vector<std::pair<const StoredMessage*, std::string>>;
+Rewrites approvals_left_out(const RunContext& context, size_t& sent) {
+  Rewrites rewrites;
+  sent = context.size();
+  context.each([&](const StoredMessage& m) {
+    if (m.role != "tool" || m.content_text.str().find(R"("tool_approval")") == std::string::npos)
+      return;
+    nlohmann::json content = nlohmann::json::parse(m.content_text.str());
+    nlohmann::json kept = nlohmann::json::array();
+    for (nlohmann::json& part : content)
+      if (part.value("type", "") != "tool_approval") kept.push_back(std::move(part));
+    if (kept.empty()) --sent;
+    rewrites.emplace_back(&m, kept.empty() ? "" : kept.dump());
+  });
+  return rewrites;
+}
+
+const std::string* rewrite_of(const Rewrites& rewrites, const StoredMessage& m) {
+  for (const auto& [message, content] : rewrites)
+    if (message == &m) return &content;
+  return nullptr;
+}
+
 void append_tool_choice(JsonObjectText& request, const ToolChoice& choice) {
   if (choice.mode != "tool") {
     request.string("tool_choice", choice.mode);
@@ -82,11 +110,16 @@ std::string provider_request(const RunContext& context, const std::string& model
   if (max_tokens) request.integer("max_tokens", *max_tokens);
   std::string& messages = request.member("messages");
   messages += '[';
-  if (context.size() > 0) messages += R"({"content":)";
-  size_t left = context.size();
+  size_t left = 0;
+  const Rewrites rewrites = approvals_left_out(context, left);
+  if (left > 0) messages += R"({"content":)";
   context.each([&](const StoredMessage& m) {
+    const std::string* rewritten = rewrites.empty() ? nullptr : rewrite_of(rewrites, m);
+    if (rewritten && rewritten->empty()) return;
     const bool tools_as_text = m.has_tool_parts && !offer.takes_tools;
-    if (tools_as_text || (m.has_image && !takes_images))
+    if (rewritten)
+      append_rewritten(messages, *rewritten, takes_images, offer.takes_tools);
+    else if (tools_as_text || (m.has_image && !takes_images))
       append_rewritten(messages, m.content_text.str(), takes_images, offer.takes_tools);
     else
       messages += m.content_text.str();

@@ -11,6 +11,7 @@
 #include "core/runs/provider_request.h"
 #include "core/runs/tool_answers.h"
 #include "core/runs/tool_request.h"
+#include "core/tools/offered_tools.h"
 #include "text/utf8.h"
 
 #include <exception>
@@ -22,86 +23,12 @@ namespace {
 
 constexpr auto kBusyWait = std::chrono::seconds(10);
 
-// The reason `done` carries for how the provider call ended (docs/openapi.yaml, the
-// `done` event). A completed call that made tool calls waits for their results
-// (tool_use), whatever the vendor's word; a provider's other words for a finished
-// answer (a vendor's content_filter, refusal, pause_turn, and whatever it adds next) end
-// the turn; the ones that say a limit cut it are max_tokens.
-std::string done_reason(const ProviderResult& result) {
-  if (result.end == ProviderResult::End::cancelled) return "interrupted";
-  if (result.end == ProviderResult::End::failed) return "error";
-  if (!result.tool_calls.empty()) return "tool_use";
-  const std::string& word = result.finish_reason;
-  if (word == "max_tokens" || word == "length" || word == "model_context_window_exceeded")
-    return "max_tokens";
-  return "end_turn";
-}
-
-// What the done and error events report of a provider call, and /chat answers.
-RunSummary summarise(ProviderResult result, const RunContext& context) {
-  RunSummary summary;
-  summary.reason = done_reason(result);
-  if (result.end == ProviderResult::End::completed && result.finish_reason != summary.reason)
-    summary.provider_reason = result.finish_reason;
-  summary.input_tokens = result.input_tokens.value_or(0);
-  if (!result.input_tokens)
-    context.each([&](const StoredMessage& m) { summary.input_tokens += estimate_tokens(m); });
-  summary.output_tokens =
-      result.output_tokens.value_or(static_cast<int64_t>((result.text.size() + 3) / 4));
-  summary.failed = result.end == ProviderResult::End::failed;
-  summary.error_code = std::move(result.error_code);
-  summary.error_message = std::move(result.error_message);
-  summary.retry_after_ms = result.retry_after_ms;
-  summary.text = std::move(result.text);
-  // A call cut off (an interrupt, a failure) leaves nothing pending.
-  if (summary.reason == "tool_use") summary.tool_calls = std::move(result.tool_calls);
-  return summary;
-}
-
-// What a run stores when it ends: its events, the request's messages (moved: the run
-// has no use for them any more) and the answer.
-// `done`, the last event, is stored with the others before anyone is sent it.
-RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& summary,
-                      const std::string& done) {
-  RunOutcome outcome{live.id,
-                     live.cell,
-                     live.session_id,
-                     summary.reason,
-                     summary.input_tokens,
-                     summary.output_tokens,
-                     live.events_json(done),
-                     std::move(run.request.messages)};
-  outcome.continues = run.continues;
-  outcome.discarded = &live.discarded();
-  if (!summary.text.empty() || !summary.tool_calls.empty())
-    outcome.new_messages.push_back(answer_message(summary.text, summary.tool_calls));
-  return outcome;
-}
-
 ErrorKind kind_for(const std::string& code) {
   if (code == "provider_unavailable") return ErrorKind::provider_unavailable;
   if (code == "provider_timeout") return ErrorKind::provider_timeout;
   if (code == "internal") return ErrorKind::internal;
   return ErrorKind::provider_error;
 }
-
-// Removes the run from the live registry however execute() ends.
-// Leaves the registry before it says finished: whoever waits for the run to finish so
-// as to take its session (if_busy: interrupt) must find the session free when it wakes.
-struct LiveGuard {
-  LiveRuns& registry;
-  LiveRun& run;
-  bool removed = false;
-  // Frees the run's session for the next run, before its `done` goes out.
-  void remove() {
-    registry.remove(run);
-    removed = true;
-  }
-  ~LiveGuard() {
-    if (!removed) registry.remove(run);
-    run.finish();
-  }
-};
 
 }  // namespace
 
@@ -125,7 +52,7 @@ RunService::RunService(SessionStore& sessions, ProviderRegistry& providers, Agen
 
 RunContext RunService::context_for(const std::string& cell, const std::string& actor,
                                    const std::string& session_id, const Agent* agent,
-                                   const PreparedRun& run, bool continues) {
+                                   PreparedRun& run, bool continues) {
   ContextParts parts;
   if (agent) parts.system_prompt = agent->system_prompt;
   if (run.request.use_memory && memory_source_) {
@@ -143,7 +70,14 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
   }
   if (continues)
     parts.history = history_.recent(sessions_, cell, session_id, run.model.model.context_window);
-  check_answers(pending_calls(parts.history), run.request.messages);
+  const std::vector<ToolCall> pending = pending_calls(parts.history);
+  // A pending call of a tool agentrt runs waits for a person's approval; the caller
+  // answers the client's.
+  check_answers(pending, run.request.messages, [&](const ToolCall& call) {
+    const ToolRoute* route = route_of(run.tools, run.routes, call.name);
+    return route && route->executor != ToolRoute::Executor::client;
+  });
+  run.approvals = approvals_in(pending, run.request.messages);
   parts.fresh = run.request.messages;
   if (!run.tools.empty())
     parts.tool_tokens = estimate_text_tokens(tools_json(run.tools)) + kFraming;
@@ -229,26 +163,30 @@ std::shared_ptr<LiveRun> RunService::claim(const std::string& cell, const std::s
 
 namespace {
 
-// The agent's tools, then the request's; a name both use is 400, as is a tool_choice
-// that names no tool offered, or asks for one when none is.
-std::vector<ToolSpec> offered_tools(const Agent* agent, const RunRequest& request) {
-  std::vector<ToolSpec> tools;
-  if (agent) tools = agent->tools;
+// The agent's client tools, its server tools, then the request's; a name two use is
+// 400, as is a tool_choice that names no tool offered, or asks for one when none is.
+OfferedTools offered_tools(const Agent* agent, const RunRequest& request,
+                           const ToolServers* servers) {
+  OfferedTools offered;
+  if (agent) {
+    for (const ToolSpec& spec : agent->tools) offered.add(spec, {}, "agent '" + agent->id + "'");
+    add_referenced_tools(offered, servers, agent->tool_refs, agent->memory_layers);
+  }
   for (size_t i = 0; i < request.tools.size(); ++i) {
-    if (find_tool(tools, request.tools[i].name))
+    if (find_tool(offered.specs, request.tools[i].name))
       throw invalid("field 'tools[" + std::to_string(i) + "].name': tool '" +
                     request.tools[i].name + "' is also agent '" + agent->id + "''s");
-    tools.push_back(request.tools[i]);
+    offered.add(request.tools[i], {}, "the request");
   }
-  if (tools.size() > kMaxTools)
+  if (offered.specs.size() > kMaxTools)
     throw invalid("field 'tools': the run would offer more than " + std::to_string(kMaxTools) +
                   " tools with its agent's");
   const std::optional<ToolChoice>& choice = request.tool_choice;
-  if (choice && choice->mode == "tool" && !find_tool(tools, choice->name))
+  if (choice && choice->mode == "tool" && !find_tool(offered.specs, choice->name))
     throw invalid("field 'tool_choice.name': the run offers no tool '" + choice->name + "'");
-  if (choice && choice->mode == "required" && tools.empty())
+  if (choice && choice->mode == "required" && offered.specs.empty())
     throw invalid("field 'tool_choice': required, but the run offers no tools");
-  return tools;
+  return offered;
 }
 
 }  // namespace
@@ -276,7 +214,10 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
     throw DomainError(ErrorKind::provider_unavailable,
                       "the provider of model '" + run.request.model + "' is not available");
   run.model = *model;
-  run.tools = offered_tools(agent.get(), run.request);
+  OfferedTools offered = offered_tools(agent.get(), run.request, tool_servers_);
+  run.tools = std::move(offered.specs);
+  run.routes = std::move(offered.routes);
+  run.max_steps = run.request.max_steps.value_or(agent && agent->max_steps ? *agent->max_steps : 8);
   check_model_accepts(run.request, run.model.model, run.tools);
 
   std::string actor = acting_actor(who, run.request.actor);
@@ -314,186 +255,9 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
       RunRecord{run.live->id,        cell, session_id, actor, run.request.model, "running", "",
                 utc_timestamp_now(), "",   0,          0};
   run.start_write = start_write;
+  run.tool_scope = {cell, actor, session_id, agent ? agent->namespace_ : "",
+                    agent ? agent->memory_layers : default_run_layers()};
   return run;
-}
-
-namespace {
-
-// Stores a stream's start once, at the first of: the provider call under way (the
-// `meanwhile` of call_provider), or the call's end (it never started). Events stay held
-// until then; a start that cannot be stored cancels the call and fails the request.
-class StartWhileCalling {
- public:
-  StartWhileCalling(SessionStore& sessions, const RunRecord& start, HeldSink& held, LiveRun& live)
-      : sessions_(sessions), start_(start), held_(held), live_(live) {}
-
-  void operator()() noexcept {
-    if (done_) return;
-    done_ = true;
-    try {
-      sessions_.start_run(start_, &live_.discarded());
-      held_.open();
-    } catch (...) {
-      failure_ = std::current_exception();
-      live_.cancel();
-    }
-  }
-  bool started() const { return done_; }
-  // After the call: stores the start if that has not happened; rethrows its failure.
-  void finish() {
-    (*this)();
-    if (failure_) std::rethrow_exception(failure_);
-  }
-
- private:
-  SessionStore& sessions_;
-  const RunRecord& start_;
-  HeldSink& held_;
-  LiveRun& live_;
-  bool done_ = false;  // only ever touched by the run's own thread
-  std::exception_ptr failure_;
-};
-
-// `done` says the run ended: a client that acts on it (its next turn on the session, a
-// read of the messages) must find the run stored and the session free. So it is stored
-// first, then the session let go, and only then sent to anyone.
-template <class Deliver>
-void store_then_end(SessionStore& sessions, PreparedRun& run, const RunSummary& summary,
-                    const RunRecord* start, LiveGuard& guard, Deliver& deliver) {
-  LiveRun& live = *run.live;
-  std::string done = done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens,
-                               live.next_seq());
-  try {
-    sessions.finish_run(outcome_of(live, run, summary, done), start);
-  } catch (...) {
-    // Its stream still ends as every stream does, rather than with no event at all,
-    // though neither event is stored: nothing of the run's end is. A run whose start is
-    // stored keeps that end for followers and for the next write that can store it, so
-    // that its row does not say running until the next start.
-    deliver(live.append_text([&](int64_t seq) {
-      return error_event_text("internal", "the run could not be stored", seq);
-    }));
-    deliver(live.append_text([&](int64_t seq) {
-      return done_text("error", live.id, summary.input_tokens, summary.output_tokens, seq);
-    }));
-    if (start == nullptr)
-      sessions.keep_unstored_end({live.id, "error", live.events_json(), utc_timestamp_now(),
-                                  summary.input_tokens, summary.output_tokens});
-    throw;
-  }
-  if (summary.reason == "interrupted") live.end_interrupted();
-  guard.remove();
-  deliver(live.append_text([&](int64_t) { return std::move(done); }));
-}
-
-// A run that ends unstored, its own client answered with an error instead of a stream,
-// was seen live by followers (GET /runs/{id}/events) from its run_start on. Their stream
-// ends as every stream does, with error and done, rather than closing after run_start.
-void end_for_followers(LiveRun& live, std::string_view code, std::string_view message) {
-  live.append_text([&](int64_t seq) { return error_event_text(code, message, seq); });
-  live.append_text([&](int64_t seq) { return done_text("error", live.id, 0, 0, seq); });
-}
-
-// Refused by the provider before anything was sent: nothing reached the client and
-// nothing is stored, so the request is refused as any invalid one is, and does not stay
-// in the session to fail every later run.
-[[noreturn]] void refuse(const ProviderResult& result, const PreparedRun& run) {
-  std::string_view why = result.error_message;
-  if (why.rfind("request: ", 0) == 0) why.remove_prefix(9);  // the bundled plugins' prefix
-  const std::string message =
-      "model '" + run.model.model.id + "' cannot take this request: " + std::string(why);
-  end_for_followers(*run.live, "invalid_request", message);
-  throw invalid(message);
-}
-
-// What the run's provider is sent (provider_request.h).
-std::string request_of(const PreparedRun& run) {
-  const ModelInfo& model = run.model.model;
-  const ToolOffer offer{&run.tools, run.request.tool_choice, model.supports_tools};
-  return provider_request(run.context, model.id, run.request.max_tokens, run.request.temperature,
-                          model.supports_vision, offer);
-}
-
-// On the line of the request that ran it (request_log.h), else a line of its own.
-void log_finished(const std::string& run_id, const RunSummary& summary, int attempts) {
-  LogFields own;
-  LogFields* request_line = RequestLogFields::current();
-  LogFields& line = request_line ? *request_line : own;
-  line.text("run_id", run_id).text("reason", summary.reason);
-  if (!summary.provider_reason.empty()) line.text("finish_reason", summary.provider_reason);
-  line.integer("attempts", attempts)
-      .integer("input_tokens", summary.input_tokens)
-      .integer("output_tokens", summary.output_tokens);
-  // Why it failed goes in the log too: told to the client alone, it would leave an
-  // operator whose key file went missing with 502s and no reason. Plugins' messages never
-  // carry a key.
-  if (summary.failed) {
-    constexpr size_t kMessageBytes = 300;
-    line.text("error_code", summary.error_code)
-        .text("error", text::utf8_prefix(summary.error_message, kMessageBytes));
-  }
-  if (!request_line) log_info("run finished", own);
-}
-
-}  // namespace
-
-RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
-  LiveRun& live = *run.live;
-  LiveGuard guard{live_, live};
-  const bool start_with_call = run.start_write == StartWrite::with_call;
-  HeldSink held(receiver);
-  RunSink& sink = start_with_call ? static_cast<RunSink&>(held) : receiver;
-  std::optional<StartWhileCalling> store_start;
-  std::function<void()> meanwhile;
-  if (start_with_call) {
-    store_start.emplace(sessions_, run.start, held, live);
-    meanwhile = [&store_start] { (*store_start)(); };
-  }
-  bool receiver_gone = false;
-  auto deliver = [&](const std::string& event) {
-    if (!receiver_gone && !sink.send(event)) receiver_gone = true;
-  };
-  const std::string started_at = utc_timestamp_now();
-  deliver(live.append_text([&](int64_t seq) {
-    return run_start_text(live.id, live.session_id, run.model.model.id, started_at, seq);
-  }));
-
-  const std::function<bool(const ToolCall&)> on_tool_call = [&](const ToolCall& call) {
-    deliver(live.append_text([&](int64_t seq) {
-      return tool_call_text(call.id, call.name, call.arguments, "client", seq);
-    }));
-    return !receiver_gone && !live.cancelled();
-  };
-  ProviderResult result = call_provider(
-      *run.model.instance, request_of(run), settings_.call,
-      [&](std::string_view text) {
-        deliver(live.append_delta(text));
-        return !receiver_gone && !live.cancelled();
-      },
-      [&] {
-        if (!receiver_gone && !sink.idle()) receiver_gone = true;
-        return receiver_gone || live.cancelled();
-      },
-      &live.waker(), run.provider_thread, store_start ? &meanwhile : nullptr, &on_tool_call);
-  if (result.refused && !(store_start && store_start->started())) refuse(result, run);
-  if (store_start) {
-    try {
-      store_start->finish();
-    } catch (...) {
-      end_for_followers(live, "internal", "the run could not be stored");
-      throw;
-    }
-  }
-
-  const int attempts = result.attempts;
-  RunSummary summary = summarise(std::move(result), run.context);
-  if (summary.failed)
-    deliver(live.append_text([&](int64_t seq) {
-      return error_event_text(summary.error_code, summary.error_message, seq);
-    }));
-  store_then_end(sessions_, run, summary, start_with_call ? nullptr : &run.start, guard, deliver);
-  if (Logger::enabled(LogLevel::info)) log_finished(live.id, summary, attempts);
-  return summary;
 }
 
 namespace {
@@ -524,6 +288,21 @@ void append_tool_calls(std::string& out, const RunSummary& summary) {
   out += ']';
 }
 
+// [{"arguments","call_id","name","server"}]: the calls awaiting a person's approval.
+void append_approvals(std::string& out, const RunSummary& summary) {
+  out += '[';
+  for (const RunSummary::AwaitingApproval& waiting : summary.approvals) {
+    if (out.back() != '[') out += ',';
+    JsonObjectText entry(out);
+    entry.string("arguments", waiting.call.arguments)
+        .string("call_id", waiting.call.id)
+        .string("name", waiting.call.name)
+        .string("server", waiting.server)
+        .close();
+  }
+  out += ']';
+}
+
 }  // namespace
 
 std::string RunService::chat(const std::string& cell, const Principal& who, std::string_view body) {
@@ -549,6 +328,7 @@ std::string RunService::chat(const std::string& cell, const Principal& who, RunR
       .string("run_id", run.live->id)
       .string("session_id", run.live->session_id);
   if (!summary.tool_calls.empty()) append_tool_calls(answer.member("tool_calls"), summary);
+  if (!summary.approvals.empty()) append_approvals(answer.member("approvals"), summary);
   JsonObjectText usage(answer.member("usage"));
   usage.integer("input_tokens", summary.input_tokens)
       .integer("output_tokens", summary.output_tokens)

@@ -14,7 +14,10 @@
 #include "core/runs/live_runs.h"
 #include "core/runs/provider_call.h"
 #include "core/runs/run_request.h"
+#include "core/runs/tool_answers.h"
 #include "core/sessions/session_store.h"
+#include "core/tools/memory_tools.h"
+#include "core/tools/tool_servers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -56,8 +59,19 @@ struct PreparedRun {
   RunRequest request;
   ResolvedModel model;
   RunContext context;
-  // The client tools offered: the agent's, then the request's (docs/tools.md).
+  // The tools offered: the agent's client tools, its server tools, then the request's
+  // (docs/tools.md); `routes` says who runs each.
   std::vector<ToolSpec> tools;
+  std::vector<ToolRoute> routes;
+  int64_t max_steps = 8;  // the request's, else its agent's, else 8
+  // A person's word on the calls the session left awaiting approval, which run (or are
+  // denied) before the first step.
+  std::vector<Approval> approvals;
+  // Who the built-in tools act as, and within which memory.
+  MemoryToolScope tool_scope;
+  // The messages the run makes: each step's answer, and the results of the calls
+  // agentrt ran; stored after the request's.
+  std::vector<StoredMessage> made;
   // The run's start, stored by execute() as `start_write` says.
   RunRecord start;
   StartWrite start_write = StartWrite::with_call;
@@ -75,8 +89,14 @@ struct PreparedRun {
 struct RunSummary {
   std::string text;  // the answer, as streamed
   std::string reason;
-  // The calls the run leaves pending (reason tool_use), in the order the model made them.
+  // The calls the run leaves pending, in the order the model made them: the client's
+  // (reason tool_use), and those awaiting approval with their server's name.
   std::vector<ToolCall> tool_calls;
+  struct AwaitingApproval {
+    ToolCall call;
+    std::string server;
+  };
+  std::vector<AwaitingApproval> approvals;
   // The provider's own word when `reason` maps it (content_filter ends as end_turn),
   // for the log line; empty otherwise.
   std::string provider_reason;
@@ -95,6 +115,8 @@ struct RunSettings {
   // that has not stopped by then (its provider ignores cancellation) is answered for
   // as interrupted; a deleted session's is discarded (LiveRun::discard).
   std::chrono::milliseconds stop_wait{10'000};
+  // A server tool's result is cut here, with a note (limits.max_tool_output_bytes).
+  uint64_t max_tool_output_bytes = 256 * 1024;
 };
 
 // Which memory a run may see: the acting actor's, in the run's cell and session, the
@@ -120,6 +142,12 @@ class RunService {
   RunService(SessionStore& sessions, ProviderRegistry& providers, AgentService& agents,
              RunSettings settings);
   void set_memory_source(MemorySource source) { memory_source_ = std::move(source); }
+  // The tool servers agents' references name, and what runs the built-in tools.
+  using BuiltinTools = std::function<ToolResult(const ToolCall&, const MemoryToolScope&)>;
+  void set_tools(const ToolServers* servers, BuiltinTools builtin) {
+    tool_servers_ = servers;
+    builtin_tools_ = std::move(builtin);
+  }
   // Asked once a run is live, holding the cell's fence (core/cells/cell_fence.h): a
   // run checked against its cell before the cell's deletion but made live after the
   // deletion discarded the cell's runs would otherwise store into a deleted cell.
@@ -208,8 +236,10 @@ class RunService {
                                  const std::string& actor, bool sees_any_actor,
                                  bool interrupt_if_busy, bool& waited);
 
+  friend class RunExecution;  // run_execute.cpp
+
   RunContext context_for(const std::string& cell, const std::string& actor,
-                         const std::string& session_id, const Agent* agent, const PreparedRun& run,
+                         const std::string& session_id, const Agent* agent, PreparedRun& run,
                          bool continues);
   // The run's context from its session as `owner` found it; the owner kept for the next.
   void set_context(PreparedRun& run, const std::string& cell, const std::string& actor,
@@ -219,6 +249,8 @@ class RunService {
   ProviderRegistry& providers_;
   AgentService& agents_;
   MemorySource memory_source_;
+  const ToolServers* tool_servers_ = nullptr;
+  BuiltinTools builtin_tools_;
   CellCheck cell_exists_;
   RunSettings settings_;
   LiveRuns live_;

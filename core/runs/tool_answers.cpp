@@ -71,39 +71,126 @@ std::vector<ToolCall> pending_calls(const HistorySpan& history) {
   return pending;
 }
 
-void check_answers(const std::vector<ToolCall>& pending, const std::vector<StoredMessage>& fresh) {
-  std::vector<std::string> answers, twice, unknown, missing, approvals;
+namespace {
+
+struct AnswerKinds {
+  std::vector<std::string> answers, twice, results, approvals;
+};
+
+AnswerKinds answers_in(const std::vector<StoredMessage>& fresh) {
+  AnswerKinds kinds;
   for (const StoredMessage& message : fresh) {
     if (message.role != "tool") break;
     each_part(message, "tool_approval", [&](simdjson::dom::element part) {
-      approvals.emplace_back(text::text_or_empty(text::member(part, "tool_call_id")));
+      kinds.approvals.emplace_back(text::text_or_empty(text::member(part, "tool_call_id")));
+    });
+    each_part(message, "tool_result", [&](simdjson::dom::element part) {
+      kinds.results.emplace_back(text::text_or_empty(text::member(part, "tool_call_id")));
     });
     for (std::string& id : answered_in(message)) {
-      if (contains(answers, id) && !contains(twice, id)) twice.push_back(id);
-      answers.push_back(std::move(id));
+      if (contains(kinds.answers, id) && !contains(kinds.twice, id)) kinds.twice.push_back(id);
+      kinds.answers.push_back(std::move(id));
     }
   }
-  for (const std::string& id : answers) {
+  return kinds;
+}
+
+// The pending calls answered the wrong way: a client's with an approval, or one awaiting
+// approval with a result.
+void check_answer_kinds(const std::vector<ToolCall>& pending, const AnswerKinds& kinds,
+                        const AwaitsApproval& awaits_approval) {
+  std::vector<std::string> approved_client, resulted_server;
+  for (const ToolCall& call : pending) {
+    const bool server = awaits_approval && awaits_approval(call);
+    if (!server && contains(kinds.approvals, call.id)) approved_client.push_back(call.id);
+    if (server && contains(kinds.results, call.id)) resulted_server.push_back(call.id);
+  }
+  if (!approved_client.empty())
+    throw invalid("field 'messages': tool call " + listed(approved_client) +
+                  " awaits no approval: a client tool's call is answered with a tool_result");
+  if (!resulted_server.empty())
+    throw invalid("field 'messages': tool call " + listed(resulted_server) +
+                  " awaits approval: agentrt runs it, and it is answered with a tool_approval");
+}
+
+}  // namespace
+
+void check_answers(const std::vector<ToolCall>& pending, const std::vector<StoredMessage>& fresh,
+                   const AwaitsApproval& awaits_approval) {
+  const AnswerKinds kinds = answers_in(fresh);
+  std::vector<std::string> unknown, missing;
+  for (const std::string& id : kinds.answers) {
     const bool is_pending = std::any_of(pending.begin(), pending.end(),
                                         [&](const ToolCall& call) { return call.id == id; });
     if (!is_pending && !contains(unknown, id)) unknown.push_back(id);
   }
   for (const ToolCall& call : pending)
-    if (!contains(answers, call.id)) missing.push_back(call.id);
-  // Only a server tool's call waits for a person's approval; a client's waits for its
-  // result.
-  if (!approvals.empty())
-    throw invalid("field 'messages': tool call " + listed(approvals) +
-                  " awaits no approval: a client tool's call is answered with a tool_result");
-  if (!twice.empty())
-    throw invalid("field 'messages': tool call " + listed(twice) + " is answered twice");
+    if (!contains(kinds.answers, call.id)) missing.push_back(call.id);
+  if (!kinds.twice.empty())
+    throw invalid("field 'messages': tool call " + listed(kinds.twice) + " is answered twice");
   if (!unknown.empty())
     throw invalid("field 'messages': tool call " + listed(unknown) +
                   (pending.empty() ? " is not pending: the session has no pending tool calls"
                                    : " is not pending on this session"));
+  check_answer_kinds(pending, kinds, awaits_approval);
   if (!missing.empty())
     throw invalid("field 'messages': the session's pending tool call " + listed(missing) +
-                  " needs a tool_result in a tool message first among messages");
+                  " needs a tool_result (or, awaiting approval, a tool_approval) in a tool "
+                  "message first among messages");
+}
+
+std::vector<Approval> approvals_in(const std::vector<ToolCall>& pending,
+                                   const std::vector<StoredMessage>& fresh) {
+  std::vector<Approval> approvals;
+  for (const StoredMessage& message : fresh) {
+    if (message.role != "tool") break;
+    each_part(message, "tool_approval", [&](simdjson::dom::element part) {
+      const std::string_view id = text::text_or_empty(text::member(part, "tool_call_id"));
+      for (const ToolCall& call : pending) {
+        if (call.id != id) continue;
+        bool approve = false;
+        if (text::member(part, "approve").get(approve) != SUCCESS) approve = false;
+        approvals.push_back(
+            {call, approve, std::string(text::text_or_empty(text::member(part, "reason")))});
+      }
+    });
+  }
+  std::stable_sort(approvals.begin(), approvals.end(), [&](const Approval& a, const Approval& b) {
+    auto at = [&](const Approval& x) {
+      return std::find_if(pending.begin(), pending.end(),
+                          [&](const ToolCall& c) { return c.id == x.call.id; });
+    };
+    return at(a) < at(b);
+  });
+  return approvals;
+}
+
+StoredMessage results_message(const std::vector<ToolResult>& results) {
+  StoredMessage message;
+  message.role = "tool";
+  ContentEstimate estimate;
+  std::string content = "[";
+  for (const ToolResult& result : results) {
+    if (content.size() > 1) content += ',';
+    JsonObjectText part(content);
+    part.boolean("is_error", result.is_error)
+        .string("output", result.output)
+        .string("tool_call_id", result.call_id)
+        .string("type", "tool_result")
+        .close();
+    estimate.add_tool(result.output);
+  }
+  content += ']';
+  message.content_text = std::move(content);
+  message.tokens = estimate.tokens();
+  message.has_tool_parts = true;
+  return message;
+}
+
+size_t leading_tool_messages(const std::vector<StoredMessage>& messages) {
+  size_t n = 0;
+  while (n < messages.size() && messages[n].role == "tool") ++n;
+  return n;
 }
 
 StoredMessage answer_message(std::string_view text, const std::vector<ToolCall>& calls) {

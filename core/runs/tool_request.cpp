@@ -27,6 +27,8 @@ std::string parameters_of(const Fields& tool, const std::string& where) {
   return simdjson::minify(schema);
 }
 
+}  // namespace
+
 ToolSpec read_tool(element value, const std::string& where) {
   const Fields tool = Fields::of(value, "'" + where + "'", where + ".");
   tool.reject_unknown({"type", "name", "description", "parameters"});
@@ -40,6 +42,8 @@ ToolSpec read_tool(element value, const std::string& where) {
   spec.parameters = parameters_of(tool, where);
   return spec;
 }
+
+namespace {
 
 std::string_view required_id(const Fields& part, const std::string& where, const char* field) {
   const std::string_view id = part.required_string(field);

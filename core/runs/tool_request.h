@@ -16,6 +16,8 @@ namespace agentrt::core {
 // At most this many tools a run (OpenAI's limit, the lowest of the vendors').
 inline constexpr size_t kMaxTools = 128;
 
+// One client tool, `where` naming it ("tools[2]").
+ToolSpec read_tool(simdjson::dom::element value, const std::string& where);
 // `value`, the array named `field` ("tools", "agents.tools"): client tools, each
 // {"type":"function","name","description"?,"parameters"?}, names unique.
 std::vector<ToolSpec> read_tools(simdjson::dom::element value, const std::string& field);

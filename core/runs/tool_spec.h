@@ -3,10 +3,13 @@
 // agent, the provider request and the run's events.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace agentrt::core {
+
+struct ToolServer;  // core/tools/tool_servers.h
 
 // {"type":"function","name","description"?,"parameters"?}: run by the caller.
 struct ToolSpec {
@@ -19,6 +22,25 @@ struct ToolSpec {
 struct ToolChoice {
   std::string mode = "auto";  // auto | none | required | tool
   std::string name;           // mode "tool"
+};
+
+// A reference to server tools an agent offers (docs/tools.md, "Agents"):
+// {"type":"mcp","server","tools"?,"require_approval"?} or {"type":"builtin","name"}.
+struct ToolRef {
+  std::string type;                // mcp | builtin
+  std::string server;              // mcp: the tool server's name
+  std::vector<std::string> tools;  // mcp: only these of its tools; empty: all of them
+  std::string require_approval;    // mcp: always | never; empty: the server entry's
+  std::string name;                // builtin: memory_search | memory_save
+};
+
+// Who runs a tool a run offers: the caller (a client tool), a tool server, or agentrt
+// itself (a built-in tool).
+struct ToolRoute {
+  enum class Executor { client, server, builtin };
+  Executor executor = Executor::client;
+  std::shared_ptr<const ToolServer> server;  // Executor::server
+  bool require_approval = false;             // a server tool a person must approve first
 };
 
 // One call the model made: `arguments` is the JSON text it wrote, as written.

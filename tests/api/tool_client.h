@@ -20,6 +20,15 @@ inline const nlohmann::json& weather_tool() {
   return tool;
 }
 
+// The events of one type, in order.
+inline std::vector<nlohmann::json> of_type(const std::vector<nlohmann::json>& events,
+                                           const std::string& type) {
+  std::vector<nlohmann::json> out;
+  for (const nlohmann::json& e : events)
+    if (e.value("type", "") == type) out.push_back(e);
+  return out;
+}
+
 // A tool message of one tool_result part per (call id, output).
 inline nlohmann::json tool_message(
     const std::vector<std::pair<std::string, std::string>>& results) {

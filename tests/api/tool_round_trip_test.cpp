@@ -26,13 +26,6 @@ std::string vendor_id(Vendor vendor, int n) {
   return "";
 }
 
-std::vector<json> of_type(const std::vector<json>& events, const std::string& type) {
-  std::vector<json> out;
-  for (const json& e : events)
-    if (e.value("type", "") == type) out.push_back(e);
-  return out;
-}
-
 // The tools as the vendor was sent them: each names get_weather with its schema.
 void expect_tools_sent(Vendor vendor, const json& request) {
   ASSERT_TRUE(request.contains("tools")) << request.dump();

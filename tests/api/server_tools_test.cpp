@@ -54,11 +54,10 @@ TEST_F(ServerToolsApi, OneServerCallAndTheModelAnswersWithItsResult) {
   ASSERT_EQ(stored.size(), 4u) << stored.dump();
   EXPECT_EQ(stored[1]["content"][1]["type"], "tool_call");
   EXPECT_EQ(stored[2]["role"], "tool");
-  EXPECT_EQ(stored[2]["content"][0],
-            json({{"type", "tool_result"},
-                  {"tool_call_id", "call_1"},
-                  {"output", "5"},
-                  {"is_error", false}}));
+  EXPECT_EQ(stored[2]["content"][0], json({{"type", "tool_result"},
+                                           {"tool_call_id", "call_1"},
+                                           {"output", "5"},
+                                           {"is_error", false}}));
   EXPECT_EQ(stored[3]["content"][0]["text"], "It is 5.");
   // Nothing is pending: the next run needs no tool message.
   s.fake.enqueue(Reply::answer("ok", 1));
@@ -156,10 +155,9 @@ TEST_F(ServerToolsApi, AFailingHangingOrUnknownToolIsAnErrorTheModelReads) {
 
 TEST_F(ServerToolsApi, AStepWithClientAndServerCallsRunsTheServersAndWaitsForTheClient) {
   const std::string agent = make_agent({{{"type", "mcp"}, {"server", "calc"}}});
-  s.fake.enqueue(Reply::calling({{"call_s", "add", R"({"a":4,"b":4})"},
-                                 {"call_c", "get_weather", R"({"city":"Oslo"})"}}));
-  const json first =
-      chat(agent_body(agent, "both", "st6", {{"tools", {weather_tool()}}})).json();
+  s.fake.enqueue(Reply::calling(
+      {{"call_s", "add", R"({"a":4,"b":4})"}, {"call_c", "get_weather", R"({"city":"Oslo"})"}}));
+  const json first = chat(agent_body(agent, "both", "st6", {{"tools", {weather_tool()}}})).json();
   EXPECT_EQ(first["reason"], "tool_use") << first.dump();
   ASSERT_EQ(first["tool_calls"].size(), 1u);
   EXPECT_EQ(first["tool_calls"][0]["call_id"], "call_c");
@@ -228,11 +226,10 @@ TEST_F(ServerToolsApi, ADeniedCallIsAnErrorTheModelSeesAndChatListsApprovals) {
   const json first = chat(agent_body(agent, "add", "st8")).json();
   EXPECT_EQ(first["reason"], "approval_required") << first.dump();
   ASSERT_EQ(first["approvals"].size(), 1u);
-  EXPECT_EQ(first["approvals"][0],
-            json({{"call_id", "call_d"},
-                  {"name", "add"},
-                  {"arguments", R"({"a":1,"b":1})"},
-                  {"server", "calc"}}));
+  EXPECT_EQ(first["approvals"][0], json({{"call_id", "call_d"},
+                                         {"name", "add"},
+                                         {"arguments", R"({"a":1,"b":1})"},
+                                         {"server", "calc"}}));
   s.fake.enqueue(Reply::answer("fine", 1));
   json deny = agent_body(agent, "", "st8");
   deny["messages"] = {approval_message("call_d", false, "not today")};

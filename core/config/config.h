@@ -60,6 +60,10 @@ struct PluginConfig {
   nlohmann::json config = nlohmann::json::object();  // handed to the plugin's create
 };
 
+// The bounds of a tool server's `timeout_ms`, in the config file and over the API.
+inline constexpr int64_t kToolTimeoutMinMs = 100;
+inline constexpr int64_t kToolTimeoutMaxMs = 3600000;
+
 // One `tool_servers` entry (docs/tools.md): an instance of the tool plugin `type` (the
 // bundled `mcp` by default), made with the whole entry as its config.
 struct ToolServerConfig {

@@ -148,7 +148,8 @@ ToolServerConfig parse_tool_server(const json& entry, const std::string& key) {
     server.require_approval = word;
   }
   if (auto timeout = entry.find("timeout_ms"); timeout != entry.end())
-    server.timeout_ms = expect_uint(*timeout, key + ".timeout_ms", 100, 3600000);
+    server.timeout_ms =
+        expect_uint(*timeout, key + ".timeout_ms", kToolTimeoutMinMs, kToolTimeoutMaxMs);
   return server;
 }
 

@@ -51,6 +51,7 @@ Engine::~Engine() {
   memory_.reset();
   auth_.reset();
   registry_.reset();
+  tool_server_admin_.reset();
   tool_servers_.reset();
   providers_.clear();
   others_.clear();
@@ -98,6 +99,9 @@ StartReport Engine::start(EngineRole role) {
   host_.scan(plugin_dirs_);
   create_instances();
   tool_servers_ = std::make_unique<ToolServers>(host_, config_.tool_servers);
+  tool_server_admin_ =
+      std::make_unique<ToolServerAdmin>(*store_, host_, *tool_servers_, config_.disabled("mcp"));
+  tool_server_admin_->load();
   cells_ = std::make_unique<CellService>(*store_, single_cell());
   refuse_cells_beside_default();
   // Tokens issued in single-cell mode name no cell, and a token of no cell is valid in

@@ -13,6 +13,7 @@
 #include "core/sessions/session_store.h"
 #include "core/store/data_dir.h"
 #include "core/store/state_store.h"
+#include "core/tools/tool_server_admin.h"
 #include "core/tools/tool_servers.h"
 
 #include <chrono>
@@ -97,6 +98,7 @@ class Engine {
   MemoryService& memory() { return *memory_; }
   AgentService& agents() { return *agents_; }
   const ToolServers& tool_servers() const { return *tool_servers_; }
+  ToolServerAdmin& tool_server_admin() { return *tool_server_admin_; }
 
  private:
   void create_instances();
@@ -142,6 +144,7 @@ class Engine {
   std::unique_ptr<RunService> runs_;
   std::unique_ptr<MemoryService> memory_;
   std::unique_ptr<ToolServers> tool_servers_;
+  std::unique_ptr<ToolServerAdmin> tool_server_admin_;  // over tool_servers_
   std::chrono::steady_clock::time_point started_;
 };
 

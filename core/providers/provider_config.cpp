@@ -3,6 +3,7 @@
 #include "core/cells/cell_rules.h"
 #include "core/domain/errors.h"
 #include "core/domain/json_fields.h"
+#include "core/domain/secret_ref.h"
 #include "text/utf8.h"
 
 namespace agentrt::core {
@@ -11,15 +12,7 @@ namespace {
 nlohmann::json parse_key_ref(const nlohmann::json& body, const std::string& prefix) {
   auto it = body.find("api_key_ref");
   if (it == body.end() || it->is_null()) return nullptr;
-  const std::string where = prefix + "api_key_ref.";
-  require_object(*it, "field '" + prefix + "api_key_ref'");
-  reject_unknown_fields(*it, {"source", "value"}, where);
-  std::string source = required_string(*it, "source", where);
-  if (source != "inline" && source != "env" && source != "file")
-    throw invalid("field '" + where + "source' must be one of inline, env, file");
-  std::string value = required_string(*it, "value", where);
-  if (value.empty()) throw invalid("field '" + where + "value' must not be empty");
-  return {{"source", source}, {"value", value}};
+  return parse_secret_ref(*it, prefix + "api_key_ref");
 }
 
 ModelInfo parse_model(const nlohmann::json& body, const std::string& prefix,
@@ -48,16 +41,6 @@ std::string join(const std::set<std::string>& names) {
   return out.empty() ? "(none loaded)" : out;
 }
 
-// Whether the URL's authority has user information: a credential, which the URL is
-// shown with in responses and may be logged with.
-bool has_user_info(const std::string& url) {
-  const size_t start = url.find("://");
-  if (start == std::string::npos) return false;
-  const size_t end = url.find_first_of("/?#", start + 3);
-  return url.substr(start + 3, end == std::string::npos ? end : end - start - 3).find('@') !=
-         std::string::npos;
-}
-
 }  // namespace
 
 ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
@@ -79,7 +62,7 @@ ProviderRecord parse_provider(const nlohmann::json& body, size_t index,
   if (!record.base_url.empty() && record.base_url.rfind("http://", 0) != 0 &&
       record.base_url.rfind("https://", 0) != 0)
     throw invalid("field '" + prefix + "base_url' must be an http:// or https:// URL");
-  if (has_user_info(record.base_url))
+  if (url_has_user_info(record.base_url))
     throw invalid("field '" + prefix +
                   "base_url' must not hold credentials (user:password@); give the key as "
                   "api_key_ref, which is never shown");
@@ -131,13 +114,11 @@ std::vector<ModelInfo> models_from_json(const nlohmann::json& models) {
 }
 
 nlohmann::json public_json(const ProviderRecord& record) {
-  nlohmann::json key = record.api_key_ref;
-  if (key.is_object() && key.value("source", "") == "inline") key["value"] = "***";
   return {
       {"name", record.name},
       {"type", record.type},
       {"base_url", record.base_url.empty() ? nlohmann::json() : nlohmann::json(record.base_url)},
-      {"api_key_ref", key},
+      {"api_key_ref", masked_secret_ref(record.api_key_ref)},
       {"models", models_json(record.models)},
       {"options", record.options},
       {"created_at", record.created_at},

@@ -161,6 +161,17 @@ CREATE INDEX runs_by_session ON runs(cell, session_id, seq);
 ALTER TABLE agents ADD COLUMN tools TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE agents ADD COLUMN max_steps INTEGER;
 )sql"},
+      // Tool servers saved over the admin API: `entry` is the JSON their plugin is made
+      // with, header references unresolved (inline ones as given, as shared providers'
+      // keys are kept).
+      {9, "tool servers saved over the admin API", R"sql(
+CREATE TABLE tool_servers(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL UNIQUE,
+  entry TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL);
+)sql"},
   };
   return migrations;
 }

@@ -1,18 +1,21 @@
 #include "core/tools/tool_servers.h"
 
 #include "core/domain/errors.h"
+#include "core/domain/secret_ref.h"
 #include "core/log/logger.h"
 #include "core/runs/tool_spec.h"
 
+#include <algorithm>
+
 namespace agentrt::core {
-namespace {
 
 using nlohmann::json;
 
-std::shared_ptr<ToolServer> make_server(const PluginHost& host, const ToolServerConfig& config) {
+std::shared_ptr<ToolServer> make_tool_server(const PluginHost& host, const ToolServerConfig& config,
+                                             std::string source) {
   auto server = std::make_shared<ToolServer>();
   server->config = config;
-  server->source = "config";
+  server->source = std::move(source);
   auto plugin = host.find(config.type);
   if (!plugin) {
     server->error = "no tool plugin named '" + config.type + "' is loaded";
@@ -30,6 +33,8 @@ std::shared_ptr<ToolServer> make_server(const PluginHost& host, const ToolServer
     log_error("tool server not available", {{"name", config.name}, {"reason", server->error}});
   return server;
 }
+
+namespace {
 
 // MCP's two transports; a native tool plugin's tools run in agentd itself.
 const char* transport_of(const json& entry) {
@@ -49,6 +54,13 @@ std::string shown_url(std::string url) {
   return url;
 }
 
+// Header values are credential references, shown as a shared provider's key is.
+json shown_headers(const json& headers) {
+  json shown = json::object();
+  for (const auto& [name, ref] : headers.items()) shown[name] = masked_secret_ref(ref);
+  return shown;
+}
+
 json tools_entry(const ToolServer& server, json& out) {
   json tools = json::array();
   try {
@@ -64,10 +76,40 @@ json tools_entry(const ToolServer& server, json& out) {
 }  // namespace
 
 ToolServers::ToolServers(const PluginHost& host, const std::vector<ToolServerConfig>& entries) {
-  for (const ToolServerConfig& entry : entries) servers_.push_back(make_server(host, entry));
+  for (const ToolServerConfig& entry : entries)
+    servers_.push_back(make_tool_server(host, entry, "config"));
 }
 
 ToolServers::~ToolServers() = default;
+
+void ToolServers::put(std::vector<std::shared_ptr<const ToolServer>> servers) {
+  // The servers replaced end here, after the lock: a plugin's destroy may wait on its
+  // server, and finds must not wait with it.
+  std::vector<std::shared_ptr<const ToolServer>> replaced;
+  std::lock_guard lock(mutex_);
+  for (auto& server : servers) {
+    auto same = std::find_if(servers_.begin(), servers_.end(), [&](const auto& listed) {
+      return listed->config.name == server->config.name;
+    });
+    if (same == servers_.end()) {
+      servers_.push_back(std::move(server));
+    } else {
+      replaced.push_back(std::move(*same));
+      *same = std::move(server);
+    }
+  }
+}
+
+bool ToolServers::remove(const std::string& name) {
+  std::shared_ptr<const ToolServer> removed;  // ends after the lock, as in put
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(servers_.begin(), servers_.end(),
+                         [&](const auto& listed) { return listed->config.name == name; });
+  if (it == servers_.end()) return false;
+  removed = std::move(*it);
+  servers_.erase(it);
+  return true;
+}
 
 std::shared_ptr<const ToolServer> ToolServers::find(const std::string& name) const {
   std::lock_guard lock(mutex_);
@@ -98,10 +140,17 @@ json ToolServers::list() const {
                 {"timeout_ms", config.timeout_ms}};
     if (auto url = config.entry.find("url"); url != config.entry.end() && url->is_string())
       out["url"] = shown_url(url->get<std::string>());
+    if (auto headers = config.entry.find("headers");
+        headers != config.entry.end() && headers->is_object())
+      out["headers"] = shown_headers(*headers);
     std::string why = server->error;
     out["healthy"] = server->instance && server->instance->answers(&why);
     if (!out["healthy"].get<bool>()) out["error"] = why;
     out["tools"] = out["healthy"].get<bool>() ? tools_entry(*server, out) : json::array();
+    if (!server->created_at.empty()) {
+      out["created_at"] = server->created_at;
+      out["updated_at"] = server->updated_at;
+    }
     data.push_back(std::move(out));
   }
   return {{"data", std::move(data)}};

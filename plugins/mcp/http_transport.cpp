@@ -114,6 +114,37 @@ HttpTransport::HttpTransport(std::string url, std::vector<std::string> headers,
   providers::ensure_curl_initialised();
 }
 
+HttpTransport::~HttpTransport() {
+  end_session();
+}
+
+// MCP asks a client that is done with a session to DELETE it, so that the server lets go
+// of what it holds for it now rather than at its own timeout. Bounded and quiet: a server
+// that keeps no sessions answers 405, one that is gone answers nothing, and neither may
+// hold up the removal of its entry or agentd's shutdown for long.
+void HttpTransport::end_session() noexcept {
+  if (expired_) return;  // the server dropped it already
+  try {
+    Exchange ex;
+    std::unique_ptr<curl_slist, ListDeleter> headers(header_list(ex));
+    if (!ex.sent_session) return;  // never initialized: no session to end
+    std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
+    if (!easy) return;
+    CURL* e = easy.get();
+    curl_easy_setopt(e, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
+    curl_easy_setopt(
+        e, CURLOPT_WRITEFUNCTION,
+        +[](char*, size_t size, size_t count, void*) { return size * count; });
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 2000L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 1000L);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_perform(e);
+  } catch (...) {  // out of memory for the headers: the server's timeout ends the session
+  }
+}
+
 void HttpTransport::set_protocol_version(const std::string& version) {
   std::lock_guard<std::mutex> lock(mutex_);
   protocol_version_ = version;

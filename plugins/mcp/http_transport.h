@@ -18,6 +18,8 @@ class HttpTransport : public Transport {
  public:
   // `headers` are "Name: value" lines sent with every request; they hold secrets.
   HttpTransport(std::string url, std::vector<std::string> headers, NotificationFn on_notification);
+  // Ends the server's session (end_session).
+  ~HttpTransport() override;
 
   nlohmann::json request(const nlohmann::json& request, const CancelCheck& cancelled,
                          std::chrono::milliseconds timeout) override;
@@ -31,6 +33,7 @@ class HttpTransport : public Transport {
  private:
   void post(Exchange& exchange, const nlohmann::json& message, std::chrono::milliseconds timeout);
   curl_slist* header_list(Exchange& exchange);
+  void end_session() noexcept;
   void check_status(const Exchange& exchange);
 
   std::string url_;

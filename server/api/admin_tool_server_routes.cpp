@@ -4,12 +4,22 @@
 
 namespace agentrt::server::api {
 
-// The config file's tool servers with their tools and health (docs/tools.md). The list
-// asks each server, so it is an admin's look, never on a run's path.
+// The tool servers with their tools and health (docs/operator-guide.md, "Tool
+// servers"): the config file's, and those saved here. GET asks each server, so it is
+// an admin's look, never on a run's path; POST answers the same list.
 void add_tool_server_routes(Router& router, core::Engine& engine) {
+  router.add({"POST", "/admin/tool-servers", RouteScope::root, RouteAccess::admin, true,
+              [&engine](RequestContext& ctx, Response& response) {
+                response.send_json(200, engine.tool_server_admin().upsert(ctx.json));
+              }});
   router.add({"GET", "/admin/tool-servers", RouteScope::root, RouteAccess::admin, false,
               [&engine](RequestContext&, Response& response) {
                 response.send_json(200, engine.tool_servers().list());
+              }});
+  router.add({"DELETE", "/admin/tool-servers/{name}", RouteScope::root, RouteAccess::admin, false,
+              [&engine](RequestContext& ctx, Response& response) {
+                engine.tool_server_admin().remove(ctx.param("name"));
+                response.send_no_content();
               }});
 }
 

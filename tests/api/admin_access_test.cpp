@@ -65,6 +65,13 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
                         {"type", "echo"},
                         {"models", {{{"id", "doomed-model-" + n}, {"context_window", 100}}}}}}}};
     ASSERT_EQ(call(agentd, "POST", "/admin/shared-providers", admin, provider).status, 200);
+    // Unreachable on purpose: saving and listing need no server that answers.
+    auto tool_server = [](const std::string& name) {
+      return json{
+          {"servers", {{{"name", name}, {"type", "mcp"}, {"url", "http://127.0.0.1:1/mcp"}}}}};
+    };
+    ASSERT_EQ(call(agentd, "POST", "/admin/tool-servers", admin, tool_server("doomed" + n)).status,
+              200);
 
     struct Case {
       std::string method, path;
@@ -89,7 +96,9 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
          200},
         {"GET", "/admin/shared-providers", nullptr, 200},
         {"DELETE", "/admin/shared-providers/doomed" + n, nullptr, 204},
+        {"POST", "/admin/tool-servers", tool_server("t" + n), 200},
         {"GET", "/admin/tool-servers", nullptr, 200},
+        {"DELETE", "/admin/tool-servers/doomed" + n, nullptr, 204},
     };
     for (const Case& c : cases) {
       auto response = call(agentd, c.method, c.path, caller.token, c.body);
@@ -121,6 +130,9 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
       auto providers = call(agentd, "GET", "/admin/shared-providers", admin).body;
       EXPECT_NE(providers.find("doomed" + n), std::string::npos);
       EXPECT_EQ(providers.find("\"p" + n + "\""), std::string::npos);
+      auto tool_servers = call(agentd, "GET", "/admin/tool-servers", admin).body;
+      EXPECT_NE(tool_servers.find("\"doomed" + n + "\""), std::string::npos);
+      EXPECT_EQ(tool_servers.find("\"t" + n + "\""), std::string::npos);
       // Put the admin's PATCH-able state back is not needed: nothing was changed.
     } else {
       ASSERT_EQ(call(agentd, "PATCH", "/admin/cells/other", admin, {{"locale", "en-US"}}).status,

@@ -2,83 +2,28 @@
 // port as a child of the test.
 #include "tests/mcp/mcp_test_support.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <atomic>
 #include <chrono>
-#include <csignal>
-#include <thread>
-
-extern char** environ;
 
 namespace agentrt::mcp_test {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 
-// A port nothing listens on right now (the kernel's pick for a socket bound to 0).
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-bool accepts(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
+using mcp_reference::EverythingHttp;
+using mcp_reference::free_port;
 
 class McpHttpTest : public McpTest {
  protected:
   void SetUp() override {
     McpTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    port = free_port();
-    const std::string port_env = "PORT=" + std::to_string(port);
-    std::vector<std::string> args = {"node", everything_js(), "streamableHttp"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env = {port_env, std::string("PATH=") + std::getenv("PATH")};
-    std::vector<char*> envp;
-    for (std::string& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    ASSERT_EQ(posix_spawnp(&server, "node", &actions, nullptr, argv.data(), envp.data()), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    const auto until = Clock::now() + 20s;
-    while (!accepts(port) && Clock::now() < until) std::this_thread::sleep_for(50ms);
-    ASSERT_TRUE(accepts(port)) << "server-everything did not listen on port " << port;
+    const std::string why = server.start();
+    ASSERT_TRUE(why.empty()) << why;
+    port = server.port();
   }
-  void TearDown() override {
-    if (server > 0) {
-      kill(server, SIGKILL);
-      waitpid(server, nullptr, 0);
-    }
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port) + "/mcp"; }
+  std::string url() const { return server.url(); }
 
-  pid_t server = -1;
+  EverythingHttp server;
   int port = 0;
 };
 

@@ -1,9 +1,10 @@
-// Shared by the mcp plugin's tests: the reference MCP servers (installed once by
-// install-servers.sh), the built plugin loaded through the host, and a call helper.
+// Shared by the mcp plugin's tests: the reference MCP servers (reference_servers.h),
+// the built plugin loaded through the host, and a call helper.
 #pragma once
 
 #include "core/plugin_host/plugin_host.h"
 #include "core/plugin_host/tool_instance.h"
+#include "tests/mcp/reference_servers.h"
 #include "tests/plugin_host/tool_call.h"
 
 #include <gtest/gtest.h>
@@ -29,28 +30,9 @@ using nlohmann::json;
 
 using CallResult = test::ToolCallResult;
 
-inline std::string servers_dir() {
-  return AGENTRT_TEST_MCP_SERVERS_DIR;
-}
-inline std::string everything_js() {
-  return servers_dir() + "/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
-}
-inline std::string filesystem_js() {
-  return servers_dir() + "/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js";
-}
-
-// Empty when the servers are there, else why not (the tests then skip).
-inline const std::string& servers_missing() {
-  static const std::string why = [] {
-    const std::string command = "'" AGENTRT_TEST_MCP_INSTALL "' '" + servers_dir() + "'";
-    const int rc = std::system(command.c_str());
-    if (rc == 0) return std::string();
-    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3)
-      return std::string("npm is not installed: the MCP reference servers cannot be installed");
-    return "installing the MCP reference servers failed (" + command + ")";
-  }();
-  return why;
-}
+using mcp_reference::everything_js;
+using mcp_reference::filesystem_js;
+using mcp_reference::servers_missing;
 
 // Processes whose parent is this one and whose command line holds `needle`.
 inline std::vector<pid_t> children_with(const std::string& needle) {

@@ -15,11 +15,13 @@ namespace agentrt::test {
 
 // calc: the fixture's tools (add, wait, fail, down, big, whoami), 1.5 s a call;
 // guarded: the same, named g_*, each call approved first; slow: calc's without its
-// timeout; twin: calc's names again, to clash with it. Tool outputs are cut at 4 KiB.
+// timeout; twin: calc's names again, to clash with it. Tool outputs are cut at 4 KiB,
+// and a shutdown waits a second for running streams.
 inline AgentdOptions server_tools_options(const TempDir& dir) {
   const nlohmann::json config = {
       {"plugin_dirs", {AGENTRT_TEST_FIXTURE_DIR}},
       {"limits", {{"max_tool_output_bytes", 4096}}},
+      {"server", {{"shutdown_grace_s", 1}}},
       {"tool_servers",
        {{{"name", "calc"}, {"type", "tool-fixture"}, {"timeout_ms", 1500}},
         {{"name", "guarded"},

@@ -119,9 +119,25 @@ TEST_F(McpRuns, OverStreamableHttpACallRunsAndAnInterruptStopsIt) {
   ref::EverythingHttp server;
   const std::string why = server.start();
   ASSERT_TRUE(why.empty()) << why;
-  start({{"name", "everything"}, {"url", server.url()}});
+  // Credentials in the entry's URL and headers never reach a result, an event or the log.
+  std::string url = server.url();
+  url.insert(url.find("://") + 3, "user:pw-s3cr3t@");
+  start({{"name", "everything"},
+         {"url", url},
+         {"headers", {{"Authorization", {{"source", "inline"}, {"value", "Bearer h-s3cr3t"}}}}}});
   expect_echo_round_trip();
   expect_interrupt_within_a_second();
+  s->fake.enqueue(Reply::calling({{"call_x", "no-such-tool", "{}"}, {"call_y", "echo", "{}"}}));
+  s->fake.enqueue(Reply::answer("ok", 1));
+  const std::vector<json> failed = run_events(*s, body("x1"));
+  const std::vector<json> results = of_type(failed, "tool_result");
+  ASSERT_EQ(results.size(), 2u) << json(failed).dump();
+  EXPECT_EQ(results[0]["is_error"], true);
+  EXPECT_EQ(results[1]["is_error"], true) << "echo without its message";
+  EXPECT_EQ(json(failed).dump().find("s3cr3t"), std::string::npos) << json(failed).dump();
+  EXPECT_EQ(session_messages(*s, "x1").dump().find("s3cr3t"), std::string::npos);
+  for (const json& line : s->agentd.log_lines())
+    EXPECT_EQ(line.dump().find("s3cr3t"), std::string::npos) << line.dump();
 }
 
 }  // namespace

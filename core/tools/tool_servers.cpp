@@ -162,16 +162,24 @@ std::vector<ServerTool> parse_tool_list(const std::string& json_text) {
     throw invalid("a tool list is {\"tools\":[...]}");
   std::vector<ServerTool> tools;
   for (const json& entry : listed["tools"]) {
-    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string() ||
-        !valid_tool_name(entry["name"].get<std::string>()))
-      throw invalid("a listed tool has no valid \"name\"");
+    // A tool no vendor could be offered (MCP allows names such as "files.read") is left
+    // out, not the server's whole list with it.
+    const json name = entry.is_object() ? entry.value("name", json()) : json();
+    if (!name.is_string() || !valid_tool_name(name.get<std::string>())) {
+      log_warn("a listed tool is left out: its name is not 1 to 64 of A-Z, a-z, 0-9, _ and -",
+               {{"tool", name.is_string() ? name : json(entry.dump().substr(0, 100))}});
+      continue;
+    }
     ServerTool tool;
-    tool.name = entry["name"].get<std::string>();
+    tool.name = name.get<std::string>();
     if (auto d = entry.find("description"); d != entry.end() && d->is_string())
       tool.description = d->get<std::string>();
     tool.parameters = entry.value("parameters", json{{"type", "object"}});
-    if (!tool.parameters.is_object())
-      throw invalid("the parameters of tool '" + tool.name + "' are not an object");
+    if (!tool.parameters.is_object()) {
+      log_warn("a listed tool is left out: its parameters are not an object",
+               {{"tool", tool.name}});
+      continue;
+    }
     bool repeated = false;
     for (const ServerTool& earlier : tools) repeated = repeated || earlier.name == tool.name;
     if (!repeated) tools.push_back(std::move(tool));

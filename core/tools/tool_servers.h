@@ -72,7 +72,8 @@ class ToolServers {
 };
 
 // {"tools":[{"name","description"?,"parameters"?}]} as a tool plugin writes it; throws
-// DomainError naming what is wrong. A name listed twice keeps its first entry.
+// DomainError for another shape. A name listed twice keeps its first entry; a tool whose
+// name no vendor takes, or whose parameters are no object, is left out (logged).
 std::vector<ServerTool> parse_tool_list(const std::string& json_text);
 
 }  // namespace agentrt::core

@@ -2,6 +2,7 @@
 // place of another keeps its place, a run that resolved the old one keeps it whole until
 // it lets go, and finds go on while servers are put and removed.
 #include "core/tools/tool_servers.h"
+#include "core/domain/errors.h"
 #include "tests/plugin_host/test_paths.h"
 
 #include <gtest/gtest.h>
@@ -83,6 +84,26 @@ TEST_F(ToolServersChanged, FindsGoOnWhileServersChange) {
   stop = true;
   reader.join();
   EXPECT_EQ(servers->find("config")->source, "config");
+}
+
+// A server's list as the tools a run may offer: a name no vendor takes leaves out that
+// tool only, a second tool of one name keeps the first, another shape is refused.
+TEST(ToolList, KeepsTheToolsAVendorCanBeOffered) {
+  const std::vector<ServerTool> tools = parse_tool_list(R"({"tools":[
+      {"name":"files.read","description":"dots are MCP's, not a vendor's"},
+      {"name":"read","description":"first","parameters":{"type":"object"}},
+      {"name":"read","description":"second"},
+      {"name":"broken","parameters":[1]},
+      {"description":"no name"},
+      "not an object",
+      {"name":"write"}]})");
+  ASSERT_EQ(tools.size(), 2u);
+  EXPECT_EQ(tools[0].name, "read");
+  EXPECT_EQ(tools[0].description, "first");
+  EXPECT_EQ(tools[1].name, "write");
+  EXPECT_EQ(tools[1].parameters, nlohmann::json({{"type", "object"}}));
+  EXPECT_THROW(parse_tool_list(R"({"tool":[]})"), DomainError);
+  EXPECT_THROW(parse_tool_list("not json"), DomainError);
 }
 
 }  // namespace

@@ -38,16 +38,19 @@ struct HttpTransport::Exchange {
   providers::LineSplitter fields{/*cr_ends_line=*/true};
   std::string last_event_id;
   long retry_ms = -1;
-  std::exception_ptr failure;  // thrown in a callback, rethrown outside libcurl
+  std::vector<json> server_requests;  // answered once libcurl is out of its callback
+  std::exception_ptr failure;         // thrown in a callback, rethrown outside libcurl
   std::optional<json> response;
 
-  // A message of the stream: the response we wait for, a notification, or other
-  // traffic (another request's progress) that is passed over.
+  // A message of the stream: the response we wait for, a notification, a request of
+  // the server's, or other traffic (another request's progress) that is passed over.
   void on_message(const std::string& text) {
     json message = json::parse(text, nullptr, false);
     if (!message.is_object()) return;
     if (message.contains("method")) {
-      if (!message.contains("id") && on_notification) {
+      if (message.contains("id")) {
+        server_requests.push_back(std::move(message));
+      } else if (on_notification) {
         try {
           on_notification(message);
         } catch (const std::exception&) {
@@ -237,6 +240,7 @@ void HttpTransport::transfer(Exchange& ex, const std::string* body, milliseconds
   bool cancelled = false;
   while (running) {
     curl_multi_perform(multi, &running);
+    answer_server_requests(ex);
     if (!running) break;
     if ((cancelled = ex.cancelled && ex.cancelled())) break;
     curl_multi_poll(multi, nullptr, 0, 50, nullptr);
@@ -257,6 +261,24 @@ void HttpTransport::transfer(Exchange& ex, const std::string* body, milliseconds
                 "mcp server did not answer in " + std::to_string(timeout.count()) + " ms");
   throw Error(AGENTRT_ERR_UNAVAILABLE,
               std::string("mcp server unreachable: ") + curl_easy_strerror(result));
+}
+
+// The server's requests, each answered by a POST of its own, as streamable HTTP has
+// a client answer them.
+void HttpTransport::answer_server_requests(Exchange& ex) {
+  std::vector<json> requests = std::move(ex.server_requests);
+  ex.server_requests.clear();
+  if (!requests.empty() && !ex.session_id.empty()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    session_id_ = ex.session_id;  // the answers belong to the session that asked
+  }
+  for (const json& request : requests) {
+    try {
+      notify(answer_to_server_request(request));
+    } catch (const Error&) {
+      // the server went away meanwhile: the awaited response says so, or never comes
+    }
+  }
 }
 
 void HttpTransport::check_status(const Exchange& ex) {
@@ -295,6 +317,7 @@ void HttpTransport::read_answer(Exchange& ex) {
       ex.on_message(ex.body);
     }
   }
+  answer_server_requests(ex);
 }
 
 // Takes up an event stream that ended before the response (MCP's resumability): after

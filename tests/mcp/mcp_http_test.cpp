@@ -1,5 +1,6 @@
 // The mcp plugin over streamable HTTP, against server-everything serving HTTP on a free
-// port as a child of the test.
+// port as a child of the test, and against asking_server.cjs for the server's own
+// requests during a call.
 #include "tests/mcp/mcp_test_support.h"
 
 #include <arpa/inet.h>
@@ -47,16 +48,22 @@ bool accepts(int port) {
 
 class McpHttpTest : public McpTest {
  protected:
+  // The server the test talks to; it listens on $PORT.
+  virtual std::vector<std::string> server_command() const {
+    return {"node", everything_js(), "streamableHttp"};
+  }
+
   void SetUp() override {
     McpTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     port = free_port();
     const std::string port_env = "PORT=" + std::to_string(port);
-    std::vector<std::string> args = {"node", everything_js(), "streamableHttp"};
+    std::vector<std::string> args = server_command();
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    std::vector<std::string> env = {port_env, std::string("PATH=") + std::getenv("PATH")};
+    std::vector<std::string> env = {port_env, std::string("PATH=") + std::getenv("PATH"),
+                                    "NODE_PATH=" + servers_dir() + "/node_modules"};
     std::vector<char*> envp;
     for (std::string& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
@@ -68,7 +75,7 @@ class McpHttpTest : public McpTest {
     posix_spawn_file_actions_destroy(&actions);
     const auto until = Clock::now() + 20s;
     while (!accepts(port) && Clock::now() < until) std::this_thread::sleep_for(50ms);
-    ASSERT_TRUE(accepts(port)) << "server-everything did not listen on port " << port;
+    ASSERT_TRUE(accepts(port)) << args[1] << " did not listen on port " << port;
   }
   void TearDown() override {
     if (server > 0) {
@@ -133,6 +140,27 @@ TEST_F(McpHttpTest, ARefusedRequestSaysWhy) {
   std::string why;
   EXPECT_FALSE(tools->answers(&why));
   EXPECT_NE(why.find("HTTP 404"), std::string::npos) << why;
+}
+
+// A server made with the MCP project's SDK, whose tool asks the client for a ping and
+// for a sampling while it runs, on the call's response stream.
+class McpAskingServerTest : public McpHttpTest {
+ protected:
+  std::vector<std::string> server_command() const override {
+    return {"node", AGENTRT_TEST_MCP_ASKING_SERVER};
+  }
+};
+
+TEST_F(McpAskingServerTest, TheServersRequestsDuringACallAreAnswered) {
+  auto tools = make({{"url", url()}, {"timeout_ms", 5000}});
+  const auto began = Clock::now();
+  CallResult r = call(*tools, "ask", json::object());
+  ASSERT_FALSE(r.error) << r.error->what();
+  // Left unanswered, the server would wait out the call's timeout.
+  EXPECT_EQ(r.text,
+            "the client answered ping and refused sampling: "
+            "MCP error -32601: method not supported by agentrt");
+  EXPECT_LT(Clock::now() - began, 3s);
 }
 
 }  // namespace

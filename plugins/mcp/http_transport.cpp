@@ -332,8 +332,11 @@ void HttpTransport::resume(Exchange& ex, Clock::time_point deadline, millisecond
     if (ex.cancelled && ex.cancelled()) throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
     std::this_thread::sleep_for(std::min<Clock::duration>(milliseconds(50), at - now));
   }
+  // At least a millisecond: libcurl takes a timeout of 0 for none.
+  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+  if (left < milliseconds(1)) throw timed_out;
   ex.restart();
-  transfer(ex, nullptr, std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+  transfer(ex, nullptr, left);
   if (ex.status == 405 || (ex.status >= 200 && ex.status < 300 && !ex.event_stream))
     throw Error(AGENTRT_ERR_UPSTREAM,
                 "mcp server ended a response stream before the response and cannot resume it "

@@ -7,15 +7,19 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
+#include <exception>
 #include <memory>
 #include <optional>
+#include <thread>
 
 namespace agentrt::mcp {
 
 using nlohmann::json;
 using sdk::Error;
 using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
 
 struct HttpTransport::Exchange {
   CURL* easy = nullptr;
@@ -29,15 +33,24 @@ struct HttpTransport::Exchange {
   bool typed = false;  // event_stream was decided from the Content-Type
   std::string body;    // an application/json answer
   providers::SseParser sse;
+  // The stream's `id:` and `retry:` lines, which the SSE parser passes over: where a
+  // stream that ends before its response is taken up again, and after how long.
+  providers::LineSplitter fields{/*cr_ends_line=*/true};
+  std::string last_event_id;
+  long retry_ms = -1;
+  std::vector<json> server_requests;  // answered once libcurl is out of its callback
+  std::exception_ptr failure;         // thrown in a callback, rethrown outside libcurl
   std::optional<json> response;
 
-  // A message of the stream: the response we wait for, a notification, or other
-  // traffic (another request's progress) that is passed over.
+  // A message of the stream: the response we wait for, a notification, a request of
+  // the server's, or other traffic (another request's progress) that is passed over.
   void on_message(const std::string& text) {
     json message = json::parse(text, nullptr, false);
     if (!message.is_object()) return;
     if (message.contains("method")) {
-      if (!message.contains("id") && on_notification) {
+      if (message.contains("id")) {
+        server_requests.push_back(std::move(message));
+      } else if (on_notification) {
         try {
           on_notification(message);
         } catch (const std::exception&) {
@@ -47,11 +60,38 @@ struct HttpTransport::Exchange {
     }
     if (message.contains("id") && message["id"].dump() == want_id) response = std::move(message);
   }
+
+  void on_field(std::string_view line) {
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return;
+    const std::string_view name = line.substr(0, colon);
+    std::string_view value = line.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    if (name == "id" && value.find('\0') == std::string_view::npos) last_event_id.assign(value);
+    const bool digits =
+        !value.empty() && value.size() < 10 && std::all_of(value.begin(), value.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        });
+    if (name == "retry" && digits) retry_ms = std::stol(std::string(value));
+  }
+
+  // Ready for another stream of the same request (a resumption).
+  void restart() {
+    status = 0;
+    typed = event_stream = false;
+    body.clear();
+    sse = providers::SseParser();
+    fields = providers::LineSplitter(/*cr_ends_line=*/true);
+  }
 };
 
 namespace {
 
 constexpr size_t kMaxBody = 64u << 20;
+// How long to wait before taking up a stream whose server named no `retry`, and how
+// many times one request's stream is taken up (its timeout bounds them too).
+constexpr milliseconds kDefaultRetry{1000};
+constexpr int kMaxResumes = 1000;
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto* ex = static_cast<HttpTransport::Exchange*>(user);
@@ -82,8 +122,15 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
     ex->typed = true;
   }
   if (ex->event_stream) {
-    ex->sse.feed(std::string_view(data, n),
-                 [ex](const providers::SseEvent& event) { ex->on_message(event.data); });
+    try {
+      ex->fields.feed(std::string_view(data, n),
+                      [ex](std::string_view line) { ex->on_field(line); });
+      ex->sse.feed(std::string_view(data, n),
+                   [ex](const providers::SseEvent& event) { ex->on_message(event.data); });
+    } catch (...) {
+      ex->failure = std::current_exception();  // no exception may cross libcurl
+      return 0;
+    }
     // Once the response is here the stream has nothing more for this request.
     return ex->response ? 0 : n;
   }
@@ -126,7 +173,7 @@ void HttpTransport::end_session() noexcept {
   if (expired_) return;  // the server dropped it already
   try {
     Exchange ex;
-    std::unique_ptr<curl_slist, ListDeleter> headers(header_list(ex));
+    std::unique_ptr<curl_slist, ListDeleter> headers(header_list(ex, false));
     if (!ex.sent_session) return;  // never initialized: no session to end
     std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
     if (!easy) return;
@@ -151,10 +198,16 @@ void HttpTransport::set_protocol_version(const std::string& version) {
 }
 
 // Every request's headers: the config's (secrets: never logged), then the protocol's.
-curl_slist* HttpTransport::header_list(Exchange& exchange) {
+// A GET takes up an event stream where its last event left off.
+curl_slist* HttpTransport::header_list(Exchange& exchange, bool get) {
   std::vector<std::string> lines = headers_;
-  lines.push_back("Accept: application/json, text/event-stream");
-  lines.push_back("Content-Type: application/json");
+  if (get) {
+    lines.push_back("Accept: text/event-stream");
+    lines.push_back("Last-Event-ID: " + exchange.last_event_id);
+  } else {
+    lines.push_back("Accept: application/json, text/event-stream");
+    lines.push_back("Content-Type: application/json");
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!protocol_version_.empty()) lines.push_back("MCP-Protocol-Version: " + protocol_version_);
@@ -173,23 +226,19 @@ curl_slist* HttpTransport::header_list(Exchange& exchange) {
   return list;
 }
 
-// Driven through a multi handle so that a cancel is seen every 50 ms even while the
-// server sends nothing (libcurl's progress callback may then come only once a second).
-void HttpTransport::post(Exchange& ex, const json& message, milliseconds timeout) {
-  std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
-  CURLM* multi = curl_multi_init();
-  if (!easy || !multi) {
-    if (multi) curl_multi_cleanup(multi);
-    throw Error(AGENTRT_ERR_INTERNAL, "mcp: libcurl could not make a handle");
+namespace {
+
+// The options of one transfer: a POST of `body`, or a GET when there is none.
+void set_options(CURL* e, HttpTransport::Exchange& ex, curl_slist* headers, const char* url,
+                 const std::string* body, milliseconds timeout) {
+  curl_easy_setopt(e, CURLOPT_URL, url);
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers);
+  if (body) {
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, body->c_str());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
+  } else {
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
   }
-  ex.easy = easy.get();
-  std::unique_ptr<curl_slist, ListDeleter> headers(header_list(ex));
-  const std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
-  CURL* e = easy.get();
-  curl_easy_setopt(e, CURLOPT_URL, url_.c_str());
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.c_str());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_body);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &ex);
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &on_header);
@@ -200,11 +249,29 @@ void HttpTransport::post(Exchange& ex, const json& message, milliseconds timeout
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, std::min(10000L, long(timeout.count())));
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+}
+
+}  // namespace
+
+// Driven through a multi handle so that a cancel is seen every 50 ms even while the
+// server sends nothing (libcurl's progress callback may then come only once a second).
+void HttpTransport::transfer(Exchange& ex, const std::string* body, milliseconds timeout) {
+  std::unique_ptr<CURL, EasyDeleter> easy(curl_easy_init());
+  CURLM* multi = curl_multi_init();
+  if (!easy || !multi) {
+    if (multi) curl_multi_cleanup(multi);
+    throw Error(AGENTRT_ERR_INTERNAL, "mcp: libcurl could not make a handle");
+  }
+  ex.easy = easy.get();
+  std::unique_ptr<curl_slist, ListDeleter> headers(header_list(ex, body == nullptr));
+  CURL* e = easy.get();
+  set_options(e, ex, headers.get(), url_.c_str(), body, timeout);
   curl_multi_add_handle(multi, e);
   int running = 1;
   bool cancelled = false;
   while (running) {
     curl_multi_perform(multi, &running);
+    answer_server_requests(ex);
     if (!running) break;
     if ((cancelled = ex.cancelled && ex.cancelled())) break;
     curl_multi_poll(multi, nullptr, 0, 50, nullptr);
@@ -216,6 +283,7 @@ void HttpTransport::post(Exchange& ex, const json& message, milliseconds timeout
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &ex.status);
   curl_multi_remove_handle(multi, e);
   curl_multi_cleanup(multi);
+  if (ex.failure) std::rethrow_exception(ex.failure);
   if (cancelled || result == CURLE_ABORTED_BY_CALLBACK)
     throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
   if (result == CURLE_OK || ex.response) return;  // a write error once the response came
@@ -224,6 +292,24 @@ void HttpTransport::post(Exchange& ex, const json& message, milliseconds timeout
                 "mcp server did not answer in " + std::to_string(timeout.count()) + " ms");
   throw Error(AGENTRT_ERR_UNAVAILABLE,
               std::string("mcp server unreachable: ") + curl_easy_strerror(result));
+}
+
+// The server's requests, each answered by a POST of its own, as streamable HTTP has
+// a client answer them.
+void HttpTransport::answer_server_requests(Exchange& ex) {
+  std::vector<json> requests = std::move(ex.server_requests);
+  ex.server_requests.clear();
+  if (!requests.empty() && !ex.session_id.empty()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    session_id_ = ex.session_id;  // the answers belong to the session that asked
+  }
+  for (const json& request : requests) {
+    try {
+      notify(answer_to_server_request(request));
+    } catch (const Error&) {
+      // the server went away meanwhile: the awaited response says so, or never comes
+    }
+  }
 }
 
 void HttpTransport::check_status(const Exchange& ex) {
@@ -250,14 +336,8 @@ void HttpTransport::check_status(const Exchange& ex) {
   if (s >= 400 || s < 200) throw Error(AGENTRT_ERR_UPSTREAM, what, int32_t(s));
 }
 
-json HttpTransport::request(const json& request, const CancelCheck& cancelled,
-                            milliseconds timeout) {
-  Exchange ex;
-  ex.want_id = request.at("id").dump();
-  ex.cancelled = cancelled;
-  ex.on_notification = on_notification_;
-  post(ex, request, timeout);
-  check_status(ex);
+// The messages of an answer whose transfer has ended.
+void HttpTransport::read_answer(Exchange& ex) {
   if (ex.event_stream) {
     ex.sse.finish([&ex](const providers::SseEvent& event) { ex.on_message(event.data); });
   } else {
@@ -268,6 +348,50 @@ json HttpTransport::request(const json& request, const CancelCheck& cancelled,
       ex.on_message(ex.body);
     }
   }
+  answer_server_requests(ex);
+}
+
+// Takes up an event stream that ended before the response (MCP's resumability): after
+// the server's `retry`, a GET with the last event's id, whose stream the server goes on
+// with. A 2025-11-25 server closes a long call's stream on purpose (SEP-1699).
+void HttpTransport::resume(Exchange& ex, Clock::time_point deadline, milliseconds timeout) {
+  const Error timed_out(AGENTRT_ERR_TIMEOUT,
+                        "mcp server did not answer in " + std::to_string(timeout.count()) + " ms");
+  const auto at = Clock::now() + (ex.retry_ms >= 0 ? milliseconds(ex.retry_ms) : kDefaultRetry);
+  if (at >= deadline) throw timed_out;
+  for (auto now = Clock::now(); now < at; now = Clock::now()) {
+    if (ex.cancelled && ex.cancelled()) throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
+    std::this_thread::sleep_for(std::min<Clock::duration>(milliseconds(50), at - now));
+  }
+  // At least a millisecond: libcurl takes a timeout of 0 for none.
+  const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+  if (left < milliseconds(1)) throw timed_out;
+  ex.restart();
+  transfer(ex, nullptr, left);
+  if (ex.status == 405 || (ex.status >= 200 && ex.status < 300 && !ex.event_stream))
+    throw Error(AGENTRT_ERR_UPSTREAM,
+                "mcp server ended a response stream before the response and cannot resume it "
+                "(HTTP " +
+                    std::to_string(ex.status) + " to its GET)");
+  check_status(ex);
+  read_answer(ex);
+}
+
+json HttpTransport::request(const json& request, const CancelCheck& cancelled,
+                            milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  Exchange ex;
+  ex.want_id = request.at("id").dump();
+  ex.cancelled = cancelled;
+  ex.on_notification = on_notification_;
+  const std::string body = request.dump(-1, ' ', false, json::error_handler_t::replace);
+  transfer(ex, &body, timeout);
+  check_status(ex);
+  read_answer(ex);
+  for (int resumed = 0;
+       !ex.response && ex.event_stream && !ex.last_event_id.empty() && resumed < kMaxResumes;
+       ++resumed)
+    resume(ex, deadline, timeout);
   if (!ex.response)
     throw Error(AGENTRT_ERR_UPSTREAM, "mcp server answered without a JSON-RPC response");
   return std::move(*ex.response);
@@ -275,7 +399,8 @@ json HttpTransport::request(const json& request, const CancelCheck& cancelled,
 
 void HttpTransport::notify(const json& notification) {
   Exchange ex;
-  post(ex, notification, milliseconds(10000));
+  const std::string body = notification.dump(-1, ' ', false, json::error_handler_t::replace);
+  transfer(ex, &body, milliseconds(10000));
   check_status(ex);
 }
 

@@ -1,6 +1,8 @@
 // MCP's streamable HTTP transport: each JSON-RPC message is POSTed to the server's URL,
 // and its answer is either one application/json response or a text/event-stream of
-// JSON-RPC messages that carries the response with the request's id.
+// JSON-RPC messages that carries the response with the request's id. A stream that
+// ends before that response is taken up again with a GET (Last-Event-ID); the
+// server's own requests on a stream are answered with POSTs.
 #pragma once
 
 #include "mcp/transport.h"
@@ -31,10 +33,15 @@ class HttpTransport : public Transport {
   struct Exchange;  // one POST's state, shared with libcurl's callbacks
 
  private:
-  void post(Exchange& exchange, const nlohmann::json& message, std::chrono::milliseconds timeout);
-  curl_slist* header_list(Exchange& exchange);
+  // A POST of `body`, or a GET (a resumption) when it is null.
+  void transfer(Exchange& exchange, const std::string* body, std::chrono::milliseconds timeout);
+  curl_slist* header_list(Exchange& exchange, bool get);
   void end_session() noexcept;
   void check_status(const Exchange& exchange);
+  void read_answer(Exchange& exchange);
+  void resume(Exchange& exchange, std::chrono::steady_clock::time_point deadline,
+              std::chrono::milliseconds timeout);
+  void answer_server_requests(Exchange& exchange);
 
   std::string url_;
   std::vector<std::string> headers_;

@@ -205,16 +205,9 @@ void StdioTransport::dispatch(const std::string& line) {
   cv_.notify_all();
 }
 
-// The client declares no capabilities, so only ping is answered; the rest is refused
-// rather than left hanging on the server's side.
 void StdioTransport::answer_server_request(const json& message) {
-  json reply = {{"jsonrpc", "2.0"}, {"id", message["id"]}};
-  if (message["method"] == "ping")
-    reply["result"] = json::object();
-  else
-    reply["error"] = {{"code", -32601}, {"message", "method not supported by agentrt"}};
   try {
-    send(reply);
+    send(answer_to_server_request(message));
   } catch (const Error&) {
   }
 }

@@ -17,6 +17,18 @@ using CancelCheck = std::function<bool()>;
 // Notifications the server sends on its own (e.g. notifications/tools/list_changed).
 using NotificationFn = std::function<void(const nlohmann::json&)>;
 
+// The answer to a request the server sends the client. The client declares no
+// capabilities, so it answers ping and refuses the rest, rather than leave the server
+// waiting (and the tool call that made it ask with it).
+inline nlohmann::json answer_to_server_request(const nlohmann::json& request) {
+  nlohmann::json reply = {{"jsonrpc", "2.0"}, {"id", request["id"]}};
+  if (request["method"] == "ping")
+    reply["result"] = nlohmann::json::object();
+  else
+    reply["error"] = {{"code", -32601}, {"message", "method not supported by agentrt"}};
+  return reply;
+}
+
 class Transport {
  public:
   virtual ~Transport() = default;

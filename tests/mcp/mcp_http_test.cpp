@@ -1,5 +1,6 @@
 // The mcp plugin over streamable HTTP, against server-everything serving HTTP on a free
-// port as a child of the test.
+// port as a child of the test, and against asking_server.cjs for the server's own
+// requests during a call.
 #include "tests/mcp/mcp_test_support.h"
 
 #include <chrono>
@@ -14,10 +15,15 @@ using mcp_reference::free_port;
 
 class McpHttpTest : public McpTest {
  protected:
+  // The server the test talks to; it listens on $PORT.
+  virtual std::vector<std::string> server_command() const {
+    return {"node", everything_js(), "streamableHttp"};
+  }
+
   void SetUp() override {
     McpTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
-    const std::string why = server.start();
+    const std::string why = server.start(server_command());
     ASSERT_TRUE(why.empty()) << why;
     port = server.port();
   }
@@ -78,6 +84,27 @@ TEST_F(McpHttpTest, ARefusedRequestSaysWhy) {
   std::string why;
   EXPECT_FALSE(tools->answers(&why));
   EXPECT_NE(why.find("HTTP 404"), std::string::npos) << why;
+}
+
+// A server made with the MCP project's SDK, whose tool asks the client for a ping and
+// for a sampling while it runs, on the call's response stream.
+class McpAskingServerTest : public McpHttpTest {
+ protected:
+  std::vector<std::string> server_command() const override {
+    return {"node", AGENTRT_TEST_MCP_ASKING_SERVER};
+  }
+};
+
+TEST_F(McpAskingServerTest, TheServersRequestsDuringACallAreAnswered) {
+  auto tools = make({{"url", url()}, {"timeout_ms", 5000}});
+  const auto began = Clock::now();
+  CallResult r = call(*tools, "ask", json::object());
+  ASSERT_FALSE(r.error) << r.error->what();
+  // Left unanswered, the server would wait out the call's timeout.
+  EXPECT_EQ(r.text,
+            "the client answered ping and refused sampling: "
+            "MCP error -32601: method not supported by agentrt");
+  EXPECT_LT(Clock::now() - began, 3s);
 }
 
 }  // namespace

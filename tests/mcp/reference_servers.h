@@ -81,11 +81,13 @@ class EverythingHttp {
   }
 
   // Empty once it listens, else why not.
-  std::string start() {
+  // `args` starts another server that listens on $PORT (a script of the MCP SDK,
+  // which NODE_PATH lets it find among the installed servers' modules).
+  std::string start(std::vector<std::string> args = {"node", everything_js(), "streamableHttp"}) {
     port_ = free_port();
-    std::vector<std::string> args = {"node", everything_js(), "streamableHttp"};
     std::vector<std::string> env = {"PORT=" + std::to_string(port_),
-                                    std::string("PATH=") + std::getenv("PATH")};
+                                    std::string("PATH=") + std::getenv("PATH"),
+                                    "NODE_PATH=" + servers_dir() + "/node_modules"};
     std::vector<char*> argv, envp;
     for (std::string& a : args) argv.push_back(a.data());
     for (std::string& e : env) envp.push_back(e.data());
@@ -101,7 +103,7 @@ class EverythingHttp {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (!accepts(port_) && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (!accepts(port_)) return "server-everything did not listen on port " + std::to_string(port_);
+    if (!accepts(port_)) return args[1] + " did not listen on port " + std::to_string(port_);
     return "";
   }
 

@@ -90,3 +90,21 @@ for want in '"name":"ext"' '"type":"third-party-tool"' '"healthy":true' \
   esac
 done
 echo "agentd serves the third party's tool server"
+
+# A run calls the tool: the offline echo model calls what the user asks it to
+# ("call shout {...}"), agentd runs the third party's tool, and echo answers with
+# the result on the run's second step.
+agent=$(admin_request POST /agents \
+  '{"name":"shouter","model":"echo","tools":[{"type":"mcp","server":"ext"}]}') ||
+  fail "POST /agents: $agent"
+agent_id=$(printf '%s' "$agent" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+[ -n "$agent_id" ] || fail "no agent id in $agent"
+answer=$(admin_request POST /chat "{\"agent_id\":\"$agent_id\",\"messages\":[{\"role\":\"user\",\
+\"content\":[{\"type\":\"text\",\"text\":\"call shout {\\\"text\\\":\\\"hello\\\"}\"}]}]}") ||
+  fail "POST /chat: $answer"
+echo "$answer"
+case $answer in
+  *'"reason":"end_turn"'*'"response":"shout returned: HELLO!"'*) ;;
+  *) fail "the run did not call the third party's tool: $answer" ;;
+esac
+echo "a run calls the third party's tool"

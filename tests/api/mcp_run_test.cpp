@@ -8,11 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <chrono>
-#include <fstream>
-#include <iterator>
 
 namespace agentrt::test {
 namespace {
@@ -23,16 +19,8 @@ namespace ref = mcp_reference;
 // Processes whose environment holds `marker` (the stdio server's entry sets it).
 std::vector<pid_t> processes_marked(const std::string& marker) {
   std::vector<pid_t> out;
-  DIR* proc = opendir("/proc");
-  if (!proc) return out;
-  while (dirent* entry = readdir(proc)) {
-    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-    if (pid <= 0) continue;
-    std::ifstream environ("/proc/" + std::to_string(pid) + "/environ");
-    const std::string text((std::istreambuf_iterator<char>(environ)), {});
-    if (text.find(marker) != std::string::npos) out.push_back(pid);
-  }
-  closedir(proc);
+  for (const pid_t pid : ref::all_processes())
+    if (ref::proc_file(pid, "environ").find(marker) != std::string::npos) out.push_back(pid);
   return out;
 }
 

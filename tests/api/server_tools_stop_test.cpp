@@ -27,7 +27,19 @@ class StoppedToolCalls : public ServerToolsApi {
     EXPECT_EQ(stream->status(), 200);
     for (auto event = stream->next(); event; event = stream->next())
       if ((*event)["type"] == "tool_call") break;
+    // The call goes out as the model streams it; the step (and then the tool) runs once
+    // the model's answer has ended, a moment later. A stop before that is a stop of the
+    // model's answer, which leaves no call at all.
+    std::this_thread::sleep_for(milliseconds(300));
     return stream;
+  }
+  // The session holds the question, the call, its result stored as interrupted, and
+  // the next run's turn: nothing was left pending.
+  void expect_call_interrupted(const std::string& session) {
+    const json stored = session_messages(s, session);
+    ASSERT_EQ(stored.size(), 5u) << stored.dump();
+    EXPECT_EQ(stored[2]["content"][0]["output"], "interrupted");
+    EXPECT_EQ(stored[2]["content"][0]["is_error"], true);
   }
   std::string agent;
 };
@@ -46,9 +58,7 @@ TEST_F(StoppedToolCalls, AClientThatLeavesStopsTheCall) {
   }
   EXPECT_EQ(status, 200);
   EXPECT_LT(steady_clock::now() - left, milliseconds(1500));
-  const json stored = session_messages(s, "gone1");
-  ASSERT_EQ(stored.size(), 5u) << stored.dump();
-  EXPECT_EQ(stored[2]["content"][0]["output"], "interrupted");
+  expect_call_interrupted("gone1");
 }
 
 TEST_F(StoppedToolCalls, IfBusyInterruptStopsTheCallOfTheRunItReplaces) {
@@ -61,9 +71,7 @@ TEST_F(StoppedToolCalls, IfBusyInterruptStopsTheCallOfTheRunItReplaces) {
   const std::vector<json> rest = stream->rest();
   ASSERT_FALSE(rest.empty());
   EXPECT_EQ(rest.back()["reason"], "interrupted");
-  const json stored = session_messages(s, "busy1");
-  ASSERT_EQ(stored.size(), 5u) << stored.dump();
-  EXPECT_EQ(stored[2]["content"][0]["output"], "interrupted");
+  expect_call_interrupted("busy1");
 }
 
 TEST_F(StoppedToolCalls, AShutdownStopsTheCallAndEndsTheRunInterrupted) {

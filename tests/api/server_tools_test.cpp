@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 namespace agentrt::test {
 namespace {
@@ -247,6 +248,7 @@ TEST_F(ServerToolsApi, AnInterruptStopsARunningToolWithinASecond) {
   ASSERT_EQ(stream->status(), 200);
   for (auto event = stream->next(); event; event = stream->next())
     if ((*event)["type"] == "tool_call") break;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the step has ended
   const auto asked = std::chrono::steady_clock::now();
   EXPECT_EQ(call(s.agentd, "POST", "/sessions/st9/interrupt", s.admin).status, 200);
   const std::vector<json> rest = stream->rest();

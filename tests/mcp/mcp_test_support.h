@@ -10,11 +10,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <dirent.h>
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
-#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -37,26 +35,18 @@ using mcp_reference::servers_missing;
 // Processes whose parent is this one and whose command line holds `needle`.
 inline std::vector<pid_t> children_with(const std::string& needle) {
   std::vector<pid_t> out;
-  DIR* proc = opendir("/proc");
-  if (!proc) return out;
-  while (dirent* entry = readdir(proc)) {
-    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-    if (pid <= 0) continue;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    std::getline(stat, line);
+  for (const pid_t pid : mcp_reference::all_processes()) {
+    const std::string line = mcp_reference::proc_file(pid, "stat");
     const size_t close = line.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream rest(line.substr(close + 2));
     char state;
     pid_t parent = 0;
     rest >> state >> parent;
-    if (parent != getpid()) continue;
-    std::ifstream cmdline_file("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(cmdline_file)), {});
-    if (cmdline.find(needle) != std::string::npos) out.push_back(pid);
+    if (parent == getpid() &&
+        mcp_reference::proc_file(pid, "cmdline").find(needle) != std::string::npos)
+      out.push_back(pid);
   }
-  closedir(proc);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -15,11 +16,32 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace agentrt::mcp_reference {
+
+// Every process's id, from /proc.
+inline std::vector<pid_t> all_processes() {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (!proc) return out;
+  while (dirent* entry = readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (pid > 0) out.push_back(pid);
+  }
+  closedir(proc);
+  return out;
+}
+
+// A file of /proc/<pid>, whole ("" once the process is gone).
+inline std::string proc_file(pid_t pid, const char* name) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/" + name);
+  return std::string((std::istreambuf_iterator<char>(file)), {});
+}
 
 inline std::string servers_dir() {
   return AGENTRT_TEST_MCP_SERVERS_DIR;

@@ -8,6 +8,7 @@
 # hold keys); the maintainer scripts are valid shell (maintainer_scripts.sh runs them);
 # and the installed agentd serves a conversation. Usage: run.sh <build-dir>
 set -euo pipefail
+. "$(dirname "$0")/../shell/agentd_port.sh"
 build=$1
 work=$(mktemp -d)
 pid=
@@ -60,13 +61,7 @@ fi
 # The shipped config, but a port and a data dir of the test's own (flags win).
 "$agentd" serve --config "$config" --listen 127.0.0.1:0 --data-dir "$work/data" 2>"$work/err" &
 pid=$!
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's/.*"msg":"listening".*"address":"127.0.0.1:\([0-9]*\)".*/\1/p' "$work/err")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || fail "agentd did not listen: $(cat "$work/err")"
+wait_for_port "$work/err"
 loaded=$(grep -c '"msg":"plugin loaded"' "$work/err")
 [ "$loaded" = 7 ] || fail "$loaded plugins loaded, not 7"
 ! grep '"msg":"plugin loaded"' "$work/err" | grep -v "\"path\":\"$root/usr/lib/agentrt/plugins/" ||

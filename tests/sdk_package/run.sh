@@ -6,6 +6,7 @@
 # agentrt-plugin-check passes the tool server, and that agentd started with it in
 # `tool_servers` lists it healthy with its tools. Usage: run.sh <build-dir> <source-dir>
 set -euo pipefail
+. "$(dirname "$0")/../shell/agentd_port.sh"
 build_dir=$1 here=$2
 work=$(mktemp -d)
 pid=
@@ -61,13 +62,7 @@ start_agentd() {
 EOF
   "$agentd" serve --config "$work/agentd.json" 2>"$work/agentd.err" &
   pid=$!
-  port=
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*"msg":"listening".*"address":"127.0.0.1:\([0-9]*\)".*/\1/p' "$work/agentd.err")
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || fail "agentd did not listen: $(cat "$work/agentd.err")"
+  wait_for_port "$work/agentd.err"
   token=$(cat "$work/data/admin.token")
 }
 

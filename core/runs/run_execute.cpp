@@ -315,6 +315,11 @@ class RunExecution {
     const bool nothing_ran = !start_stored() && step == 1;
     ProviderResult result = call_model();
     if (result.refused && nothing_ran) refuse(result, run_);
+    // A tool_choice that makes the model call a tool holds for the first step only, as
+    // the OpenAI Agents SDK resets it: held on every step, the model could never answer,
+    // and every such run would end at max_steps.
+    std::optional<ToolChoice>& choice = run_.request.tool_choice;
+    if (choice && (choice->mode == "required" || choice->mode == "tool")) choice = ToolChoice{};
     if (store_start_) finish_start();
     attempts_ += result.attempts;
     RunSummary taken = summarise(std::move(result), run_.context);

@@ -94,7 +94,7 @@ TEST_F(ServerToolsApi, AChainOfThreeStepsSendsEveryResultOnward) {
   s.fake.enqueue(Reply::calling({{"call_1", "add", R"({"a":1,"b":2})"}}));
   s.fake.enqueue(Reply::calling({{"call_2", "add", R"({"a":3,"b":3})"}}));
   s.fake.enqueue(Reply::answer("6", 1));
-  const json answer = chat(agent_body(agent, "sum", "st3")).json();
+  const json answer = chat(agent_body(agent, "sum", "st3", {{"tool_choice", "required"}})).json();
   EXPECT_EQ(answer["reason"], "end_turn") << answer.dump();
   EXPECT_EQ(answer["response"], "6") << "the last step's text";
   EXPECT_FALSE(answer.contains("tool_calls"));
@@ -103,6 +103,9 @@ TEST_F(ServerToolsApi, AChainOfThreeStepsSendsEveryResultOnward) {
   ASSERT_EQ(sent.size(), 5u) << sent.dump();
   EXPECT_EQ(sent[2]["content"], "3");
   EXPECT_EQ(sent[4]["content"], "6");
+  // tool_choice forces the first step's call only: the model may answer after it.
+  EXPECT_EQ(s.fake.requests()[0].json()["tool_choice"], "required");
+  EXPECT_EQ(s.fake.requests()[1].json()["tool_choice"], "auto");
   EXPECT_EQ(answer["usage"]["output_tokens"], 15);
 }
 

@@ -69,7 +69,7 @@ bool LiveRun::wait_finished(std::chrono::milliseconds timeout) const {
   return changed_.wait_for(lock, timeout, [&] { return finished_; });
 }
 
-void LiveRun::follow(int64_t after, const std::function<bool(const std::string&)>& deliver,
+void LiveRun::follow(int64_t after, const std::function<bool(const std::string&, int64_t)>& deliver,
                      const std::function<bool()>& keepalive, std::chrono::milliseconds idle) const {
   size_t next = after < 0 ? 0 : static_cast<size_t>(after);
   std::unique_lock lock(mutex_);
@@ -77,7 +77,7 @@ void LiveRun::follow(int64_t after, const std::function<bool(const std::string&)
     while (next < events_.size()) {
       const std::string& event = events_[next++];
       lock.unlock();  // never write to a client while holding the run
-      bool more = deliver(event);
+      bool more = deliver(event, static_cast<int64_t>(next));  // seq is its place from 1
       lock.lock();
       if (!more) return;
     }

@@ -76,7 +76,7 @@ class LiveRun {
   // Calls `deliver` for each event after `after` as it comes, until the run finishes or
   // `deliver` returns false. `keepalive` runs when nothing came for `idle`; it returns
   // false to stop following.
-  void follow(int64_t after, const std::function<bool(const std::string&)>& deliver,
+  void follow(int64_t after, const std::function<bool(const std::string&, int64_t)>& deliver,
               const std::function<bool()>& keepalive, std::chrono::milliseconds idle) const;
 
  private:

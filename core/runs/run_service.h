@@ -35,6 +35,12 @@ class RunSink {
   // Delivers one event as its JSON text (event_text.h); false when the receiver is
   // gone (the run then stops).
   virtual bool send(const std::string& event) = 0;
+  // The same for an event a follower may resume after (GET /runs/{id}/events): its
+  // `seq` goes with it, where the receiver has a place for it (an SSE `id:`).
+  virtual bool send_numbered(const std::string& event, int64_t seq) {
+    (void)seq;
+    return send(event);
+  }
   // Called often while the provider is silent; may send a keep-alive. False when gone.
   virtual bool idle() { return true; }
   // Starts the stream before any event, for a receiver that may wait for the next one;

@@ -148,7 +148,8 @@ void RunService::follow(const std::string& cell, const Principal& who, const std
   if (auto live = live_.find(run_id)) {
     if (!sink.begin()) return;
     live->follow(
-        after, [&](const std::string& event) { return sink.send(event); },
+        after,
+        [&](const std::string& event, int64_t seq) { return sink.send_numbered(event, seq); },
         [&] { return sink.idle(); }, idle);
     return;
   }
@@ -162,7 +163,7 @@ void RunService::follow(const std::string& cell, const Principal& who, const std
     if (!run || run->status == "running") throw not_found("run '" + run_id + "' not found");
   }
   for (const auto& event : events)
-    if (!sink.send(event_text(event))) return;
+    if (!sink.send_numbered(event_text(event), event.value("seq", int64_t{0}))) return;
 }
 
 }  // namespace agentrt::core

@@ -15,14 +15,20 @@ std::chrono::milliseconds ping_interval(const core::Engine& engine) {
   return std::chrono::milliseconds(engine.config().limits.sse_ping_ms);
 }
 
+// `?after=`, else the Last-Event-ID header an EventSource sends when it reconnects
+// (docs/conversations.md): both say the last seq the client has.
 int64_t after_param(const RequestContext& ctx) {
-  auto after = ctx.query_param("after");
+  const char* what = "query parameter 'after'";
+  std::optional<std::string> after = ctx.query_param("after");
+  if (!after) {
+    after = ctx.last_event_id();
+    what = "header 'Last-Event-ID'";
+  }
   if (!after) return 0;
   bool digits = !after->empty() && after->size() <= 12 &&
                 after->find_first_not_of("0123456789") == std::string::npos;
   if (!digits)
-    throw core::invalid(
-        "query parameter 'after' must be a non-negative integer of at most 12 digits");
+    throw core::invalid(std::string(what) + " must be a non-negative integer of at most 12 digits");
   return std::stoll(*after);
 }
 
@@ -69,6 +75,7 @@ void add_conversation_routes(Router& router, core::Engine& engine) {
         SseStream stream(response, ping_interval(engine), ctx.client_closed, ctx.client_socket,
                          SseStream::Head::with_first_event);
         stream.end_when([&lease] { return lease.revoked(); });
+        stream.numbered_events();
         engine.runs().follow(ctx.cell, *ctx.principal, ctx.param("runID"), after, stream,
                              std::chrono::milliseconds(100));
         stream.begin();

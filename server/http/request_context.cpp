@@ -16,6 +16,11 @@ std::string_view RequestContext::content_type() const {
   return head != nullptr ? field_text(head->content_type) : std::string_view();
 }
 
+std::optional<std::string> RequestContext::last_event_id() const {
+  if (head == nullptr || head->last_event_id == nullptr) return std::nullopt;
+  return *head->last_event_id;
+}
+
 const std::string& RequestContext::param(const std::string& name) const {
   const auto it = params.find(name);
   if (it == params.end()) throw std::logic_error("route has no path parameter '" + name + "'");

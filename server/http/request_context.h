@@ -47,6 +47,8 @@ struct RequestContext {
   // The first Authorization and Content-Type fields, "" when absent (from `head`).
   std::string_view authorization() const;
   std::string_view content_type() const;
+  // The first Last-Event-ID field, none when absent.
+  std::optional<std::string> last_event_id() const;
   // The value of a template parameter; throws std::logic_error when the route has none
   // of that name, which is a programming error, not a client error.
   const std::string& param(const std::string& name) const;

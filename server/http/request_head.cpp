@@ -198,6 +198,8 @@ RequestHead read_fields(const Poco::Net::HTTPRequest& request) {
         keep_first(head.content_coding, value);
     } else if (equals_ignoring_case(name, "X-Request-Id")) {
       keep_first(head.request_id, value);
+    } else if (equals_ignoring_case(name, "Last-Event-ID")) {
+      keep_first(head.last_event_id, value);
     } else if (equals_ignoring_case(name, "Connection")) {
       keep_first(connection, value);
     } else if (equals_ignoring_case(name, "Expect")) {

@@ -41,7 +41,8 @@ struct RequestHead {
   // must outlive them and not change after the head is read.
   const std::string* content_type = nullptr;
   const std::string* authorization = nullptr;
-  const std::string* request_id = nullptr;  // X-Request-Id
+  const std::string* request_id = nullptr;     // X-Request-Id
+  const std::string* last_event_id = nullptr;  // Last-Event-ID: an EventSource resuming
   // The first Content-Encoding field that names a coding other than identity: a body
   // agentd cannot read, refused with 415 where a body is read.
   const std::string* content_coding = nullptr;

@@ -61,6 +61,14 @@ bool SseStream::send(const std::string& event) {
   return write(frame);
 }
 
+bool SseStream::send_numbered(const std::string& event, int64_t seq) {
+  if (!numbered_) return send(event);
+  std::string frame = "id: " + std::to_string(seq) + "\n";
+  frame.reserve(frame.size() + event.size() + 8);
+  frame.append("data: ").append(event).append("\n\n");
+  return write(frame);
+}
+
 bool SseStream::idle() {
   if (gone_) return false;
   if (!head_sent_) return true;  // a keep-alive may not come before the first event

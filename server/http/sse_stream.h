@@ -45,6 +45,10 @@ class SseStream : public core::RunSink {
   // Sends the head if no event did yet: a stream with nothing to send is still one.
   bool begin() override { return head_sent_ || send_head(); }
   bool send(const std::string& event) override;
+  // With `id: <seq>` before its data when ids are on (numbered_events): a browser's
+  // EventSource then resumes after the last it saw on its own (Last-Event-ID).
+  bool send_numbered(const std::string& event, int64_t seq) override;
+  void numbered_events() { numbered_ = true; }
   bool idle() override;  // sends ": ping" when due, and what a slow client left queued
   bool gone() const { return gone_; }
 
@@ -54,6 +58,7 @@ class SseStream : public core::RunSink {
 
   Response& response_;
   int fd_;
+  bool numbered_ = false;
   ChunkWriter writer_;
   std::chrono::milliseconds ping_interval_;
   std::chrono::steady_clock::time_point last_write_;

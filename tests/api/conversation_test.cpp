@@ -118,6 +118,31 @@ TEST_F(Conversation, EventsOfAFinishedRunReplayExactly) {
   EXPECT_EQ(call(agentd, "GET", "/runs/" + run_id + "/events?after=x", admin).status, 400);
 }
 
+// Replayed and followed events carry `id: <seq>`, and Last-Event-ID resumes after it as
+// ?after= does (which wins when both are given): what an EventSource does on its own.
+TEST_F(Conversation, EventsCarryTheirSeqAsIdAndLastEventIdResumes) {
+  auto stream = open_run(agentd, admin, run_body("one two three four five"));
+  auto events = stream->rest();
+  for (const auto& id : stream->ids()) EXPECT_FALSE(id) << "a /run stream has no ids";
+  const std::string path = "/runs/" + events.front()["run_id"].get<std::string>() + "/events";
+  SseClient replay(agentd.port(), "GET", path, {{"Authorization", "Bearer " + admin}});
+  ASSERT_EQ(replay.rest(), events);
+  ASSERT_EQ(replay.ids().size(), events.size());
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(replay.ids()[i], events[i]["seq"]);
+  SseClient resumed(agentd.port(), "GET", path,
+                    {{"Authorization", "Bearer " + admin}, {"Last-Event-ID", "3"}});
+  auto tail = resumed.rest();
+  ASSERT_EQ(tail.size(), events.size() - 3);
+  EXPECT_EQ(tail.front()["seq"], 4);
+  SseClient both(agentd.port(), "GET", path + "?after=1",
+                 {{"Authorization", "Bearer " + admin}, {"Last-Event-ID", "3"}});
+  EXPECT_EQ(both.rest().front()["seq"], 2) << "after wins";
+  auto bad = agentd.request("GET", path, "",
+                            {{"Authorization", "Bearer " + admin}, {"Last-Event-ID", "x"}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("Last-Event-ID"), std::string::npos) << bad.body;
+}
+
 TEST_F(Conversation, BadRequestsAreRefusedBeforeAnythingIsWritten) {
   std::vector<std::pair<json, std::string>> cases = {
       {{{"messages", {user_text("x")}}}, "model"},

@@ -2,6 +2,7 @@
 
 #include <Poco/Net/SocketAddress.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace agentrt::test {
@@ -65,8 +66,23 @@ std::optional<nlohmann::json> SseClient::next(std::chrono::milliseconds timeout)
       events_.erase(0, end + 2);
       if (block.rfind(":", 0) == 0) {
         ++comments_;
-      } else if (block.rfind("data: ", 0) == 0) {
-        return nlohmann::json::parse(block.substr(6));
+        end = events_.find("\n\n");
+        continue;
+      }
+      // An event's lines: "id: <seq>" (GET /runs/{id}/events) and "data: <json>".
+      std::optional<std::string> data;
+      std::optional<int64_t> id;
+      size_t from = 0;
+      while (from <= block.size()) {
+        const size_t to = std::min(block.find('\n', from), block.size());
+        const std::string line = block.substr(from, to - from);
+        if (line.rfind("data: ", 0) == 0) data = line.substr(6);
+        if (line.rfind("id: ", 0) == 0) id = std::stoll(line.substr(4));
+        from = to + 1;
+      }
+      if (data) {
+        ids_.push_back(id);
+        return nlohmann::json::parse(*data);
       }
       end = events_.find("\n\n");
     }

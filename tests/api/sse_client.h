@@ -27,6 +27,8 @@ class SseClient {
   // Every remaining event until the stream ends.
   std::vector<nlohmann::json> rest(std::chrono::milliseconds timeout = std::chrono::seconds(20));
   int comments() const { return comments_; }  // ": ping" lines seen so far
+  // The `id:` of each event read so far, in order (none for an event without one).
+  const std::vector<std::optional<int64_t>>& ids() const { return ids_; }
   bool ended() const { return ended_; }
   // Body of a non-stream (error) response.
   std::string error_body();
@@ -38,6 +40,7 @@ class SseClient {
 
   Poco::Net::StreamSocket socket_;
   std::string raw_;     // bytes read, not yet decoded
+  std::vector<std::optional<int64_t>> ids_;
   std::string events_;  // decoded body, not yet split into events
   std::string head_;
   int status_ = 0;

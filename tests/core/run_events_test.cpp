@@ -209,8 +209,10 @@ TEST(EventText, ALiveRunKeepsAndDeliversTheDumpOfEachEvent) {
   EXPECT_EQ(run->events_json(), dumped(array));
 
   std::vector<std::string> followed;
-  auto collect = [&](const std::string& event) {
+  std::vector<int64_t> seqs;
+  auto collect = [&](const std::string& event, int64_t seq) {
     followed.push_back(event);
+    seqs.push_back(seq);
     return true;
   };
   run->follow(
@@ -220,6 +222,8 @@ TEST(EventText, ALiveRunKeepsAndDeliversTheDumpOfEachEvent) {
   run->follow(
       5, collect, [] { return true; }, std::chrono::milliseconds(10));
   EXPECT_EQ(followed, std::vector<std::string>(expected.begin() + 5, expected.end()));
+  EXPECT_EQ(seqs.back(), static_cast<int64_t>(expected.size())) << "each event with its seq";
+  EXPECT_EQ(seqs.front(), 1);
 }
 
 class Runs : public RunServiceFixture {

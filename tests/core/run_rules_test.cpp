@@ -274,8 +274,9 @@ TEST(LiveRuns, OneRunPerSessionAndFollowersSeeEverything) {
   std::thread follower([&] {
     run->follow(
         0,
-        [&](const std::string& e) {
+        [&](const std::string& e, int64_t seq) {
           seen.push_back(json::parse(e));
+          EXPECT_EQ(seen.back()["seq"], seq);
           return true;
         },
         [] { return true; }, std::chrono::milliseconds(10));

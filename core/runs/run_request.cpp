@@ -117,11 +117,24 @@ StoredMessage read_message(element value, size_t index) {
   out.role = message.required_string("role");
   if (out.role != "user" && out.role != "assistant" && out.role != "system" && out.role != "tool")
     throw invalid("field '" + where + ".role' must be user, assistant, system or tool");
-  array parts;
-  if (message.find("content").get(parts) != simdjson::SUCCESS || parts.size() == 0)
-    throw invalid("field '" + where + ".content' must be a non-empty array of content parts");
   std::string content = "[";
   ContentEstimate estimate;
+  // A string is one text part: what every OpenAI-shaped client sends.
+  std::string_view text;
+  if (out.role != "tool" && message.find("content").get(text) == simdjson::SUCCESS) {
+    content += R"({"text":)";
+    append_json_string(content, text);
+    content += R"(,"type":"text"}])";
+    estimate.add_text(text);
+    out.content_text = std::move(content);
+    out.tokens = estimate.tokens();
+    return out;
+  }
+  array parts;
+  if (message.find("content").get(parts) != simdjson::SUCCESS || parts.size() == 0)
+    throw invalid("field '" + where +
+                  ".content' must be a string or a non-empty array of content " + "parts" +
+                  (out.role == "tool" ? std::string(" (for a tool message: an array)") : ""));
   size_t i = 0;
   for (const element part : parts) {
     if (i > 0) content += ',';

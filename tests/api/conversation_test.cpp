@@ -271,5 +271,33 @@ TEST(ConversationContext, ATinyContextWindowDropsTheOldestTurns) {
   EXPECT_NE(too_big.body.find("context window"), std::string::npos);
 }
 
+// What every OpenAI-shaped client sends: a string content is one text part, stored and
+// sent as if it had been written as one; a tool message still needs its parts.
+TEST_F(Conversation, AStringContentIsOneTextPart) {
+  const json body = {{"model", "echo"},
+                     {"session_id", "plain"},
+                     {"messages",
+                      {{{"role", "system"}, {"content", "Be brief."}},
+                       {{"role", "user"}, {"content", "hello there"}}}}};
+  auto answer = call(agentd, "POST", "/chat", admin, body);
+  ASSERT_EQ(answer.status, 200) << answer.body;
+  const json stored = call(agentd, "GET", "/sessions/plain/messages", admin).json()["data"];
+  ASSERT_EQ(stored.size(), 3u) << stored.dump();
+  EXPECT_EQ(stored[1]["content"], json::parse(R"([{"type":"text","text":"hello there"}])"));
+  for (const json& content : {json(42), json(nullptr), json::array()}) {
+    json bad = run_body("x");
+    bad["messages"][0]["content"] = content;
+    auto refused = call(agentd, "POST", "/chat", admin, bad);
+    EXPECT_EQ(refused.status, 400) << content;
+    EXPECT_NE(refused.body.find("must be a string or a non-empty array"), std::string::npos)
+        << refused.body;
+  }
+  json tool = run_body("x", {{"session_id", "plain"}});
+  tool["messages"] = {{{"role", "tool"}, {"content", "result"}}};
+  auto refused = call(agentd, "POST", "/chat", admin, tool);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body.find("for a tool message: an array"), std::string::npos) << refused.body;
+}
+
 }  // namespace
 }  // namespace agentrt::test

@@ -1,0 +1,78 @@
+// A browser-style client resuming a run's events: the `eventsource` npm package,
+// unmodified (tests/api/js/eventsource_resume.mjs), follows GET /runs/{id}/events through
+// a proxy that drops its first connection mid-stream; it reconnects on its own with
+// Last-Event-ID and receives every event exactly once. Skipped, saying why, without npm.
+#include "tests/api/conversation_client.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace agentrt::test {
+namespace {
+
+using nlohmann::json;
+
+// Empty when the package is installed, else why not.
+const std::string& clients_missing() {
+  static const std::string why = [] {
+    const std::string command =
+        "'" AGENTRT_TEST_JS_SOURCE "/install.sh' '" AGENTRT_TEST_JS_MODULES "'";
+    const int rc = std::system(command.c_str());
+    if (rc == 0) return std::string();
+    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3)
+      return std::string("npm or node is not installed: the eventsource package cannot be");
+    return "installing the JavaScript clients failed (" + command + ")";
+  }();
+  return why;
+}
+
+// Runs the script (beside the installed modules, where node resolves them) and returns
+// what it printed.
+std::string run_script(const std::string& name, const std::string& env) {
+  const std::string dir = AGENTRT_TEST_JS_MODULES;
+  const std::string command = "cp '" AGENTRT_TEST_JS_SOURCE "/" + name + "' '" + dir + "/' && " +
+                              env + " node '" + dir + "/" + name + "'";
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return out;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  pclose(pipe);
+  return out;
+}
+
+TEST(EventSourceClient, ResumesADroppedStreamAndGetsEveryEventOnce) {
+  if (!clients_missing().empty()) GTEST_SKIP() << clients_missing();
+  TempDir dir;
+  AgentdProcess agentd(slow_echo(150, dir));
+  const std::string admin = first_admin_token(agentd);
+  auto stream = open_run(agentd, admin, run_body("one two three four five six seven eight"));
+  const auto start = stream->next();
+  ASSERT_TRUE(start);
+  const std::string run_id = (*start)["run_id"];
+  const std::string printed = run_script(
+      "eventsource_resume.mjs", "AGENTD_PORT=" + std::to_string(agentd.port()) + " TOKEN=" + admin +
+                                    " RUN_ID=" + run_id + " DROP_AFTER=3");
+  const std::vector<json> rest = stream->rest();
+  const json result = json::parse(printed, nullptr, false);
+  ASSERT_TRUE(result.is_object()) << printed;
+  EXPECT_TRUE(result["error"].is_null()) << printed;
+  const json& received = result["received"];
+  ASSERT_EQ(received.size(), rest.size() + 1)
+      << printed << "\nthe run's own events: " << json(rest).dump();
+  for (size_t i = 0; i < received.size(); ++i) {
+    EXPECT_EQ(received[i]["seq"], i + 1) << "every event once, in order: " << printed;
+    EXPECT_EQ(received[i]["id"], std::to_string(i + 1));
+  }
+  EXPECT_EQ(received.back()["type"], "done");
+  ASSERT_GE(result["connections"].size(), 2u) << "the proxy dropped the first: " << printed;
+  EXPECT_TRUE(result["connections"][0]["lastEventId"].is_null());
+  EXPECT_EQ(result["connections"][1]["lastEventId"], received[2]["id"])
+      << "it resumed after the last event it saw";
+}
+
+}  // namespace
+}  // namespace agentrt::test

@@ -82,6 +82,16 @@ const std::string* rewrite_of(const Rewrites& rewrites, const StoredMessage& m) 
   return nullptr;
 }
 
+void append_stop(JsonObjectText& request, const std::vector<std::string>& stop) {
+  std::string& out = request.member("stop");
+  out += '[';
+  for (const std::string& sequence : stop) {
+    if (out.back() != '[') out += ',';
+    append_json_string(out, sequence);
+  }
+  out += ']';
+}
+
 void append_tool_choice(JsonObjectText& request, const ToolChoice& choice) {
   if (choice.mode != "tool") {
     request.string("tool_choice", choice.mode);
@@ -99,7 +109,11 @@ void append_tool_choice(JsonObjectText& request, const ToolChoice& choice) {
 // (bench/README.md).
 std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature,
-                             bool takes_images, const ToolOffer& offer) {
+                             bool takes_images, const ToolOffer& offer,
+                             const GenerationOptions* generation) {
+  static const GenerationOptions kNone;
+  const GenerationOptions& options = generation ? *generation : kNone;
+  const bool sends_tools = offer.tools && !offer.tools->empty() && offer.takes_tools;
   std::string text;
   // The stored texts are most of it; growing into a long session's 300 KB went
   // through a dozen reallocations and copies.
@@ -107,6 +121,7 @@ std::string provider_request(const RunContext& context, const std::string& model
   context.each([&](const StoredMessage& m) { size += m.content_text.size() + 32; });
   text.reserve(size);
   JsonObjectText request(text);
+  if (options.frequency_penalty) request.value("frequency_penalty", *options.frequency_penalty);
   if (max_tokens) request.integer("max_tokens", *max_tokens);
   std::string& messages = request.member("messages");
   messages += '[';
@@ -127,11 +142,17 @@ std::string provider_request(const RunContext& context, const std::string& model
   });
   messages += ']';
   request.string("model", model);
+  if (sends_tools && options.parallel_tool_calls)
+    request.boolean("parallel_tool_calls", *options.parallel_tool_calls);
+  if (options.presence_penalty) request.value("presence_penalty", *options.presence_penalty);
+  if (options.seed) request.integer("seed", *options.seed);
+  if (!options.stop.empty()) append_stop(request, options.stop);
   if (temperature) request.value("temperature", *temperature);
-  if (offer.tools && !offer.tools->empty() && offer.takes_tools) {
+  if (sends_tools) {
     if (offer.choice) append_tool_choice(request, *offer.choice);
     request.member("tools") += tools_json(*offer.tools);
   }
+  if (options.top_p) request.value("top_p", *options.top_p);
   request.close();
   return text;
 }

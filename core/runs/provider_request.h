@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/runs/context_window.h"
+#include "core/runs/generation_options.h"
 #include "core/runs/tool_spec.h"
 
 #include <cstdint>
@@ -11,7 +12,10 @@
 
 namespace agentrt::core {
 
-// {"max_tokens"?,"messages":[{"content":[...],"role":"..."}],"model","temperature"?}.
+// {"frequency_penalty"?,"max_tokens"?,"messages":[{"content":[...],"role":"..."}],"model",
+// "parallel_tool_calls"?,"presence_penalty"?,"seed"?,"stop"?,"temperature"?,"tool_choice"?,
+// "tools"?,"top_p"?}: the GenerationOptions only when `generation` is given (a plugin of
+// ABI 1.10 or later), each only when set, and parallel_tool_calls only beside tools.
 // Each message goes with its content as the store keeps it (content_text). For a model that
 // `takes_images` not, each image part of a stored message (one sent earlier in the session, to a
 // model that did) goes as the text part kImageLeftOut: a new message with one is refused before
@@ -31,6 +35,7 @@ struct ToolOffer {
 
 std::string provider_request(const RunContext& context, const std::string& model,
                              std::optional<int64_t> max_tokens, std::optional<double> temperature,
-                             bool takes_images = true, const ToolOffer& offer = {});
+                             bool takes_images = true, const ToolOffer& offer = {},
+                             const GenerationOptions* generation = nullptr);
 
 }  // namespace agentrt::core

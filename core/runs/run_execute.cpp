@@ -187,8 +187,11 @@ void end_for_followers(LiveRun& live, std::string_view code, std::string_view me
 std::string request_of(const PreparedRun& run) {
   const ModelInfo& model = run.model.model;
   const ToolOffer offer{&run.tools, run.request.tool_choice, model.supports_tools};
+  const bool takes_generation =
+      run.model.instance->plugin().abi_minor() >= kGenerationOptionsAbiMinor;
   return provider_request(run.context, model.id, run.request.max_tokens, run.request.temperature,
-                          model.supports_vision, offer);
+                          model.supports_vision, offer,
+                          takes_generation ? &run.request.generation : nullptr);
 }
 
 // On the line of the request that ran it (request_log.h), else a line of its own.

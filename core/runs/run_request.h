@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/providers/provider_config.h"
+#include "core/runs/generation_options.h"
 #include "core/runs/tool_spec.h"
 #include "core/sessions/session_store.h"
 
@@ -24,6 +25,7 @@ struct RunRequest {
   bool interrupt_if_busy = false;  // "if_busy":"interrupt"
   std::optional<int64_t> max_tokens;
   std::optional<double> temperature;
+  GenerationOptions generation;           // set by the OpenAI-compatible routes only
   std::vector<ToolSpec> tools;            // the request's client tools (docs/tools.md)
   std::optional<ToolChoice> tool_choice;  // none given: auto
   std::optional<int64_t> max_steps;       // 1 to 64; none: the agent's, else 8

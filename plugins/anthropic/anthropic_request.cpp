@@ -142,8 +142,12 @@ void write_system(JsonWriter& out, const std::vector<std::string_view>& texts) {
 }
 
 // The API refuses a tool_choice without tools, so one is sent only beside them.
-void write_tool_choice(JsonWriter& out, const ToolChoice& choice) {
+// `one_call`: parallel_tool_calls false, which Anthropic says on the tool_choice (and
+// has no word for beside "none").
+void write_tool_choice(JsonWriter& out, const ToolChoice& choice, bool one_call) {
   out.key("tool_choice").begin_object();
+  if (one_call && choice.mode != ToolChoice::Mode::none)
+    out.key("disable_parallel_tool_use").boolean(true);
   switch (choice.mode) {
     case ToolChoice::Mode::automatic:
       out.key("type").string("auto");
@@ -164,7 +168,9 @@ void write_tool_choice(JsonWriter& out, const ToolChoice& choice) {
 // Each tool's parameters schema goes out as the engine's request wrote it.
 void write_tools(JsonWriter& out, const ChatRequest& chat) {
   if (chat.tools.empty()) return;
-  if (chat.tool_choice) write_tool_choice(out, *chat.tool_choice);
+  const bool one_call = chat.parallel_tool_calls == false;
+  if (chat.tool_choice || one_call)
+    write_tool_choice(out, chat.tool_choice.value_or(ToolChoice{}), one_call);
   out.key("tools").begin_array();
   for (const ToolDefinition& tool : chat.tools) {
     out.begin_object();
@@ -186,10 +192,17 @@ std::string request_body(const ChatRequest& chat) {
   out.key("max_tokens").integer(chat.max_tokens.value_or(kDefaultMaxTokens));
   write_messages(out, chat);
   out.key("model").string(chat.model);
+  if (!chat.stop.empty()) {
+    out.key("stop_sequences").begin_array();
+    for (const std::string_view sequence : chat.stop) out.string(sequence);
+    out.end_array();
+  }
   out.key("stream").boolean(true);
   write_system(out, system);
   if (chat.temperature) out.key("temperature").number(*chat.temperature);
   write_tools(out, chat);
+  // Anthropic has no seed nor penalties.
+  if (chat.top_p) out.key("top_p").number(*chat.top_p);
   out.end_object();
   return body;
 }

@@ -125,6 +125,43 @@ ToolChoice read_tool_choice(element value) {
   return choice;
 }
 
+std::optional<double> optional_number(element request, std::string_view key) {
+  const auto value = text::member(request, key);
+  if (!given(value)) return std::nullopt;
+  double number = 0;
+  if (value.get(number) != SUCCESS) invalid("'" + std::string(key) + "' must be a number");
+  return number;
+}
+
+// The generation options of ABI 1.10, each absent unless the client set it.
+void read_generation(element request, ChatRequest& out) {
+  out.top_p = optional_number(request, "top_p");
+  out.presence_penalty = optional_number(request, "presence_penalty");
+  out.frequency_penalty = optional_number(request, "frequency_penalty");
+  const auto seed = text::member(request, "seed");
+  if (given(seed)) {
+    int64_t value = 0;
+    if (seed.get(value) != SUCCESS) invalid("'seed' must be an integer");
+    out.seed = value;
+  }
+  const auto stop = text::member(request, "stop");
+  if (given(stop)) {
+    array sequences;
+    if (stop.get(sequences) != SUCCESS) invalid("'stop' must be an array of strings");
+    for (const element sequence : sequences) {
+      std::string_view text;
+      if (sequence.get(text) != SUCCESS) invalid("'stop' must be an array of strings");
+      out.stop.push_back(text);
+    }
+  }
+  const auto parallel = text::member(request, "parallel_tool_calls");
+  if (given(parallel)) {
+    bool value = true;
+    if (parallel.get(value) != SUCCESS) invalid("'parallel_tool_calls' must be a boolean");
+    out.parallel_tool_calls = value;
+  }
+}
+
 // Each result gets the name of the call it answers, which some vendors ask for.
 void name_results(std::vector<ChatMessage>& messages) {
   for (size_t m = 0; m < messages.size(); ++m)
@@ -167,6 +204,7 @@ ChatRequest parse_chat_request(std::string_view request_json) {
     if (temperature.get(number) != SUCCESS) invalid("'temperature' must be a number");
     out.temperature = number;
   }
+  read_generation(request, out);
   name_results(out.messages);
   array tools;
   const auto given_tools = text::member(request, "tools");

@@ -52,6 +52,11 @@ struct ChatRequest {
   std::vector<ChatMessage> messages;
   std::optional<int64_t> max_tokens;
   std::optional<double> temperature;
+  // ABI 1.10: sent only when the client set them; each vendor passes on what it has.
+  std::optional<double> top_p, presence_penalty, frequency_penalty;
+  std::optional<int64_t> seed;
+  std::vector<std::string_view> stop;
+  std::optional<bool> parallel_tool_calls;  // only beside tools
   std::vector<ToolDefinition> tools;
   std::optional<ToolChoice> tool_choice;  // none given: the vendor's default (auto)
 
@@ -60,7 +65,9 @@ struct ChatRequest {
 };
 
 // Parses {"model","messages":[{"role","content":[parts] | "text"}],"max_tokens"?,
-// "temperature"?,"tools"?,"tool_choice"?} (agentrt_plugin.h, `complete`). Keys it does
+// "temperature"?,"tools"?,"tool_choice"?} and the generation options of ABI 1.10
+// ("top_p"?,"presence_penalty"?,"frequency_penalty"?,"seed"?,"stop"?,
+// "parallel_tool_calls"?) (agentrt_plugin.h, `complete`). Keys it does
 // not know are ignored: newer engines may send more.
 // Throws sdk::Error(AGENTRT_ERR_INVALID_ARGUMENT) naming what is wrong.
 ChatRequest parse_chat_request(std::string_view request_json);

@@ -101,6 +101,28 @@ std::optional<int64_t> context_window(const ProviderConfig& config, const std::s
   return std::nullopt;
 }
 
+// Ollama's options carry the generation parameters it has (api/types.go, Options); it
+// has no parallel_tool_calls.
+void write_options(JsonWriter& out, const ChatRequest& chat, std::optional<int64_t> num_ctx) {
+  if (!chat.max_tokens && !chat.temperature && !num_ctx && !chat.top_p && !chat.seed &&
+      chat.stop.empty() && !chat.presence_penalty && !chat.frequency_penalty)
+    return;
+  out.key("options").begin_object();
+  if (chat.frequency_penalty) out.key("frequency_penalty").number(*chat.frequency_penalty);
+  if (num_ctx) out.key("num_ctx").integer(*num_ctx);
+  if (chat.max_tokens) out.key("num_predict").integer(*chat.max_tokens);
+  if (chat.presence_penalty) out.key("presence_penalty").number(*chat.presence_penalty);
+  if (chat.seed) out.key("seed").integer(*chat.seed);
+  if (!chat.stop.empty()) {
+    out.key("stop").begin_array();
+    for (const std::string_view sequence : chat.stop) out.string(sequence);
+    out.end_array();
+  }
+  if (chat.temperature) out.key("temperature").number(*chat.temperature);
+  if (chat.top_p) out.key("top_p").number(*chat.top_p);
+  out.end_object();
+}
+
 }  // namespace
 
 std::string request_body(const ChatRequest& chat) {
@@ -116,13 +138,7 @@ std::string request_body(const ChatRequest& chat, std::optional<int64_t> num_ctx
   for (const ChatMessage& message : chat.messages) write_message(out, message);
   out.end_array();
   out.key("model").string(chat.model);
-  if (chat.max_tokens || chat.temperature || num_ctx) {
-    out.key("options").begin_object();
-    if (num_ctx) out.key("num_ctx").integer(*num_ctx);
-    if (chat.max_tokens) out.key("num_predict").integer(*chat.max_tokens);
-    if (chat.temperature) out.key("temperature").number(*chat.temperature);
-    out.end_object();
-  }
+  write_options(out, chat, num_ctx);
   out.key("stream").boolean(true);
   write_tools(out, chat);
   out.end_object();

@@ -107,6 +107,12 @@ void write_tools(JsonWriter& out, const std::vector<ToolDefinition>& tools) {
   out.end_array();
 }
 
+void write_stop(JsonWriter& out, const std::vector<std::string_view>& stop) {
+  out.begin_array();
+  for (const std::string_view sequence : stop) out.string(sequence);
+  out.end_array();
+}
+
 }  // namespace
 
 // Members in nlohmann's order (sorted), so the text is what the document form wrote.
@@ -115,12 +121,19 @@ std::string request_body(const ChatRequest& chat) {
   body.reserve(body_size_hint(chat));
   JsonWriter out(body);
   out.begin_object();
+  if (chat.frequency_penalty) out.key("frequency_penalty").number(*chat.frequency_penalty);
   // max_tokens is deprecated and refused by the reasoning models.
   if (chat.max_tokens) out.key("max_completion_tokens").integer(*chat.max_tokens);
   out.key("messages").begin_array();
   for (const ChatMessage& message : chat.messages) write_message(out, message);
   out.end_array();
   out.key("model").string(chat.model);
+  // Like tool_choice, refused without tools.
+  if (!chat.tools.empty() && chat.parallel_tool_calls)
+    out.key("parallel_tool_calls").boolean(*chat.parallel_tool_calls);
+  if (chat.presence_penalty) out.key("presence_penalty").number(*chat.presence_penalty);
+  if (chat.seed) out.key("seed").integer(*chat.seed);
+  if (!chat.stop.empty()) write_stop(out.key("stop"), chat.stop);
   out.key("stream").boolean(true);
   out.key("stream_options").begin_object().key("include_usage").boolean(true).end_object();
   if (chat.temperature) out.key("temperature").number(*chat.temperature);
@@ -129,6 +142,7 @@ std::string request_body(const ChatRequest& chat) {
     if (chat.tool_choice) write_tool_choice(out.key("tool_choice"), *chat.tool_choice);
     write_tools(out.key("tools"), chat.tools);
   }
+  if (chat.top_p) out.key("top_p").number(*chat.top_p);
   out.end_object();
   return body;
 }

@@ -57,6 +57,45 @@ TEST(ProviderRequest, IsWhatDumpWritesForStoredAndNewMessagesOfEveryRole) {
             R"({"messages":[],"model":"m"})");
 }
 
+// The generation options (ABI 1.10) go in their sorted places, each only when set, and
+// parallel_tool_calls only beside tools; without them (an older plugin) none goes.
+TEST(ProviderRequest, CarriesTheGenerationOptionsThatAreSet) {
+  RunContext context;
+  context.fresh = {stored("user", text_content("hi"))};
+  const json messages = {{{"content", text_content("hi")}, {"role", "user"}}};
+  GenerationOptions options;
+  options.top_p = 0.5;
+  options.presence_penalty = 0.25;
+  options.frequency_penalty = -1.0;
+  options.seed = 7;
+  options.stop = {"END", "\n"};
+  options.parallel_tool_calls = false;
+  const std::vector<ToolSpec> tools = {{"f", "", R"({"type":"object"})"}};
+  const json with_tools = {
+      {"frequency_penalty", -1.0},
+      {"messages", messages},
+      {"model", "m"},
+      {"parallel_tool_calls", false},
+      {"presence_penalty", 0.25},
+      {"seed", 7},
+      {"stop", {"END", "\n"}},
+      {"tool_choice", "auto"},
+      {"tools", {{{"name", "f"}, {"parameters", {{"type", "object"}}}, {"type", "function"}}}},
+      {"top_p", 0.5}};
+  EXPECT_EQ(provider_request(context, "m", std::nullopt, std::nullopt, true,
+                             ToolOffer{&tools, ToolChoice{}, true}, &options),
+            with_tools.dump());
+  json without_tools = with_tools;
+  for (const char* key : {"parallel_tool_calls", "tool_choice", "tools"}) without_tools.erase(key);
+  EXPECT_EQ(provider_request(context, "m", std::nullopt, std::nullopt, true, {}, &options),
+            without_tools.dump());
+  EXPECT_EQ(provider_request(context, "m", std::nullopt, std::nullopt, true, {}, nullptr),
+            json({{"messages", messages}, {"model", "m"}}).dump());
+  const GenerationOptions none;
+  EXPECT_EQ(provider_request(context, "m", std::nullopt, std::nullopt, true, {}, &none),
+            json({{"messages", messages}, {"model", "m"}}).dump());
+}
+
 // A session's earlier image must not go upstream to a model without vision, which a new
 // message with one is refused for: such models answer 400 to image parts, and every later
 // run of the session would fail.

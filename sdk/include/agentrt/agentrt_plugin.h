@@ -40,8 +40,8 @@ extern "C" {
 
 #define AGENTRT_ABI_MAGIC 0x54524741u /* "AGRT" read as little-endian bytes */
 #define AGENTRT_ABI_MAJOR 1
-#define AGENTRT_ABI_MINOR 9
-#define AGENTRT_ABI_VERSION_STRING "1.9"
+#define AGENTRT_ABI_MINOR 10
+#define AGENTRT_ABI_VERSION_STRING "1.10"
 
 /* The one symbol a plugin exports. */
 #define AGENTRT_PLUGIN_QUERY_SYMBOL "agentrt_plugin_query"
@@ -251,7 +251,11 @@ typedef struct agentrt_provider_vtable_t {
    * {"type":"tool","name"}), assistant parts {"type":"tool_call","id","name",
    * "arguments"} and messages of role "tool" whose parts are {"type":"tool_result",
    * "tool_call_id","output","is_error"?}. A plugin built before 1.8 is sent none of
-   * them (docs/plugin-author-guide.md says what it gets instead). */
+   * them (docs/plugin-author-guide.md says what it gets instead).
+   * Since 1.10, a plugin built for 1.10 or later may be sent "top_p" (0 to 1),
+   * "presence_penalty" and "frequency_penalty" (-2 to 2), "seed" (an integer), "stop"
+   * (an array of strings) and, beside "tools", "parallel_tool_calls" (a boolean), each
+   * only when the client set it; pass on those the vendor has, ignore the others. */
   int32_t (*complete)(void* instance, const char* request_json, size_t request_json_len,
                       agentrt_sink_t* sink, agentrt_error_t* error);
 

@@ -69,14 +69,12 @@ bool names_a_host(std::string_view url) {
 }
 
 std::string image_url(const Fields& part, const std::string& where) {
-  std::string url(part.required_string("url"));
-  const bool known = lower_image_scheme(url);
-  const bool http = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
-  if (!known || (http ? !names_a_host(url) : !is_inline_image(url)))
+  std::optional<std::string> url = sendable_image_url(std::string(part.required_string("url")));
+  if (!url)
     throw invalid("field '" + where +
                   ".url' must be an http(s) URL with a host or a "
                   "data:image/<type>;base64,<data> URL");
-  return url;
+  return std::move(*url);
 }
 
 // One part of a `role` message, appended to the content's text in the store's form,
@@ -202,6 +200,13 @@ RunRequest read_request(element root) {
 }
 
 }  // namespace
+
+std::optional<std::string> sendable_image_url(std::string url) {
+  const bool known = lower_image_scheme(url);
+  const bool http = url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0;
+  if (!known || (http ? !names_a_host(url) : !is_inline_image(url))) return std::nullopt;
+  return url;
+}
 
 bool valid_session_id(const std::string& id) {
   if (id.empty() || id.size() > 128) return false;

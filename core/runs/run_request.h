@@ -29,6 +29,12 @@ struct RunRequest {
   std::vector<ToolSpec> tools;            // the request's client tools (docs/tools.md)
   std::optional<ToolChoice> tool_choice;  // none given: auto
   std::optional<int64_t> max_steps;       // 1 to 64; none: the agent's, else 8
+  // The messages are the whole context, as in OpenAI's Chat Completions
+  // (docs/openai-compatible.md): no history or memory is added, and the tool messages
+  // answer the calls of the request's own assistant messages, not calls pending on the
+  // session. Set by a translation that builds `messages` itself; parse_run_request never
+  // does.
+  bool stateless = false;
 };
 
 // Reads the body's JSON text with the hot paths' reader (lib/text/json_reader.h), and
@@ -40,6 +46,10 @@ RunRequest parse_run_request(std::string_view body);
 // them (`tools`: the run's, the request's and its agent's).
 void check_model_accepts(const RunRequest& request, const ModelInfo& model,
                          const std::vector<ToolSpec>& tools = {});
+
+// An image_url part's URL as providers are sent it (its scheme in lower case), or none
+// when it is neither an http(s) URL with a host nor a data:image/<type>;base64 URL.
+std::optional<std::string> sendable_image_url(std::string url);
 
 // 1 to 128 characters of [A-Za-z0-9._:-].
 bool valid_session_id(const std::string& id);

@@ -55,7 +55,9 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
                                    PreparedRun& run, bool continues) {
   ContextParts parts;
   if (agent) parts.system_prompt = agent->system_prompt;
-  if (run.request.use_memory && memory_source_) {
+  // A stateless run's messages are its whole context (RunRequest::stateless).
+  const bool stateful = !run.request.stateless;
+  if (stateful && run.request.use_memory && memory_source_) {
     MemoryScope scope{cell,
                       actor,
                       session_id,
@@ -68,16 +70,18 @@ RunContext RunService::context_for(const std::string& cell, const std::string& a
     }
     parts.memory = memory_source_(scope);
   }
-  if (continues)
+  if (stateful && continues)
     parts.history = history_.recent(sessions_, cell, session_id, run.model.model.context_window);
-  const std::vector<ToolCall> pending = pending_calls(parts.history);
-  // A pending call of a tool agentrt runs waits for a person's approval; the caller
-  // answers the client's.
-  check_answers(pending, run.request.messages, [&](const ToolCall& call) {
-    const ToolRoute* route = route_of(run.tools, run.routes, call.name);
-    return route && route->executor != ToolRoute::Executor::client;
-  });
-  run.approvals = approvals_in(pending, run.request.messages);
+  if (stateful) {
+    const std::vector<ToolCall> pending = pending_calls(parts.history);
+    // A pending call of a tool agentrt runs waits for a person's approval; the caller
+    // answers the client's.
+    check_answers(pending, run.request.messages, [&](const ToolCall& call) {
+      const ToolRoute* route = route_of(run.tools, run.routes, call.name);
+      return route && route->executor != ToolRoute::Executor::client;
+    });
+    run.approvals = approvals_in(pending, run.request.messages);
+  }
   parts.fresh = run.request.messages;
   if (!run.tools.empty())
     parts.tool_tokens = estimate_text_tokens(tools_json(run.tools)) + kFraming;

@@ -50,10 +50,19 @@ class ApiError : public std::runtime_error {
   ApiError& with_header(std::string name, std::string value);
   std::vector<Header> headers() const;
 
+  // The request field at fault ("messages[0].content"), for error shapes that name it
+  // (OpenAI's `param`); empty when none is known.
+  ApiError& with_param(std::string param) {
+    param_ = std::move(param);
+    return *this;
+  }
+  const std::string& param() const { return param_; }
+
  private:
   ErrorCode kind_;
   std::string code_;
   std::vector<Header> headers_;
+  std::string param_;
 };
 
 // The one mapping from the domain's error kinds to the API's codes.

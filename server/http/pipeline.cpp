@@ -215,7 +215,10 @@ class RequestPipeline::Run {
       response_.close_connection();
       return;
     }
-    response_.send_error(error);
+    if (const ErrorBody* body = pipeline_.router_->error_body_for(ctx_.path))
+      response_.send_error(error, (*body)(error, ctx_.request_id));
+    else
+      response_.send_error(error);
   }
 
   void fail_internal(const char* detail) {

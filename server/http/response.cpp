@@ -71,10 +71,14 @@ void Response::send_no_content() {
 }
 
 void Response::send_error(const ApiError& error) {
+  send_error(error, error_body(error, request_id_));
+}
+
+void Response::send_error(const ApiError& error, const nlohmann::json& body) {
   if (!sent_) {
     for (const auto& [name, value] : error.headers()) set_header(name, value);
   }
-  send_json(error.http_status(), error_body(error, request_id_));
+  send_json(error.http_status(), body);
 }
 
 std::ostream& Response::begin_stream(int status, const char* content_type) {

@@ -44,6 +44,8 @@ class Response {
   void send_no_content();  // 204
   // The documented error body; adds the error's headers.
   void send_error(const ApiError& error);
+  // The same with another body: the error shape of the route's family (Router::ErrorBody).
+  void send_error(const ApiError& error, const nlohmann::json& body);
   // Sends the status and headers of a streamed response and returns the body stream;
   // every flush() on it sends one chunk. After this the response counts as sent. The
   // body is chunked, but to an HTTP/1.0 request: then it is unframed, and the

@@ -202,6 +202,30 @@ std::optional<std::string> query_problem(const RouteSpec& spec, const QueryParam
   return std::nullopt;
 }
 
+void Router::add_error_body(const std::string& prefix, RouteScope scope, ErrorBody body) {
+  ErrorFamily family{{}, std::move(body)};
+  if (scope == RouteScope::cell && mode_ == core::CellMode::multi) family.prefix = {"cells", ""};
+  for (const Segment& segment : parse_template(prefix)) {
+    if (segment.is_param)
+      throw std::invalid_argument("error prefix '" + prefix + "' has a parameter");
+    family.prefix.push_back(segment.text);
+  }
+  error_families_.push_back(std::move(family));
+}
+
+const ErrorBody* Router::error_body_for(std::string_view raw_path) const {
+  if (raw_path.empty() || raw_path.front() != '/') return nullptr;
+  const std::vector<std::string_view> segments = split_segments(raw_path);
+  for (const ErrorFamily& family : error_families_) {
+    if (segments.size() < family.prefix.size()) continue;
+    bool under = true;
+    for (std::size_t i = 0; i < family.prefix.size() && under; ++i)
+      under = family.prefix[i].empty() ? !segments[i].empty() : segments[i] == family.prefix[i];
+    if (under) return &family.body;
+  }
+  return nullptr;
+}
+
 std::vector<RouteInfo> Router::routes() const {
   std::vector<RouteInfo> all;
   for (const auto& pattern : patterns_) {

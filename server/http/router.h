@@ -14,6 +14,8 @@
 #include "core/config/config.h"
 #include "server/http/request_context.h"
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -23,9 +25,14 @@
 
 namespace agentrt::server {
 
+class ApiError;
 class Response;
 
 using Handler = std::function<void(RequestContext&, Response&)>;
+
+// The body of an error on the paths of a family of routes that answers in another API's
+// shape (OpenAI's, under /v1: server/api/openai_routes.h) instead of agentrt's.
+using ErrorBody = std::function<nlohmann::json(const ApiError&, std::string_view request_id)>;
 
 enum class RouteScope { root, cell };
 
@@ -99,14 +106,26 @@ class Router {
   // Throws ApiError(invalid_request) when the path has a malformed percent escape.
   RouteMatch match(std::string_view method, std::string_view raw_path) const;
 
+  // Errors on the paths under `prefix` ("/v1", mounted as a route of `scope` is) get
+  // their body from `body`, whatever refused them: the auth middleware, a path no route
+  // has, or the handler.
+  void add_error_body(const std::string& prefix, RouteScope scope, ErrorBody body);
+  // The error body of the family `raw_path` is in, or nullptr: agentrt's own.
+  const ErrorBody* error_body_for(std::string_view raw_path) const;
+
   // Every mounted route, sorted; what the OpenAPI document must list.
   std::vector<RouteInfo> routes() const;
   core::CellMode mode() const { return mode_; }
 
  private:
   struct Pattern;
+  struct ErrorFamily {
+    std::vector<std::string> prefix;  // mounted; "" stands for the cell's segment
+    ErrorBody body;
+  };
   core::CellMode mode_;
   std::vector<std::unique_ptr<Pattern>> patterns_;
+  std::vector<ErrorFamily> error_families_;
 };
 
 }  // namespace agentrt::server

@@ -162,6 +162,25 @@ TEST(Router, RejectsDuplicatesAndConflictingParameterNames) {
   EXPECT_THROW(router.add(spec("GET", "/a/{id}", RouteScope::root)), std::invalid_argument);
 }
 
+// A family's error body covers every path under its prefix, mounted as its routes are,
+// routes or not; other paths keep agentrt's body.
+TEST(Router, ErrorBodiesGoByThePathsFamily) {
+  const ErrorBody body = [](const ApiError&, std::string_view) { return nlohmann::json("v1"); };
+  Router single(core::CellMode::single);
+  single.add_error_body("/v1", RouteScope::cell, body);
+  for (const char* path : {"/v1", "/v1/models", "/v1/chat/completions", "/v1/nope/deeper"})
+    EXPECT_NE(single.error_body_for(path), nullptr) << path;
+  for (const char* path : {"/", "/v2/models", "/v1x", "/health", "/cells/a/v1/models", ""})
+    EXPECT_EQ(single.error_body_for(path), nullptr) << path;
+  Router multi(core::CellMode::multi);
+  multi.add_error_body("/v1", RouteScope::cell, body);
+  for (const char* path : {"/cells/acme/v1", "/cells/acme/v1/models", "/cells/x/v1/nope"})
+    EXPECT_NE(multi.error_body_for(path), nullptr) << path;
+  for (const char* path : {"/v1/models", "/cells//v1/models", "/cells/acme/models", "/cells"})
+    EXPECT_EQ(multi.error_body_for(path), nullptr) << path;
+  EXPECT_THROW(multi.add_error_body("/v1/{x}", RouteScope::cell, body), std::invalid_argument);
+}
+
 TEST(Router, ListsMountedRoutesSorted) {
   auto router = make_router(core::CellMode::multi);
   const std::vector<RouteInfo> expected = {

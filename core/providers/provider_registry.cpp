@@ -268,4 +268,13 @@ std::optional<ResolvedModel> ProviderRegistry::resolve(const std::string& model_
   return std::nullopt;
 }
 
+std::vector<ProviderRegistry::ServedModel> ProviderRegistry::served_models() const {
+  std::shared_lock lock(mutex_);
+  std::vector<ServedModel> served;
+  served.reserve(models_.size());
+  for (const auto& [id, provider] : models_)
+    served.push_back({id, provider, providers_.at(provider).record.created_at});
+  return served;
+}
+
 }  // namespace agentrt::core

@@ -52,6 +52,13 @@ class ProviderRegistry {
 
   std::optional<ResolvedModel> resolve(const std::string& model_id) const;
 
+  // Every model served, by id: its provider's name, and when that provider was stored
+  // (empty for one of the config file).
+  struct ServedModel {
+    std::string id, provider, created_at;
+  };
+  std::vector<ServedModel> served_models() const;
+
  private:
   struct Entry {
     ProviderRecord record;

@@ -1,0 +1,94 @@
+#include "core/openai/chat_completions.h"
+
+#include "core/domain/errors.h"
+#include "core/openai/openai_fields.h"
+
+#include <chrono>
+
+namespace agentrt::core::openai {
+namespace {
+
+ErrorKind kind_for(const std::string& code) {
+  if (code == "provider_unavailable") return ErrorKind::provider_unavailable;
+  if (code == "provider_timeout") return ErrorKind::provider_timeout;
+  if (code == "internal") return ErrorKind::internal;
+  return ErrorKind::provider_error;
+}
+
+// A run that ended without an answer, as the error its client gets.
+[[noreturn]] void fail(const RunSummary& summary, const std::string& run_id) {
+  if (!summary.failed)
+    throw DomainError(ErrorKind::provider_unavailable, "interrupted",
+                      "the run was interrupted before it answered (run " + run_id + ")");
+  throw DomainError(kind_for(summary.error_code), summary.error_code,
+                    summary.error_message + " (run " + run_id + ")")
+      .with_retry_after((int64_t{summary.retry_after_ms} + 999) / 1000);
+}
+
+std::optional<std::string> acting_actor_of(const Principal& who,
+                                           const std::optional<std::string>& user) {
+  if (!who.admin || !user || user->empty()) return std::nullopt;
+  try {
+    check_actor_name(*user);
+  } catch (const DomainError& e) {
+    throw bad_param("user", std::string("Invalid 'user': ") + e.what());
+  }
+  return user;
+}
+
+PreparedRun prepare(RunService& runs, const ProviderRegistry& providers, const std::string& cell,
+                    const Principal& who, ChatCompletionRequest& request) {
+  if (!providers.resolve(request.run.model))
+    throw ParamError(ErrorKind::not_found, "model_not_found", "model",
+                     "The model '" + request.run.model + "' does not exist.");
+  request.run.actor = acting_actor_of(who, request.user);
+  return runs.prepare(cell, who, std::move(request.run),
+                      request.stream ? StartWrite::with_call : StartWrite::with_end);
+}
+
+int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// /v1's non-streamed answer has nothing to send till the end: the events only go to
+// followers and the store.
+class SilentSink : public RunSink {
+ public:
+  explicit SilentSink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
+  bool send(const std::string&) override { return true; }
+  bool idle() override { return !client_gone_ || !client_gone_(); }
+
+ private:
+  const std::function<bool()>& client_gone_;
+};
+
+}  // namespace
+
+ChatCompletion::ChatCompletion(RunService& runs, const ProviderRegistry& providers,
+                               const std::string& cell, const Principal& who,
+                               ChatCompletionRequest request)
+    : runs_(runs),
+      run_(prepare(runs, providers, cell, who, request)),
+      head_{completion_id(run_.live->id), run_.model.model.id, unix_now(), request.include_usage},
+      stream_(request.stream) {}
+
+std::string ChatCompletion::answer(const std::function<bool()>& client_gone) {
+  run_.provider_thread = CallThread::caller;
+  SilentSink sink(client_gone);
+  const RunSummary summary = runs_.execute(run_, sink);
+  if (summary.failed || summary.reason == "interrupted") fail(summary, run_.live->id);
+  return completion_text(head_, summary);
+}
+
+void ChatCompletion::stream(RunSink& events, const std::function<bool()>& client_gone) {
+  ChunkSink chunks(events, head_, client_gone);
+  const std::string run_id = run_.live->id;
+  const RunSummary summary = runs_.execute(run_, chunks);
+  if ((summary.failed || summary.reason == "interrupted") && !chunks.started())
+    fail(summary, run_id);
+  chunks.finish(summary);
+}
+
+}  // namespace agentrt::core::openai

@@ -58,7 +58,7 @@ bool SseClient::read_chunk(std::chrono::milliseconds timeout) {
   return true;
 }
 
-std::optional<nlohmann::json> SseClient::next(std::chrono::milliseconds timeout) {
+std::optional<std::string> SseClient::next_data(std::chrono::milliseconds timeout) {
   for (;;) {
     size_t end = events_.find("\n\n");
     while (end != std::string::npos) {
@@ -69,7 +69,7 @@ std::optional<nlohmann::json> SseClient::next(std::chrono::milliseconds timeout)
         end = events_.find("\n\n");
         continue;
       }
-      // An event's lines: "id: <seq>" (GET /runs/{id}/events) and "data: <json>".
+      // An event's lines: "id: <seq>" (GET /runs/{id}/events) and "data: <text>".
       std::optional<std::string> data;
       std::optional<int64_t> id;
       size_t from = 0;
@@ -82,12 +82,18 @@ std::optional<nlohmann::json> SseClient::next(std::chrono::milliseconds timeout)
       }
       if (data) {
         ids_.push_back(id);
-        return nlohmann::json::parse(*data);
+        return data;
       }
       end = events_.find("\n\n");
     }
     if (ended_ || !read_chunk(timeout)) return std::nullopt;
   }
+}
+
+std::optional<nlohmann::json> SseClient::next(std::chrono::milliseconds timeout) {
+  std::optional<std::string> data = next_data(timeout);
+  if (!data) return std::nullopt;
+  return nlohmann::json::parse(*data);
 }
 
 std::vector<nlohmann::json> SseClient::rest(std::chrono::milliseconds timeout) {

@@ -24,6 +24,10 @@ class SseClient {
   const std::string& head() const { return head_; }
   // The next event's JSON; nullopt when the stream ended or `timeout` passed.
   std::optional<nlohmann::json> next(std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  // The next event's data as sent, for streams whose data is not always JSON (OpenAI's
+  // ends with "[DONE]").
+  std::optional<std::string> next_data(
+      std::chrono::milliseconds timeout = std::chrono::seconds(10));
   // Every remaining event until the stream ends.
   std::vector<nlohmann::json> rest(std::chrono::milliseconds timeout = std::chrono::seconds(20));
   int comments() const { return comments_; }  // ": ping" lines seen so far

@@ -84,9 +84,14 @@ std::string completion_text(const CompletionHead& head, const RunSummary& summar
   return text;
 }
 
+std::string failure_code(const RunSummary& summary) {
+  constexpr int32_t kTooManyRequests = 429;
+  return summary.upstream_status == kTooManyRequests ? "rate_limit_exceeded" : summary.error_code;
+}
+
 const char* stream_error_type(std::string_view code) {
   if (code == "invalid_request") return "invalid_request_error";
-  if (code == "rate_limited") return "rate_limit_error";
+  if (code == "rate_limited" || code == "rate_limit_exceeded") return "rate_limit_error";
   return "server_error";
 }
 
@@ -169,7 +174,7 @@ void ChunkSink::finish(const RunSummary& summary) {
   std::lock_guard lock(mutex_);
   const bool failed = summary.failed || summary.reason == "interrupted";
   if (failed) {
-    const std::string code = summary.failed ? summary.error_code : "interrupted";
+    const std::string code = summary.failed ? failure_code(summary) : "interrupted";
     std::string error;
     JsonObjectText body(error);
     JsonObjectText inner(body.member("error"));

@@ -63,7 +63,11 @@ class ChunkSink : public RunSink {
   int64_t calls_ = 0;  // tool calls sent: the next one's index
 };
 
-// The OpenAI error type for an agentrt error code in a stream, where no status says it.
+// The code a failed run's error says: rate_limit_exceeded, OpenAI's, when the upstream
+// answered 429 (its rate limit, past agentd's retries), else agentrt's own.
+std::string failure_code(const RunSummary& summary);
+
+// The OpenAI error type for an error code in a stream, where no status says it.
 const char* stream_error_type(std::string_view code);
 
 }  // namespace agentrt::core::openai

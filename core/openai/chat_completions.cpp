@@ -20,7 +20,7 @@ ErrorKind kind_for(const std::string& code) {
   if (!summary.failed)
     throw DomainError(ErrorKind::provider_unavailable, "interrupted",
                       "the run was interrupted before it answered (run " + run_id + ")");
-  throw DomainError(kind_for(summary.error_code), summary.error_code,
+  throw DomainError(kind_for(summary.error_code), failure_code(summary),
                     summary.error_message + " (run " + run_id + ")")
       .with_retry_after((int64_t{summary.retry_after_ms} + 999) / 1000);
 }

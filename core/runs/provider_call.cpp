@@ -205,6 +205,7 @@ ProviderResult call_provider(const ProviderInstance& provider, const std::string
       result.error_code = error_code_for(e.code);
       result.error_message = e.what();
       result.retry_after_ms = e.retry_after_ms;
+      result.upstream_status = e.http_status;
       return result;
     }
   }

@@ -41,6 +41,7 @@ struct ProviderResult {
   // client's request is at fault, and nothing of the run should be stored.
   bool refused = false;
   uint32_t retry_after_ms = 0;  // the upstream's, when it failed saying when to try again
+  int32_t upstream_status = 0;  // the upstream's HTTP status, when it failed with one
   int attempts = 0;
 };
 

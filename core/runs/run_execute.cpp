@@ -53,6 +53,7 @@ RunSummary summarise(ProviderResult result, const RunContext& context) {
   summary.error_code = std::move(result.error_code);
   summary.error_message = std::move(result.error_message);
   summary.retry_after_ms = result.retry_after_ms;
+  summary.upstream_status = result.upstream_status;
   summary.text = std::move(result.text);
   // A call cut off (an interrupt, a failure) leaves nothing pending.
   if (summary.reason == "tool_use") summary.tool_calls = std::move(result.tool_calls);
@@ -336,6 +337,7 @@ class RunExecution {
       summary_.error_code = std::move(taken.error_code);
       summary_.error_message = std::move(taken.error_message);
       summary_.retry_after_ms = taken.retry_after_ms;
+      summary_.upstream_status = taken.upstream_status;
       if (!taken.text.empty()) keep(text_message("assistant", taken.text));
       return false;
     }

@@ -110,6 +110,7 @@ struct RunSummary {
   bool failed = false;
   std::string error_code, error_message;  // when failed
   uint32_t retry_after_ms = 0;            // when failed, the upstream's hint
+  int32_t upstream_status = 0;            // when failed, the upstream's HTTP status if any
 };
 
 struct RunSettings {

@@ -14,8 +14,10 @@ namespace agentrt::server::api {
 namespace {
 
 const char* error_type(const ApiError& error) {
-  // OpenAI's own answer for an unknown model says invalid_request_error.
+  // OpenAI's own answer for an unknown model says invalid_request_error; an upstream's
+  // rate limit keeps agentrt's status (503, after agentd's retries) and says what it was.
   if (error.code() == "model_not_found") return "invalid_request_error";
+  if (error.code() == "rate_limit_exceeded") return "rate_limit_error";
   switch (error.http_status()) {
     case 401:
       return "authentication_error";

@@ -135,20 +135,26 @@ TEST(OpenAiVendor, AToolRoundTripReachesOpenAiInItsOwnForm) {
 }
 
 // Before the first chunk a failure is the HTTP error it is (so that OpenAI's clients
-// retry a 5xx); after it, an error event and [DONE].
+// retry a 5xx), with agentrt's status: an upstream's rate limit says rate_limit_error,
+// its other failures server_error. After the first chunk: an error event and [DONE].
 TEST(OpenAiVendor, UpstreamFailuresAreOpenAiErrors) {
   VendorSetup s(Vendor::openai);
   const std::string model = vendor_model(Vendor::openai);
   s.fake.set_default(Reply::failure(429).with_header("retry-after", "120"));
   const HttpResponse limited = complete(s, openai_body(model, "x"));
-  EXPECT_TRUE(openai_error(limited, 503, "server_error"));
-  EXPECT_EQ(limited.json()["error"]["code"], "provider_unavailable");
+  EXPECT_TRUE(openai_error(limited, 503, "rate_limit_error"));
+  EXPECT_EQ(limited.json()["error"]["code"], "rate_limit_exceeded");
   EXPECT_EQ(limited.header("Retry-After"), "120");
   const OpenAiStream refused =
       openai_stream(s.agentd, s.admin, openai_body(model, "x", {{"stream", true}}));
   EXPECT_EQ(refused.status, 503);
-  EXPECT_EQ(json::parse(refused.error_body)["error"]["type"], "server_error") << refused.error_body;
+  EXPECT_EQ(json::parse(refused.error_body)["error"]["type"], "rate_limit_error")
+      << refused.error_body;
 
+  s.fake.set_default(Reply::failure(500).with_header("retry-after-ms", "10"));
+  const HttpResponse down = complete(s, openai_body(model, "x"));
+  EXPECT_TRUE(openai_error(down, 503, "server_error"));
+  EXPECT_EQ(down.json()["error"]["code"], "provider_unavailable");
   s.fake.set_default(Reply::failure(401));
   EXPECT_TRUE(openai_error(complete(s, openai_body(model, "x")), 502, "server_error"));
 

@@ -210,6 +210,13 @@ TEST(OpenAiTranslation, ChunksFromEvents) {
                                                        {"param", nullptr},
                                                        {"type", "server_error"}}}}));
   EXPECT_EQ(failed_out.events[3], "[DONE]");
+
+  // An upstream's rate limit says so.
+  failed.upstream_status = 429;
+  EXPECT_EQ(failure_code(failed), "rate_limit_exceeded");
+  EXPECT_STREQ(stream_error_type(failure_code(failed)), "rate_limit_error");
+  failed.upstream_status = 500;
+  EXPECT_EQ(failure_code(failed), "provider_error");
 }
 
 }  // namespace agentrt::core::openai::translation_test

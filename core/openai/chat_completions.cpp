@@ -30,8 +30,11 @@ std::optional<std::string> acting_actor_of(const Principal& who,
   if (!who.admin || !user || user->empty()) return std::nullopt;
   try {
     check_actor_name(*user);
-  } catch (const DomainError& e) {
-    throw bad_param("user", std::string("Invalid 'user': ") + e.what());
+  } catch (const DomainError&) {
+    throw bad_param("user",
+                    "Invalid 'user': for an admin token it names the actor, at most " +
+                        std::to_string(kActorMaxCharacters) +
+                        " characters without a control character or a blank at either end.");
   }
   return user;
 }

@@ -37,7 +37,7 @@ json answer_to(const std::string& call_id) {
   return {{"role", "tool"}, {"tool_call_id", call_id}, {"content", "r"}};
 }
 
-std::vector<BadBody> bad_bodies() {
+std::vector<BadBody> bad_messages() {
   const json assistant_calls = {{"role", "assistant"}, {"tool_calls", {kCall}}};
   json badly_named_call = assistant_calls;
   badly_named_call["tool_calls"][0]["function"]["name"] = "bad name";
@@ -74,6 +74,11 @@ std::vector<BadBody> bad_bodies() {
       {with({{"messages", {kUser, {{"role", "tool"}, {"content", "r"}}}}}),
        "messages[1].tool_call_id"},
       {with({{"messages", {kUser, badly_named_call}}}), "messages[1].tool_calls[0].function.name"},
+  };
+}
+
+std::vector<BadBody> bad_parameters() {
+  return {
       {with({{"temperature", 3}}), "temperature"},
       {with({{"temperature", "hot"}}), "temperature"},
       {with({{"top_p", 1.5}}), "top_p"},
@@ -119,7 +124,9 @@ std::vector<BadBody> bad_bodies() {
 TEST(OpenAiErrors, EveryBadFieldIs400NamingItInOpenAisShape) {
   AgentdProcess agentd;
   const std::string admin = first_admin_token(agentd);
-  for (const BadBody& bad : bad_bodies()) {
+  std::vector<BadBody> bad_bodies = bad_messages();
+  for (BadBody& bad : bad_parameters()) bad_bodies.push_back(std::move(bad));
+  for (const BadBody& bad : bad_bodies) {
     const HttpResponse response = call(agentd, "POST", "/v1/chat/completions", admin, bad.body);
     EXPECT_TRUE(openai_error(response, 400, "invalid_request_error", bad.param)) << bad.body.dump();
     EXPECT_EQ(response.json()["error"]["code"], "invalid_request") << response.body;

@@ -79,7 +79,7 @@ json image_part(const OpenAiObject& part) {
     url = text;
   } else {
     const OpenAiObject image(*value, param);
-    image.only({"url", "detail"});  // detail is the vendor's to guess; no provider takes it
+    image.only({"url", "detail"});  // detail is dropped: agentrt's image parts have none
     url = image.required_string("url");
     param = image.path_of("url");
   }

@@ -5,6 +5,7 @@
 #include "server/api/conversation_routes.h"
 #include "server/api/health_routes.h"
 #include "server/api/memory_routes.h"
+#include "server/api/metrics_routes.h"
 
 namespace agentrt::server::api {
 
@@ -18,6 +19,7 @@ void register_api_routes(Router& router, core::Engine& engine) {
   add_session_routes(router, engine);
   add_memory_routes(router, engine);
   add_agent_routes(router, engine);
+  add_metrics_routes(router, engine);
 }
 
 }  // namespace agentrt::server::api

@@ -45,6 +45,18 @@ const Histogram::BucketBoundaries kFirstDeltaBuckets = {0.005, 0.01, 0.025, 0.05
 const Histogram::BucketBoundaries kProviderBuckets = {
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
 
+Family<Counter>& counters(prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+Family<Histogram>& histograms(prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(registry);
+}
+
+Family<Gauge>& gauges(prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(registry);
+}
+
 Series<Counter>::Make counter() {
   return [](Family<Counter>& family, const prometheus::Labels& labels) -> Counter& {
     return family.Add(labels);
@@ -119,71 +131,45 @@ struct Metrics::Families {
 };
 
 Metrics::Families::Families(const MetricsConfig& config)
-    : http_requests(prometheus::BuildCounter()
-                        .Name("agentrt_http_requests_total")
-                        .Help("HTTP requests answered, by route template, method and status.")
-                        .Register(registry),
+    : http_requests(counters(registry, "agentrt_http_requests_total",
+                             "HTTP requests answered, by route template, method and status."),
                     {{"route"}, {"method"}, {"status"}}, counter()),
-      http_duration(prometheus::BuildHistogram()
-                        .Name("agentrt_http_request_duration_seconds")
-                        .Help("Time from a request's start to its response's end, by route.")
-                        .Register(registry),
+      http_duration(histograms(registry, "agentrt_http_request_duration_seconds",
+                               "Time from a request's start to its response's end, by route."),
                     {{"route"}}, histogram(kRequestBuckets)),
-      overhead(prometheus::BuildHistogram()
-                   .Name("agentrt_overhead_seconds")
-                   .Help("A request's time less its waits for model providers and tool "
-                         "servers, for requests that called one, by route.")
-                   .Register(registry),
+      overhead(histograms(registry, "agentrt_overhead_seconds",
+                          "A request's time less its waits for model providers and tool "
+                          "servers, for requests that called one, by route."),
                {{"route"}}, histogram(kOverheadBuckets)),
-      runs(prometheus::BuildCounter()
-               .Name("agentrt_runs_total")
-               .Help("Runs ended, by outcome: the done event's reason, refused or error.")
-               .Register(registry),
+      runs(counters(registry, "agentrt_runs_total",
+                    "Runs ended, by outcome: the done event's reason, refused or error."),
            {{"outcome"}}, counter()),
-      tokens(prometheus::BuildCounter()
-                 .Name("agentrt_tokens_total")
-                 .Help("Tokens of ended runs as their done events report them, by direction "
-                       "(input, output), model and cell.")
-                 .Register(registry),
+      tokens(counters(registry, "agentrt_tokens_total",
+                      "Tokens of ended runs as their done events report them, by direction "
+                      "(input, output), model and cell."),
              {{"direction"}, {"model", kMaxModels}, {"cell", config.max_cells}}, counter()),
-      first_delta(prometheus::BuildHistogram()
-                      .Name("agentrt_provider_ttft_seconds")
-                      .Help("Time from a provider call's start to its first text or tool-call "
-                            "delta, retries included, by provider and model.")
-                      .Register(registry),
+      first_delta(histograms(registry, "agentrt_provider_ttft_seconds",
+                             "Time from a provider call's start to its first text or tool-call "
+                             "delta, retries included, by provider and model."),
                   {{"provider", kMaxProviders}, {"model", kMaxModels}},
                   histogram(kFirstDeltaBuckets)),
-      provider_call(prometheus::BuildHistogram()
-                        .Name("agentrt_provider_call_duration_seconds")
-                        .Help("Provider calls from start to end, retries and their waits "
-                              "included, by provider and model.")
-                        .Register(registry),
+      provider_call(histograms(registry, "agentrt_provider_call_duration_seconds",
+                               "Provider calls from start to end, retries and their waits "
+                               "included, by provider and model."),
                     {{"provider", kMaxProviders}, {"model", kMaxModels}},
                     histogram(kProviderBuckets)),
-      tool_calls(prometheus::BuildCounter()
-                     .Name("agentrt_tool_calls_total")
-                     .Help("Tool calls agentrt ran, by server, tool and outcome.")
-                     .Register(registry),
+      tool_calls(counters(registry, "agentrt_tool_calls_total",
+                          "Tool calls agentrt ran, by server, tool and outcome."),
                  {{"server", kMaxServers}, {"tool", kMaxTools}, {"outcome"}}, counter()),
-      plugin_errors(prometheus::BuildCounter()
-                        .Name("agentrt_plugin_errors_total")
-                        .Help("Plugin calls that returned an error, by plugin and ABI status.")
-                        .Register(registry),
+      plugin_errors(counters(registry, "agentrt_plugin_errors_total",
+                             "Plugin calls that returned an error, by plugin and ABI status."),
                     {{"plugin", kMaxPlugins}, {"code"}}, counter()),
-      store_commit(prometheus::BuildHistogram()
-                       .Name("agentrt_store_commit_duration_seconds")
-                       .Help("State store group commits, from BEGIN to COMMIT.")
-                       .Register(registry)
+      store_commit(histograms(registry, "agentrt_store_commit_duration_seconds",
+                              "State store group commits, from BEGIN to COMMIT.")
                        .Add({}, kCommitBuckets)),
-      runs_live(prometheus::BuildGauge()
-                    .Name("agentrt_runs_live")
-                    .Help("Runs under way.")
-                    .Register(registry)
-                    .Add({})),
-      streams_open(prometheus::BuildGauge()
-                       .Name("agentrt_streams_open")
-                       .Help("Event streams open (/run and /runs/{runID}/events).")
-                       .Register(registry)
+      runs_live(gauges(registry, "agentrt_runs_live", "Runs under way.").Add({})),
+      streams_open(gauges(registry, "agentrt_streams_open",
+                          "Event streams open (/run and /runs/{runID}/events).")
                        .Add({})) {}
 
 Metrics::Metrics(const MetricsConfig& config) : families_(std::make_unique<Families>(config)) {}

@@ -54,7 +54,7 @@ class Metrics {
   void tool_called(std::string_view server, std::string_view tool, std::string_view outcome);
   // One group commit of the state store (core/store/write_batcher.h).
   void store_committed(Clock::duration took);
-  // A plugin call that returned an error; `code` names the ABI status (plugin_codes).
+  // A plugin call that returned an error, with the ABI status it returned.
   void plugin_failed(std::string_view plugin, int32_t abi_code);
   void stream_opened();
   void stream_closed();

@@ -8,10 +8,12 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <cstring>
-
 namespace agentrt::server::api {
 
+namespace {
+
+// Whether the peer of a connected socket is this host (127.0.0.0/8, ::1, or 127/8
+// mapped into IPv6).
 bool peer_is_loopback(int fd) {
   sockaddr_storage peer{};
   socklen_t size = sizeof peer;
@@ -25,6 +27,8 @@ bool peer_is_loopback(int fd) {
   if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
   return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
 }
+
+}  // namespace
 
 void add_metrics_routes(Router& router, core::Engine& engine) {
   const core::MetricsAccess access = engine.config().metrics.access;

@@ -9,10 +9,6 @@
 
 namespace agentrt::server::api {
 
-// Whether the peer of a connected socket is this host (127.0.0.0/8, ::1, or 127/8
-// mapped into IPv6).
-bool peer_is_loopback(int fd);
-
 void add_metrics_routes(Router& router, core::Engine& engine);
 
 }  // namespace agentrt::server::api

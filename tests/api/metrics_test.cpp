@@ -29,73 +29,82 @@ class MetricsApi : public ::testing::Test {
   VendorSetup s{Vendor::openai, metrics_options(dir)};
 };
 
-TEST_F(MetricsApi, AMixedWorkloadMovesEachCounterByWhatItDid) {
-  const Workload w = run_workload(s);
-  const auto m = parse_metrics(scrape());
-  const std::string requests = "agentrt_http_requests_total";
-  auto served = [&](const std::string& route, const std::string& method, int status) {
-    return metric(m, requests,
-                  {{"route", route}, {"method", method}, {"status", std::to_string(status)}});
-  };
-  EXPECT_EQ(served("/chat", "POST", 200), 3);
-  EXPECT_EQ(served("/chat", "POST", w.failed_status), 1);
-  EXPECT_EQ(served("/chat", "POST", 400), 1);
-  EXPECT_EQ(served("/run", "POST", 200), 1);
-  EXPECT_EQ(served("/runs/{runID}/events", "GET", 200), 1);
-  EXPECT_EQ(served("/agents", "POST", 201), 1);
-  EXPECT_EQ(served("/admin/tokens", "POST", 201), 1);
-  EXPECT_EQ(served("/admin/shared-providers", "POST", 200), 1);
-  EXPECT_EQ(served("unmatched", "GET", 404), 1);
-  EXPECT_EQ(served("unmatched", "other", 405), 1) << "an unknown method is one label value";
-  EXPECT_EQ(served("/metrics", "GET", 200), 0) << "a scrape is counted once it is answered";
-  EXPECT_EQ(metric_sum(m, requests), 12) << "with the provider's setup";
+using Samples = std::vector<MetricSample>;
+const char* const kRequests = "agentrt_http_requests_total";
+
+double served(const Samples& m, const std::string& route, const std::string& method, int status) {
+  return metric(m, kRequests,
+                {{"route", route}, {"method", method}, {"status", std::to_string(status)}});
+}
+
+// HTTP requests by route template, method and status, and their durations.
+void expect_requests(const Samples& m, const Workload& w) {
+  EXPECT_EQ(served(m, "/chat", "POST", 200), 3);
+  EXPECT_EQ(served(m, "/chat", "POST", w.failed_status), 1);
+  EXPECT_EQ(served(m, "/chat", "POST", 400), 1);
+  EXPECT_EQ(served(m, "/run", "POST", 200), 1);
+  EXPECT_EQ(served(m, "/runs/{runID}/events", "GET", 200), 1);
+  EXPECT_EQ(served(m, "/agents", "POST", 201), 1);
+  EXPECT_EQ(served(m, "/admin/tokens", "POST", 201), 1);
+  EXPECT_EQ(served(m, "/admin/shared-providers", "POST", 200), 1);
+  EXPECT_EQ(served(m, "unmatched", "GET", 404), 1);
+  EXPECT_EQ(served(m, "unmatched", "other", 405), 1) << "an unknown method is one label value";
+  EXPECT_EQ(served(m, "/metrics", "GET", 200), 0) << "a scrape is counted once it is answered";
+  EXPECT_EQ(metric_sum(m, kRequests), 12) << "with the provider's setup";
   EXPECT_EQ(metric(m, "agentrt_http_request_duration_seconds_count", {{"route", "/chat"}}), 5);
-
-  // Runs by outcome, and their tokens as their done events said.
-  EXPECT_EQ(metric(m, "agentrt_runs_total", {{"outcome", "end_turn"}}), 4);
-  EXPECT_EQ(metric(m, "agentrt_runs_total", {{"outcome", "error"}}), 1);
-  EXPECT_EQ(metric_sum(m, "agentrt_runs_total"), 5);
-  const std::string tokens = "agentrt_tokens_total";
-  EXPECT_EQ(metric(m, tokens, {{"direction", "input"}, {"model", "echo"}, {"cell", "default"}}),
-            w.echo_input);
-  EXPECT_EQ(metric(m, tokens, {{"direction", "output"}, {"model", "echo"}, {"cell", "default"}}),
-            w.echo_output);
-  const std::string model = vendor_model(Vendor::openai);
-  EXPECT_EQ(metric(m, tokens, {{"direction", "input"}, {"model", model}, {"cell", "default"}}),
-            w.openai_input);
-  EXPECT_EQ(metric(m, tokens, {{"direction", "output"}, {"model", model}, {"cell", "default"}}),
-            w.openai_output);
-  EXPECT_EQ(metric_sum(m, tokens), w.echo_input + w.echo_output + w.openai_input + w.openai_output);
-
-  // Provider calls: three of echo, three of openai (the failed one had no first delta).
-  const MetricLabels echo = {{"provider", "echo"}, {"model", "echo"}};
-  const MetricLabels openai = {{"provider", "openai"}, {"model", model}};
-  EXPECT_EQ(metric(m, "agentrt_provider_call_duration_seconds_count", echo), 3);
-  EXPECT_EQ(metric(m, "agentrt_provider_call_duration_seconds_count", openai), 3);
-  EXPECT_EQ(metric(m, "agentrt_provider_ttft_seconds_count", echo), 3);
-  EXPECT_EQ(metric(m, "agentrt_provider_ttft_seconds_count", openai), 2);
-  EXPECT_EQ(
-      metric(m, "agentrt_plugin_errors_total", {{"plugin", "openai"}, {"code", "unavailable"}}), 1);
-
-  EXPECT_EQ(metric(m, "agentrt_tool_calls_total",
-                   {{"server", "calc"}, {"tool", "add"}, {"outcome", "ok"}}),
-            1);
-  EXPECT_EQ(metric_sum(m, "agentrt_tool_calls_total"), 1);
-  EXPECT_EQ(metric(m, "agentrt_runs_live"), 0);
-  EXPECT_EQ(metric(m, "agentrt_streams_open"), 0);
-  EXPECT_GE(metric(m, "agentrt_store_commit_duration_seconds_count"), 5);
-
   // agentd's own time: for each request that called an upstream, below its whole time.
   EXPECT_EQ(metric(m, "agentrt_overhead_seconds_count", {{"route", "/chat"}}), 4);
   EXPECT_EQ(metric(m, "agentrt_overhead_seconds_count", {{"route", "/run"}}), 1);
   EXPECT_EQ(metric_sum(m, "agentrt_overhead_seconds_count"), 5);
   EXPECT_LT(metric(m, "agentrt_overhead_seconds_sum", {{"route", "/chat"}}),
             metric(m, "agentrt_http_request_duration_seconds_sum", {{"route", "/chat"}}));
+}
 
-  // The scrape itself shows in the next one.
-  const auto again = parse_metrics(scrape());
-  EXPECT_EQ(metric(again, requests, {{"route", "/metrics"}, {"method", "GET"}, {"status", "200"}}),
+// Runs by outcome, and their tokens as their done events said.
+void expect_runs(const Samples& m, const Workload& w) {
+  EXPECT_EQ(metric(m, "agentrt_runs_total", {{"outcome", "end_turn"}}), 4);
+  EXPECT_EQ(metric(m, "agentrt_runs_total", {{"outcome", "error"}}), 1);
+  EXPECT_EQ(metric_sum(m, "agentrt_runs_total"), 5);
+  const std::string tokens = "agentrt_tokens_total";
+  auto of = [](const char* direction, const std::string& model) {
+    return MetricLabels{{"direction", direction}, {"model", model}, {"cell", "default"}};
+  };
+  const std::string model = vendor_model(Vendor::openai);
+  EXPECT_EQ(metric(m, tokens, of("input", "echo")), w.echo_input);
+  EXPECT_EQ(metric(m, tokens, of("output", "echo")), w.echo_output);
+  EXPECT_EQ(metric(m, tokens, of("input", model)), w.openai_input);
+  EXPECT_EQ(metric(m, tokens, of("output", model)), w.openai_output);
+  EXPECT_EQ(metric_sum(m, tokens), w.echo_input + w.echo_output + w.openai_input + w.openai_output);
+  EXPECT_EQ(metric(m, "agentrt_runs_live"), 0);
+  EXPECT_EQ(metric(m, "agentrt_streams_open"), 0);
+}
+
+// Provider calls (three of echo, three of openai, whose failed one had no first delta),
+// the tool call, the plugin's error and the commits.
+void expect_calls(const Samples& m) {
+  const MetricLabels echo = {{"provider", "echo"}, {"model", "echo"}};
+  const MetricLabels openai = {{"provider", "openai"}, {"model", vendor_model(Vendor::openai)}};
+  EXPECT_EQ(metric(m, "agentrt_provider_call_duration_seconds_count", echo), 3);
+  EXPECT_EQ(metric(m, "agentrt_provider_call_duration_seconds_count", openai), 3);
+  EXPECT_EQ(metric(m, "agentrt_provider_ttft_seconds_count", echo), 3);
+  EXPECT_EQ(metric(m, "agentrt_provider_ttft_seconds_count", openai), 2);
+  EXPECT_EQ(
+      metric(m, "agentrt_plugin_errors_total", {{"plugin", "openai"}, {"code", "unavailable"}}), 1);
+  EXPECT_EQ(metric(m, "agentrt_tool_calls_total",
+                   {{"server", "calc"}, {"tool", "add"}, {"outcome", "ok"}}),
             1);
+  EXPECT_EQ(metric_sum(m, "agentrt_tool_calls_total"), 1);
+  EXPECT_GE(metric(m, "agentrt_store_commit_duration_seconds_count"), 5);
+}
+
+TEST_F(MetricsApi, AMixedWorkloadMovesEachCounterByWhatItDid) {
+  const Workload w = run_workload(s);
+  const Samples m = parse_metrics(scrape());
+  expect_requests(m, w);
+  expect_runs(m, w);
+  expect_calls(m);
+  // The scrape itself shows in the next one.
+  EXPECT_EQ(served(parse_metrics(scrape()), "/metrics", "GET", 200), 1);
 }
 
 TEST_F(MetricsApi, NoLabelHoldsAnIdATokenOrAnActor) {

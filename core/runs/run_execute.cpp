@@ -294,6 +294,7 @@ class RunExecution {
   }
 
   ProviderResult call_model() {
+    const std::string request = request_of(run_);  // agentd's work, before the call's time
     metrics::ProviderCallTimer timer(run_.model.provider, run_.model.model.id);
     const std::function<bool(const ToolCall&)> on_tool_call = [&](const ToolCall& call) {
       timer.answered();
@@ -305,7 +306,7 @@ class RunExecution {
     };
     const bool first = !start_stored();
     return call_provider(
-        *run_.model.instance, request_of(run_), service_.settings_.call,
+        *run_.model.instance, request, service_.settings_.call,
         [&](std::string_view text) {
           timer.answered();
           deliver(live_.append_delta(text));

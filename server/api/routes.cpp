@@ -11,6 +11,7 @@ namespace agentrt::server::api {
 
 void register_api_routes(Router& router, core::Engine& engine) {
   add_health_routes(router, engine);
+  add_metrics_routes(router, engine);
   add_token_routes(router, engine);
   add_cell_routes(router, engine);
   add_provider_routes(router, engine);
@@ -19,7 +20,6 @@ void register_api_routes(Router& router, core::Engine& engine) {
   add_session_routes(router, engine);
   add_memory_routes(router, engine);
   add_agent_routes(router, engine);
-  add_metrics_routes(router, engine);
 }
 
 }  // namespace agentrt::server::api

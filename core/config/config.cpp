@@ -159,6 +159,11 @@ void apply_environment(Config& config, const Environment& env) {
   if (auto v = find_env(env, "AGENTRT_MODE")) set_mode(config, *v, "AGENTRT_MODE");
   if (auto v = find_env(env, "AGENTRT_LOG_LEVEL")) set_log_level(config, *v, "AGENTRT_LOG_LEVEL");
   if (auto v = find_env(env, "AGENTRT_PLUGIN_DIRS")) config.plugin_dirs = split_dirs(*v);
+  if (auto v = find_env(env, "AGENTRT_METRICS")) {
+    const auto access = parse_metrics_access(*v);
+    if (!access) reject_config_value("AGENTRT_METRICS", "one of off, loopback, admin", *v);
+    config.metrics.access = *access;
+  }
 }
 
 void apply_flags(Config& config, const ConfigOverrides& flags) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentrt::core {
@@ -74,6 +75,17 @@ struct ToolServerConfig {
   nlohmann::json entry = nlohmann::json::object();
 };
 
+// Who may read GET /metrics (docs/operator-guide.md, "Metrics"). Off, nothing is
+// measured either.
+enum class MetricsAccess { off, loopback, admin };
+
+struct MetricsConfig {
+  MetricsAccess access = MetricsAccess::loopback;
+  // Distinct cells the `cell` label tells apart; the rest are counted as "_other", so
+  // that a deployment of many tenants does not make a series per tenant.
+  unsigned max_cells = 100;
+};
+
 struct Config {
   CellMode mode = CellMode::single;
   std::string listen = "127.0.0.1:9091";
@@ -89,6 +101,7 @@ struct Config {
   ServerConfig server;
   LimitsConfig limits;
   std::vector<ToolServerConfig> tool_servers;  // in the file's order
+  MetricsConfig metrics;
 
   // Named in `plugins` with "enabled": false. A plugin the config does not name is not
   // disabled: it is enabled or not by the engine's own rules (echo, auth, memory).
@@ -131,7 +144,8 @@ struct ConfigOverrides {
 };
 
 // Environment variables read: AGENTRT_CONFIG, AGENTRT_LISTEN, AGENTRT_DATA_DIR,
-// AGENTRT_MODE, AGENTRT_LOG_LEVEL, AGENTRT_PLUGIN_DIRS (':'-separated).
+// AGENTRT_MODE, AGENTRT_LOG_LEVEL, AGENTRT_PLUGIN_DIRS (':'-separated), AGENTRT_METRICS
+// (metrics.access).
 using Environment = std::map<std::string, std::string>;
 Environment process_environment();
 
@@ -141,6 +155,9 @@ Config load_config(const ConfigOverrides& flags, const Environment& env);
 
 // Parses and validates one config document on top of `base`. Throws ConfigError.
 Config apply_config_json(Config base, const nlohmann::json& document);
+
+// "off", "loopback", "admin"; nullopt for any other word.
+std::optional<MetricsAccess> parse_metrics_access(std::string_view word);
 
 // "HOST:PORT" with PORT 0..65535; throws ConfigError naming `key`.
 std::pair<std::string, uint16_t> parse_listen_address(const std::string& value,

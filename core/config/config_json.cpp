@@ -103,6 +103,22 @@ void apply_limits(LimitsConfig& limits, const json& section) {
   }
 }
 
+void apply_metrics(MetricsConfig& metrics, const json& section) {
+  expect_object(section, "metrics", "an object");
+  for (const auto& [name, value] : section.items()) {
+    const std::string key = "metrics." + name;
+    if (name == "access") {
+      const auto access = parse_metrics_access(expect_string(value, key));
+      if (!access) reject_config_value(key, "one of \"off\", \"loopback\", \"admin\"", value);
+      metrics.access = *access;
+    } else if (name == "max_cells") {
+      metrics.max_cells = static_cast<unsigned>(expect_uint(value, key, 1, 10000));
+    } else {
+      unknown_key(key);
+    }
+  }
+}
+
 // Entries merge into `plugins` (which holds the defaults), so naming another plugin
 // does not switch echo off; only "echo":{"enabled":false} does.
 void apply_plugins(std::map<std::string, PluginConfig>& plugins, const json& section) {
@@ -217,6 +233,13 @@ void apply_scalar(Config& config, const std::string& key, const json& value) {
 
 }  // namespace
 
+std::optional<MetricsAccess> parse_metrics_access(std::string_view word) {
+  if (word == "off") return MetricsAccess::off;
+  if (word == "loopback") return MetricsAccess::loopback;
+  if (word == "admin") return MetricsAccess::admin;
+  return std::nullopt;
+}
+
 Config apply_config_json(Config base, const nlohmann::json& document) {
   if (!document.is_object()) {
     throw ConfigError("", std::string("config must be a JSON object, got ") + document.type_name());
@@ -232,6 +255,8 @@ Config apply_config_json(Config base, const nlohmann::json& document) {
       base.plugin_dirs = parse_plugin_dirs(value);
     } else if (key == "tool_servers") {
       base.tool_servers = parse_tool_servers(value);
+    } else if (key == "metrics") {
+      apply_metrics(base.metrics, value);
     } else {
       apply_scalar(base, key, value);
     }

@@ -1,6 +1,7 @@
 #include "core/plugin_host/loaded_plugin.h"
 
 #include "core/log/logger.h"
+#include "core/metrics/metrics.h"
 #include "core/plugin_host/host_api.h"
 
 #include <boost/dll/shared_library.hpp>
@@ -90,12 +91,15 @@ void PluginInstance::invoke(const std::function<int32_t(void*, agentrt_error_t*)
   } catch (const PluginError&) {
     throw;
   } catch (...) {
+    if (auto* metrics = metrics::active())
+      metrics->plugin_failed(plugin_->name(), AGENTRT_ERR_INTERNAL);
     throw PluginError(AGENTRT_ERR_INTERNAL,
                       "plugin '" + plugin_->name() + "' threw across the C boundary");
   }
-  if (rc != AGENTRT_OK)
-    throw PluginError(rc, error_message(error, "plugin call failed"), error.http_status,
-                      error.retry_after_ms);
+  if (rc == AGENTRT_OK) return;
+  if (auto* metrics = metrics::active()) metrics->plugin_failed(plugin_->name(), rc);
+  throw PluginError(rc, error_message(error, "plugin call failed"), error.http_status,
+                    error.retry_after_ms);
 }
 
 std::string PluginInstance::call_json(agentrt_json_call_fn fn, std::string_view request) const {

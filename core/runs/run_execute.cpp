@@ -8,9 +8,11 @@
 #include "core/domain/errors.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
+#include "core/metrics/request_timing.h"
 #include "core/runs/event_text.h"
 #include "core/runs/held_sink.h"
 #include "core/runs/provider_request.h"
+#include "core/runs/run_metrics.h"
 #include "core/runs/tool_answers.h"
 #include "core/runs/tool_step.h"
 #include "text/utf8.h"
@@ -296,7 +298,10 @@ class RunExecution {
   }
 
   ProviderResult call_model() {
+    const std::string request = request_of(run_);  // agentd's work, before the call's time
+    metrics::ProviderCallTimer timer(run_.model.provider, run_.model.model.id);
     const std::function<bool(const ToolCall&)> on_tool_call = [&](const ToolCall& call) {
+      timer.answered();
       const char* executor = router_.client_runs(call) ? "client" : "server";
       deliver(live_.append_text([&](int64_t seq) {
         return tool_call_text(call.id, call.name, call.arguments, executor, seq);
@@ -305,8 +310,9 @@ class RunExecution {
     };
     const bool first = !start_stored();
     return call_provider(
-        *run_.model.instance, request_of(run_), service_.settings_.call,
+        *run_.model.instance, request, service_.settings_.call,
         [&](std::string_view text) {
+          timer.answered();
           deliver(live_.append_delta(text));
           return !receiver_gone_ && !live_.cancelled();
         },
@@ -459,7 +465,7 @@ class RunExecution {
 
 RunSummary RunService::execute(PreparedRun& run, RunSink& receiver) {
   RunExecution execution(*this, run, receiver);
-  return execution.execute();
+  return counted_run(run, [&] { return execution.execute(); });
 }
 
 }  // namespace agentrt::core

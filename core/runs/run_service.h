@@ -215,6 +215,8 @@ class RunService {
 
   // Shutdown: stops every live run (they end with reason "interrupted").
   void interrupt_all();
+  // The runs under way now (agentrt_runs_live).
+  size_t live_count() const { return live_.all().size(); }
 
   // Drops the cell's sessions from the history cache (a cell cleanup).
   void forget_cell(const std::string& cell) { history_.forget_cell(cell); }

@@ -1,6 +1,7 @@
 #include "core/runs/tool_step.h"
 
 #include "core/log/logger.h"
+#include "core/metrics/metrics.h"
 #include "text/utf8.h"
 
 #include <algorithm>
@@ -13,6 +14,20 @@ void cut(ToolResult& result, uint64_t max_output_bytes) {
   if (result.output.size() <= max_output_bytes) return;
   result.output = std::string(text::utf8_prefix(result.output, max_output_bytes)) +
                   "\n[output cut at " + std::to_string(max_output_bytes) + " bytes]";
+}
+
+// agentrt_tool_calls_total; a call of a tool the run does not offer names none.
+void count_call(const ToolResult& result, bool offered, const std::string& server) {
+  metrics::Metrics* measured = metrics::active();
+  if (measured == nullptr) return;
+  const char* outcome = result.interrupted ? "interrupted"
+                        : result.timed_out ? "timeout"
+                        : result.is_error  ? "error"
+                                           : "ok";
+  if (!offered)
+    measured->tool_called(server, "", "not_offered");
+  else
+    measured->tool_called(server, result.name, outcome);
 }
 
 void log_failure(const ToolResult& result, const std::string& server) {
@@ -72,15 +87,18 @@ std::vector<ToolResult> run_tool_calls(const std::vector<ToolCall>& calls, const
     const ToolRoute* found = router.route(call.name);
     if (!found) {
       results[i] = not_run(call, "no tool named '" + call.name + "' is offered to this run");
+      count_call(results[i], false, "agentrt");
     } else if (found->executor == ToolRoute::Executor::builtin) {
       if (cancelled && cancelled()) {
         results[i] = not_run(call, "interrupted");
         results[i].interrupted = true;
+        count_call(results[i], true, "agentrt");
         continue;
       }
       results[i] = router.builtin ? router.builtin(call) : not_run(call, "not available");
       cut(results[i], router.max_output_bytes);
       log_failure(results[i], "agentrt");
+      count_call(results[i], true, "agentrt");
     } else {
       server_calls.push_back({call, found->server});
       server_at.push_back(i);
@@ -89,6 +107,7 @@ std::vector<ToolResult> run_tool_calls(const std::vector<ToolCall>& calls, const
   std::vector<ToolResult> ran = run_server_calls(server_calls, router.max_output_bytes, cancelled);
   for (size_t k = 0; k < ran.size(); ++k) {
     log_failure(ran[k], server_calls[k].server->config.name);
+    count_call(ran[k], true, server_calls[k].server->config.name);
     results[server_at[k]] = std::move(ran[k]);
   }
   return results;

@@ -1,5 +1,7 @@
 #include "core/store/write_batcher.h"
 
+#include "core/metrics/metrics.h"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -64,7 +66,10 @@ void WriteBatcher::lead(std::unique_lock<std::mutex>& lock) {
   for (Job* job : batch) job->taken = true;
   ++commits_;
   lock.unlock();
+  metrics::Metrics* measured = metrics::active();
+  const auto began = measured ? metrics::Clock::now() : metrics::Clock::time_point{};
   commit(batch);
+  if (measured) measured->store_committed(metrics::Clock::now() - began);
   lock.lock();
   leading_ = false;
   hand_over_locked();

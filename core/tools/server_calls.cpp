@@ -1,5 +1,6 @@
 #include "core/tools/server_calls.h"
 
+#include "core/metrics/request_timing.h"
 #include "core/plugin_host/cancel_waker.h"
 #include "lib/text/utf8.h"
 
@@ -81,6 +82,7 @@ void call_one(Running& run, uint64_t max_output_bytes) {
     result.is_error = true;
     const auto stop = static_cast<Stop>(run.stop.load());
     if (stop == Stop::timeout) {
+      result.timed_out = true;
       result.output = "timed out after " + std::to_string(sc.server->config.timeout_ms) + " ms";
     } else if (stop == Stop::interrupt) {
       result.output = "interrupted";
@@ -114,6 +116,7 @@ void watch(std::vector<std::unique_ptr<Running>>& runs, Watch& w,
 std::vector<ToolResult> run_server_calls(const std::vector<ServerCall>& calls,
                                          uint64_t max_output_bytes,
                                          const std::function<bool()>& cancelled) {
+  const metrics::UpstreamSpan upstream(!calls.empty());
   std::vector<std::unique_ptr<Running>> runs;
   Watch w;
   w.left = calls.size();

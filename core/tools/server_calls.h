@@ -25,6 +25,7 @@ struct ToolResult {
   // Stopped by the run's cancellation before it finished: the run ends interrupted.
   bool interrupted = false;
   int64_t duration_ms = 0;
+  bool timed_out = false;  // stopped at its server's timeout
 };
 
 // Results in the order of `calls`. `cancelled` is asked every 50 ms; once it says yes,

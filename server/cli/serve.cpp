@@ -3,6 +3,7 @@
 // before the engine the handlers use.
 #include "core/engine/engine.h"
 #include "core/log/logger.h"
+#include "core/metrics/metrics.h"
 #include "core/store/sqlite.h"
 #include "server/api/routes.h"
 #include "server/cli/commands.h"
@@ -144,6 +145,8 @@ int run_serve(const Arguments& args, const core::Environment& env) {
     core::log_error("cannot listen", {{"listen", config.listen}, {"error", e.what()}});
     return kExitError;
   }
+  // Before the engine, so that its plugins' failures at start count; ended after it.
+  const core::metrics::Installed metrics(config.metrics);
   auto engine = std::make_unique<core::Engine>(config, engine_plugin_dirs(config));
   try {
     show_first_admin_token(engine->start());

@@ -4,6 +4,7 @@
 #include "core/domain/json_text.h"
 #include "core/log/logger.h"
 #include "core/log/request_log.h"
+#include "core/metrics/request_timing.h"
 #include "core/store/sqlite.h"
 #include "server/http/api_error.h"
 #include "server/http/api_request.h"
@@ -128,6 +129,7 @@ class RequestPipeline::Run {
 
   void execute() {
     core::RequestLogFields log_fields;
+    core::metrics::RequestUpstream upstream;
     try {
       take_body();
       // Counted as active before this check, so a shutdown either sees this request
@@ -165,6 +167,11 @@ class RequestPipeline::Run {
       fail_internal("non-standard exception");
     }
     log_access(ctx_, response_.status(), started_, log_fields.fields());
+    if (auto* metrics = core::metrics::active())
+      metrics->request_served(
+          ctx_.route ? std::string_view(ctx_.route->mounted_path) : core::metrics::kUnmatched,
+          ctx_.method, response_.status(), std::chrono::steady_clock::now() - started_,
+          upstream.time());
     if (unread_bytes_ && !response_.client_gone())
       discard_until_client_stops(request_, kLingerBudgetMs);
   }
@@ -256,6 +263,9 @@ void RequestPipeline::reject_malformed(Poco::Net::HTTPServerResponse& raw,
   core::log_debug("malformed request", {{"request_id", ctx.request_id}, {"error", detail}});
   response.send_error(ApiError(ErrorCode::invalid_request, message));
   log_access(ctx, response.status(), started, core::LogFields());
+  if (auto* metrics = core::metrics::active())
+    metrics->request_served(core::metrics::kUnmatched, "", response.status(),
+                            std::chrono::steady_clock::now() - started, std::nullopt);
 }
 
 void RequestPipeline::handle(ApiRequest& request, Poco::Net::HTTPServerResponse& response) {

@@ -42,6 +42,10 @@ class Response {
   // `json` is JSON text already (core/domain/json_text.h).
   void send_json_text(int status, const std::string& json);
   void send_no_content();  // 204
+  // A body of another type than JSON (GET /metrics' text).
+  void send_text(int status, const char* content_type, const std::string& body) {
+    send_body(status, content_type, body);
+  }
   // The documented error body; adds the error's headers.
   void send_error(const ApiError& error);
   // The same with another body: the error shape of the route's family (Router::ErrorBody).

@@ -1,5 +1,7 @@
 #include "server/http/sse_stream.h"
 
+#include "core/metrics/metrics.h"
+
 #include <sys/socket.h>
 
 #include <stdexcept>
@@ -30,6 +32,7 @@ SseStream::SseStream(Response& response, std::chrono::milliseconds ping_interval
 // chunks could overtake; it writes the last chunk when the response ends.
 bool SseStream::send_head() {
   head_sent_ = true;
+  if (auto* metrics = core::metrics::active()) metrics->stream_opened();
   response_.begin_stream(200, "text/event-stream");
   if (!response_.stream_chunked()) writer_.send_unframed();
   gone_ = response_.client_gone();
@@ -38,6 +41,7 @@ bool SseStream::send_head() {
 
 SseStream::~SseStream() {
   if (!head_sent_) return;  // nothing sent: the response is still the caller's to make
+  if (auto* metrics = core::metrics::active()) metrics->stream_closed();
   if (!gone_ && !writer_.flush()) gone_ = true;
   if (!gone_) return;
   response_.close_connection();

@@ -47,7 +47,11 @@ class AdminAccess : public ::testing::Test {
                {"other prefix", "sk-" + admin.substr(4), 401}};
   }
 
-  AgentdProcess agentd{with_args({"--mode", "multi"})};  // cells beyond default
+  TempDir dir;
+  // Cells beyond default; GET /metrics an admin route (metrics_access_test.cpp has the
+  // other modes).
+  AgentdProcess agentd{with_args({"--mode", "multi", "--config",
+                                  dir.write("config.json", R"({"metrics":{"access":"admin"}})")})};
   std::string admin;
   std::vector<Caller> callers;
   int serial = 0;
@@ -99,6 +103,7 @@ TEST_F(AdminAccess, EveryAdminRouteAgainstEveryCaller) {
         {"POST", "/admin/tool-servers", tool_server("t" + n), 200},
         {"GET", "/admin/tool-servers", nullptr, 200},
         {"DELETE", "/admin/tool-servers/doomed" + n, nullptr, 204},
+        {"GET", "/metrics", nullptr, 200},
     };
     for (const Case& c : cases) {
       auto response = call(agentd, c.method, c.path, caller.token, c.body);

@@ -440,5 +440,27 @@ TEST(ConfigTest, BadToolServersNameTheKey) {
   apply_error(R"({"limits":{"max_tool_output_bytes":10}})", "limits.max_tool_output_bytes");
 }
 
+// metrics (docs/operator-guide.md, "Metrics"): loopback by default.
+TEST(ConfigTest, MetricsAccessAndCellCap) {
+  Config defaults = load_config({}, {});
+  EXPECT_EQ(defaults.metrics.access, MetricsAccess::loopback);
+  EXPECT_EQ(defaults.metrics.max_cells, 100u);
+  Config c = apply_config_json(Config{}, json::parse(R"({"metrics":{"access":"admin",
+      "max_cells":3}})"));
+  EXPECT_EQ(c.metrics.access, MetricsAccess::admin);
+  EXPECT_EQ(c.metrics.max_cells, 3u);
+  EXPECT_EQ(
+      apply_config_json(Config{}, json::parse(R"({"metrics":{"access":"off"}})")).metrics.access,
+      MetricsAccess::off);
+  EXPECT_NE(apply_error(R"({"metrics":{"access":"public"}})", "metrics.access").find("loopback"),
+            std::string::npos);
+  apply_error(R"({"metrics":{"access":true}})", "metrics.access");
+  apply_error(R"({"metrics":{"max_cells":0}})", "metrics.max_cells");
+  apply_error(R"({"metrics":{"acess":"off"}})", "metrics.acess");
+  apply_error(R"({"metrics":"off"})", "metrics");
+  EXPECT_EQ(load_config({}, {{"AGENTRT_METRICS", "off"}}).metrics.access, MetricsAccess::off);
+  config_error([] { load_config({}, {{"AGENTRT_METRICS", "on"}}); }, "AGENTRT_METRICS");
+}
+
 }  // namespace
 }  // namespace agentrt::core

@@ -3,11 +3,10 @@
 // a proxy that drops its first connection mid-stream; it reconnects on its own with
 // Last-Event-ID and receives every event exactly once. Skipped, saying why, without npm.
 #include "tests/api/conversation_client.h"
+#include "tests/api/js_clients.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 namespace agentrt::test {
@@ -15,37 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-// Empty when the package is installed, else why not.
-const std::string& clients_missing() {
-  static const std::string why = [] {
-    const std::string command =
-        "'" AGENTRT_TEST_JS_SOURCE "/install.sh' '" AGENTRT_TEST_JS_MODULES "'";
-    const int rc = std::system(command.c_str());
-    if (rc == 0) return std::string();
-    if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3)
-      return std::string("npm or node is not installed: the eventsource package cannot be");
-    return "installing the JavaScript clients failed (" + command + ")";
-  }();
-  return why;
-}
-
-// Runs the script (beside the installed modules, where node resolves them) and returns
-// what it printed.
-std::string run_script(const std::string& name, const std::string& env) {
-  const std::string dir = AGENTRT_TEST_JS_MODULES;
-  const std::string command = "cp '" AGENTRT_TEST_JS_SOURCE "/" + name + "' '" + dir + "/' && " +
-                              env + " node '" + dir + "/" + name + "'";
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return out;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  pclose(pipe);
-  return out;
-}
-
 TEST(EventSourceClient, ResumesADroppedStreamAndGetsEveryEventOnce) {
-  if (!clients_missing().empty()) GTEST_SKIP() << clients_missing();
+  if (js_clients().absent) GTEST_SKIP() << js_clients().why;
+  ASSERT_EQ(js_clients().why, "");
   TempDir dir;
   AgentdProcess agentd(slow_echo(150, dir));
   const std::string admin = first_admin_token(agentd);
@@ -53,9 +24,11 @@ TEST(EventSourceClient, ResumesADroppedStreamAndGetsEveryEventOnce) {
   const auto start = stream->next();
   ASSERT_TRUE(start);
   const std::string run_id = (*start)["run_id"];
-  const std::string printed = run_script(
-      "eventsource_resume.mjs", "AGENTD_PORT=" + std::to_string(agentd.port()) + " TOKEN=" + admin +
-                                    " RUN_ID=" + run_id + " DROP_AFTER=3");
+  const std::string script = js_script("eventsource_resume.mjs");
+  const auto [status, printed] =
+      run_command("AGENTD_PORT=" + std::to_string(agentd.port()) + " TOKEN=" + admin +
+                  " RUN_ID=" + run_id + " DROP_AFTER=3 node '" + script + "'");
+  EXPECT_EQ(status, 0) << printed;
   const std::vector<json> rest = stream->rest();
   const json result = json::parse(printed, nullptr, false);
   ASSERT_TRUE(result.is_object()) << printed;

@@ -34,43 +34,9 @@ if [ "$quick" = 1 ]; then default_report="$root/bench/results/$today-quick.md"; 
 report="${RESULTS:-$default_report}"
 command_line="${QUICK:+QUICK=$QUICK }${DURATION:+DURATION=$DURATION }${LAT_ROUNDS:+LAT_ROUNDS=$LAT_ROUNDS }bench/run.sh"
 
-log() { echo "[bench $(date -u +%H:%M:%S)] $*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
-
-# ---- Processes and cleanup ---------------------------------------------------------
-
-work="$(mktemp -d /tmp/agentrt-bench.XXXXXX)"
-pids=()
-# Still running (not a zombie) and still our child, so never a recycled pid of someone else.
-ours() {
-  local ppid stat
-  read -r ppid stat < <(ps -o ppid=,stat= -p "$1" 2>/dev/null || true) || return 1
-  [ "$ppid" = "$$" ] && [ "${stat#Z}" = "$stat" ]
-}
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do ours "$pid" && kill -TERM "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 150); do ours "$pid" || break; sleep 0.1; done
-    ours "$pid" && kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null || true
-  done
-  if [ "${KEEP_WORK:-0}" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# start NAME CMD...: runs CMD in the background, stdout and stderr to $work/NAME.{out,err}.
-start() {
-  local name="$1"
-  shift
-  "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  pids+=("$!")
-  last_pid=$!
-}
+bench_name=bench
+# shellcheck source=bench/processes.sh
+. "$root/bench/processes.sh"
 
 # wait_for FILE REGEX SECONDS: the first line of FILE matching REGEX, waiting at most SECONDS.
 wait_for() {

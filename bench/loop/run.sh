@@ -22,41 +22,9 @@ concurrency="${CONCURRENCY:-1,4}"
 report="${RESULTS:-$root/bench/results/loop-$(date -u +%Y-%m-%d).md}"
 command_line="${QUICK:+QUICK=$QUICK }${RUNS:+RUNS=$RUNS }${ROUNDS:+ROUNDS=$ROUNDS }${CONCURRENCY:+CONCURRENCY=$CONCURRENCY }bench/loop/run.sh"
 
-log() { echo "[loop $(date -u +%H:%M:%S)] $*" >&2; }
-die() {
-  log "error: $*"
-  exit 1
-}
-
-work="$(mktemp -d /tmp/agentrt-loop.XXXXXX)"
-pids=()
-# Still running (not a zombie) and still our child, so never a recycled pid of someone else.
-ours() {
-  local ppid stat
-  read -r ppid stat < <(ps -o ppid=,stat= -p "$1" 2>/dev/null || true) || return 1
-  [ "$ppid" = "$$" ] && [ "${stat#Z}" = "$stat" ]
-}
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do ours "$pid" && kill -TERM "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 100); do ours "$pid" || break; sleep 0.1; done
-    ours "$pid" && kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null || true
-  done
-  if [ "${KEEP_WORK:-0}" = 1 ]; then log "kept $work"; else rm -rf "$work"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# start NAME CMD...: runs CMD in the background, its output to $work/NAME.{out,err}.
-start() {
-  local name="$1"
-  shift
-  "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  pids+=("$!")
-  last_pid=$!
-}
+bench_name=loop
+# shellcheck source=bench/processes.sh
+. "$root/bench/processes.sh"
 
 command -v jq >/dev/null || die "jq is needed (apt-get install jq)"
 log "building (Release) in $build_dir"

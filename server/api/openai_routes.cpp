@@ -3,6 +3,7 @@
 #include "core/openai/chat_completions.h"
 #include "core/openai/models.h"
 #include "core/openai/openai_fields.h"
+#include "core/openai/responses.h"
 #include "server/http/client_watch.h"
 #include "server/http/response.h"
 #include "server/http/sse_stream.h"
@@ -63,6 +64,13 @@ void chat_completions(core::Engine& engine, RequestContext& ctx, Response& respo
   call.stream(stream, client_gone);
 }
 
+void responses(core::Engine& engine, RequestContext& ctx, Response& response) {
+  core::openai::ResponseCall call(engine.runs(), engine.providers(), ctx.cell, *ctx.principal,
+                                  core::openai::parse_responses_request(ctx.body));
+  ClientWatch client(ctx.client_closed);
+  response.send_json_text(200, call.answer([&client] { return client.gone(); }));
+}
+
 }  // namespace
 
 nlohmann::json openai_error_body(const ApiError& error, std::string_view) {
@@ -80,6 +88,11 @@ void add_openai_routes(Router& router, core::Engine& engine) {
   router.add({"POST", "/v1/chat/completions", RouteScope::cell, RouteAccess::token, true,
               naming_param([&engine](RequestContext& ctx, Response& response) {
                 chat_completions(engine, ctx, response);
+              }),
+              /*handler_reads_json=*/true});
+  router.add({"POST", "/v1/responses", RouteScope::cell, RouteAccess::token, true,
+              naming_param([&engine](RequestContext& ctx, Response& response) {
+                responses(engine, ctx, response);
               }),
               /*handler_reads_json=*/true});
   router.add({"GET", "/v1/models", RouteScope::cell, RouteAccess::token, false,

@@ -1,0 +1,214 @@
+// POST /v1/responses (docs/openai-compatible.md): the response object against the echo
+// model, a function tool's round trip both statelessly (the client's items) and by
+// previous_response_id (the run continues the previous run's session), the context a
+// continued response sends upstream (the fake OpenAI upstream), and every bad input in
+// OpenAI's error shape naming its field.
+#include "tests/api/openai_client.h"
+#include "tests/api/vendor_client.h"
+
+#include <gtest/gtest.h>
+
+namespace agentrt::test::openai_responses {
+namespace {
+
+using nlohmann::json;
+
+const json kWeather = {
+    {"type", "function"},
+    {"name", "get_weather"},
+    {"description", "The weather in a city"},
+    {"parameters", {{"type", "object"}, {"properties", {{"city", {{"type", "string"}}}}}}}};
+const std::string kAsk = R"(call get_weather {"city":"Paris"})";
+
+HttpResponse create(const AgentdProcess& agentd, const std::string& token, const json& body) {
+  return call(agentd, "POST", "/v1/responses", token, body);
+}
+
+std::string run_of_response(const std::string& id) {
+  return "run_" + id.substr(std::string("resp_").size());
+}
+
+std::string session_of(const AgentdProcess& agentd, const std::string& token,
+                       const std::string& response_id) {
+  SseClient stream(agentd.port(), "GET", "/runs/" + run_of_response(response_id) + "/events",
+                   {{"Authorization", "Bearer " + token}});
+  EXPECT_EQ(stream.status(), 200) << stream.error_body();
+  const std::vector<json> events = stream.rest();
+  return events.empty() ? "" : events.front().value("session_id", "");
+}
+
+TEST(OpenAiResponses, AnswersAResponseObjectAndStoresTheRun) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const HttpResponse response =
+      create(agentd, admin, {{"model", "echo"}, {"input", "hello there"}});
+  ASSERT_EQ(response.status, 200) << response.body;
+  const json answer = response.json();
+  const std::string id = answer["id"];
+  EXPECT_EQ(id.rfind("resp_", 0), 0u) << id;
+  EXPECT_EQ(answer["object"], "response");
+  EXPECT_EQ(answer["status"], "completed");
+  EXPECT_EQ(answer["model"], "echo");
+  EXPECT_TRUE(answer["created_at"].is_number_integer());
+  EXPECT_TRUE(answer["error"].is_null());
+  ASSERT_EQ(answer["output"].size(), 1u);
+  const json& message = answer["output"][0];
+  EXPECT_EQ(message["type"], "message");
+  EXPECT_EQ(message["role"], "assistant");
+  EXPECT_EQ(message["content"][0]["type"], "output_text");
+  EXPECT_EQ(message["content"][0]["text"], "hello there");
+  const json& usage = answer["usage"];
+  EXPECT_GT(usage["input_tokens"], 0);
+  EXPECT_EQ(usage["total_tokens"],
+            usage["input_tokens"].get<int64_t>() + usage["output_tokens"].get<int64_t>());
+  EXPECT_FALSE(session_of(agentd, admin, id).empty()) << "stored as run_<hex>";
+  EXPECT_EQ(call(agentd, "GET", "/sessions", admin).json()["data"].size(), 1u);
+}
+
+TEST(OpenAiResponses, MaxOutputTokensEndsIncomplete) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const json answer = create(agentd, admin,
+                             {{"model", "echo"},
+                              {"input", "a rather long sentence that the limit cuts short"},
+                              {"max_output_tokens", 2}})
+                          .json();
+  EXPECT_EQ(answer["status"], "incomplete") << answer.dump();
+  EXPECT_EQ(answer["incomplete_details"]["reason"], "max_output_tokens");
+}
+
+// The model's call is a function_call item; the client answers it on the same session
+// with previous_response_id and a function_call_output.
+TEST(OpenAiResponses, AToolRoundTripByPreviousResponseId) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const json first =
+      create(agentd, admin, {{"model", "echo"}, {"input", kAsk}, {"tools", {kWeather}}}).json();
+  ASSERT_EQ(first["status"], "completed") << first.dump();
+  ASSERT_EQ(first["output"].size(), 1u) << first.dump();
+  const json& call_made = first["output"][0];
+  EXPECT_EQ(call_made["type"], "function_call");
+  EXPECT_EQ(call_made["name"], "get_weather");
+  EXPECT_EQ(call_made["arguments"], R"({"city":"Paris"})");
+  EXPECT_EQ(call_made["status"], "completed");
+  const std::string call_id = call_made["call_id"];
+
+  const json output = {
+      {"type", "function_call_output"}, {"call_id", call_id}, {"output", "sunny, 24C"}};
+  const HttpResponse second = create(agentd, admin,
+                                     {{"model", "echo"},
+                                      {"previous_response_id", first["id"]},
+                                      {"input", {output}},
+                                      {"tools", {kWeather}}});
+  ASSERT_EQ(second.status, 200) << second.body;
+  EXPECT_EQ(second.json()["output"][0]["content"][0]["text"], "get_weather returned: sunny, 24C");
+  EXPECT_EQ(second.json()["previous_response_id"], first["id"]);
+  EXPECT_EQ(session_of(agentd, admin, second.json()["id"]), session_of(agentd, admin, first["id"]))
+      << "the same agentrt session";
+  // An output that answers no pending call is the session's refusal.
+  EXPECT_EQ(create(agentd, admin,
+                   {{"model", "echo"},
+                    {"previous_response_id", second.json()["id"]},
+                    {"input", {output}},
+                    {"tools", {kWeather}}})
+                .status,
+            400);
+}
+
+// Without previous_response_id the items are the whole context: the client's own
+// function_call and its output.
+TEST(OpenAiResponses, AToolRoundTripByItems) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const json items = {
+      {{"role", "user"}, {"content", kAsk}},
+      {{"type", "function_call"},
+       {"call_id", "call_1"},
+       {"name", "get_weather"},
+       {"arguments", R"({"city":"Paris"})"}},
+      {{"type", "function_call_output"}, {"call_id", "call_1"}, {"output", "rain"}}};
+  const HttpResponse response =
+      create(agentd, admin, {{"model", "echo"}, {"input", items}, {"tools", {kWeather}}});
+  ASSERT_EQ(response.status, 200) << response.body;
+  EXPECT_EQ(response.json()["output"][0]["content"][0]["text"], "get_weather returned: rain");
+}
+
+// A continued response sends the session's history upstream, the instructions first.
+TEST(OpenAiResponses, APreviousResponseIsTheContext) {
+  VendorSetup s(Vendor::openai);
+  const std::string model = vendor_model(Vendor::openai);
+  const HttpResponse first = create(s.agentd, s.admin, {{"model", model}, {"input", "I am Zed."}});
+  ASSERT_EQ(first.status, 200) << first.body;
+  const HttpResponse second = create(s.agentd, s.admin,
+                                     {{"model", model},
+                                      {"instructions", "Be brief."},
+                                      {"previous_response_id", first.json()["id"]},
+                                      {"input", {{{"role", "user"}, {"content", "Who am I?"}}}}});
+  ASSERT_EQ(second.status, 200) << second.body;
+  const json sent = s.fake.last_request().json()["messages"];
+  ASSERT_GE(sent.size(), 4u) << sent.dump();
+  EXPECT_EQ(sent[0]["content"], "I am Zed.");
+  EXPECT_EQ(sent[1]["role"], "assistant");
+  EXPECT_EQ(sent.back()["content"], "Who am I?");
+  EXPECT_NE(sent.dump().find("Be brief."), std::string::npos);
+}
+
+TEST(OpenAiResponses, BadInputsNameTheirField) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const std::vector<std::pair<json, std::string>> cases = {
+      {{{"input", "x"}}, "model"},
+      {{{"model", "echo"}}, "input"},
+      {{{"model", "echo"}, {"input", 3}}, "input"},
+      {{{"model", "echo"}, {"input", json::array()}}, "input"},
+      {{{"model", "echo"}, {"input", "x"}, {"stop", "x"}}, "stop"},
+      {{{"model", "echo"}, {"input", {{{"role", "robot"}, {"content", "x"}}}}}, "input[0].role"},
+      {{{"model", "echo"}, {"input", {{{"role", "user"}}}}}, "input[0].content"},
+      {{{"model", "echo"},
+        {"input", {{{"role", "user"}, {"content", {{{"type", "output_text"}, {"text", "x"}}}}}}}},
+       "input[0].content[0].type"},
+      {{{"model", "echo"}, {"input", {{{"type", "reasoning"}}}}}, "input[0].type"},
+      {{{"model", "echo"},
+        {"input", {{{"type", "function_call_output"}, {"call_id", "c"}, {"output", "x"}}}}},
+       "input[0].call_id"},
+      {{{"model", "echo"},
+        {"input",
+         {{{"type", "function_call"},
+           {"call_id", "c"},
+           {"name", "bad name"},
+           {"arguments", "{}"}}}}},
+       "input[0].name"},
+      {{{"model", "echo"}, {"input", "x"}, {"temperature", 3}}, "temperature"},
+      {{{"model", "echo"}, {"input", "x"}, {"top_p", "high"}}, "top_p"},
+      {{{"model", "echo"}, {"input", "x"}, {"max_output_tokens", 0}}, "max_output_tokens"},
+      {{{"model", "echo"}, {"input", "x"}, {"tools", {{{"type", "web_search"}}}}}, "tools[0].type"},
+      {{{"model", "echo"}, {"input", "x"}, {"tools", {{{"type", "function"}}}}}, "tools[0].name"},
+      {{{"model", "echo"}, {"input", "x"}, {"tool_choice", "sometimes"}}, "tool_choice"},
+      {{{"model", "echo"},
+        {"input", "x"},
+        {"tools", {kWeather}},
+        {"tool_choice", {{"type", "function"}, {"name", "other"}}}},
+       "tool_choice.name"},
+      {{{"model", "echo"}, {"input", "x"}, {"metadata", "x"}}, "metadata"},
+      {{{"model", "echo"}, {"input", "x"}, {"stream", "yes"}}, "stream"},
+  };
+  for (const auto& [body, param] : cases)
+    EXPECT_TRUE(openai_error(create(agentd, admin, body), 400, "invalid_request_error", param))
+        << body.dump();
+  EXPECT_TRUE(openai_error(create(agentd, admin, {{"model", "nope"}, {"input", "x"}}), 404,
+                           "invalid_request_error", "model"));
+  EXPECT_TRUE(openai_error(
+      create(agentd, admin,
+             {{"model", "echo"}, {"input", "x"}, {"previous_response_id", "resp_nothing"}}),
+      404, "not_found_error", "previous_response_id"));
+  // Another actor's response is not found either.
+  const std::string bob = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
+  const json mine = create(agentd, admin, {{"model", "echo"}, {"input", "x"}}).json();
+  EXPECT_TRUE(openai_error(
+      create(agentd, bob,
+             {{"model", "echo"}, {"input", "x"}, {"previous_response_id", mine["id"]}}),
+      404, "not_found_error", "previous_response_id"));
+}
+
+}  // namespace
+}  // namespace agentrt::test::openai_responses

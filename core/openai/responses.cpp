@@ -4,6 +4,7 @@
 #include "core/openai/chat_completion_response.h"
 #include "core/openai/chat_completions.h"
 #include "core/openai/openai_fields.h"
+#include "core/openai/response_stream.h"
 
 namespace agentrt::core::openai {
 namespace {
@@ -140,6 +141,14 @@ std::string ResponseCall::answer(const std::function<bool()>& client_gone) {
   const RunSummary summary = runs_.execute(run_, sink);
   if (summary.failed || summary.reason == "interrupted") fail(summary, run_.live->id);
   return response_object(head_, summary).dump();
+}
+
+void ResponseCall::stream(RunSink& events, const std::function<bool()>& client_gone) {
+  ResponseStreamSink sink(events, head_, client_gone);
+  const std::string run_id = run_.live->id;
+  const RunSummary summary = runs_.execute(run_, sink);
+  if ((summary.failed || summary.reason == "interrupted") && !sink.started()) fail(summary, run_id);
+  sink.finish(summary);
 }
 
 }  // namespace agentrt::core::openai

@@ -44,6 +44,10 @@ class ResponseCall {
 
   // The response object's JSON text; a run that failed throws its error, as /chat does.
   std::string answer(const std::function<bool()>& client_gone);
+  // The Responses events into `events` (response_stream.h). A run that fails before its
+  // first event throws instead, with nothing sent, so that the client gets the error's
+  // HTTP status.
+  void stream(RunSink& events, const std::function<bool()>& client_gone);
 
  private:
   RunService& runs_;

@@ -41,6 +41,12 @@ class RunSink {
     (void)seq;
     return send(event);
   }
+  // The same for an event with a name of its own (an SSE `event:` line, as OpenAI's
+  // Responses stream writes before each `data:`).
+  virtual bool send_named(std::string_view name, const std::string& event) {
+    (void)name;
+    return send(event);
+  }
   // Called often while the provider is silent; may send a keep-alive. False when gone.
   virtual bool idle() { return true; }
   // Starts the stream before any event, for a receiver that may wait for the next one;

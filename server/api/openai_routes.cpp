@@ -68,7 +68,15 @@ void responses(core::Engine& engine, RequestContext& ctx, Response& response) {
   core::openai::ResponseCall call(engine.runs(), engine.providers(), ctx.cell, *ctx.principal,
                                   core::openai::parse_responses_request(ctx.body));
   ClientWatch client(ctx.client_closed);
-  response.send_json_text(200, call.answer([&client] { return client.gone(); }));
+  auto client_gone = [&client] { return client.gone(); };
+  if (!call.streams()) {
+    response.send_json_text(200, call.answer(client_gone));
+    return;
+  }
+  auto lease = engine.auth().hold(*ctx.principal, [live = call.run().live] { live->cancel(); });
+  SseStream stream(response, std::chrono::milliseconds(engine.config().limits.sse_ping_ms),
+                   ctx.client_closed, ctx.client_socket, SseStream::Head::with_first_event);
+  call.stream(stream, client_gone);
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace agentrt::test::openai_responses {
 namespace {
 
@@ -208,6 +210,78 @@ TEST(OpenAiResponses, BadInputsNameTheirField) {
       create(agentd, bob,
              {{"model", "echo"}, {"input", "x"}, {"previous_response_id", mine["id"]}}),
       404, "not_found_error", "previous_response_id"));
+}
+
+}  // namespace
+}  // namespace agentrt::test::openai_responses
+
+namespace agentrt::test::openai_responses {
+namespace {
+
+// Each event's data, its `event:` name checked against its type and its sequence_number
+// against its place (from 0, one more each).
+std::vector<json> stream_response(const AgentdProcess& agentd, const std::string& token,
+                                  const json& body) {
+  SseClient client(agentd.port(), "POST", "/v1/responses",
+                   {{"Authorization", "Bearer " + token}, {"Content-Type", "application/json"}},
+                   body.dump());
+  EXPECT_EQ(client.status(), 200) << client.error_body();
+  std::vector<json> events = client.rest();
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i]["sequence_number"], static_cast<int64_t>(i)) << events[i].dump();
+    EXPECT_EQ(client.names().at(i), events[i]["type"]) << events[i].dump();
+  }
+  return events;
+}
+
+std::vector<std::string> types_of(const std::vector<json>& events) {
+  std::vector<std::string> types;
+  for (const json& event : events) types.push_back(event["type"]);
+  return types;
+}
+
+TEST(OpenAiResponses, StreamsTheResponsesEvents) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const std::vector<json> events = stream_response(
+      agentd, admin, {{"model", "echo"}, {"input", "hello there"}, {"stream", true}});
+  ASSERT_GE(events.size(), 8u);
+  const std::vector<std::string> types = types_of(events);
+  EXPECT_EQ(types[0], "response.created");
+  EXPECT_EQ(types[1], "response.in_progress");
+  EXPECT_EQ(types[2], "response.output_item.added");
+  EXPECT_EQ(types[3], "response.content_part.added");
+  EXPECT_EQ(types.back(), "response.completed");
+  EXPECT_EQ(events[0]["response"]["status"], "in_progress");
+  std::string text;
+  for (const json& event : events)
+    if (event["type"] == "response.output_text.delta") text += event["delta"].get<std::string>();
+  EXPECT_EQ(text, "hello there");
+  const size_t n = events.size();
+  EXPECT_EQ(types[n - 4], "response.output_text.done");
+  EXPECT_EQ(events[n - 4]["text"], "hello there");
+  EXPECT_EQ(types[n - 3], "response.content_part.done");
+  EXPECT_EQ(types[n - 2], "response.output_item.done");
+  const json& done = events.back()["response"];
+  EXPECT_EQ(done["status"], "completed");
+  EXPECT_EQ(done["output"][0]["content"][0]["text"], "hello there");
+  EXPECT_EQ(done["id"], events[0]["response"]["id"]);
+}
+
+TEST(OpenAiResponses, StreamsAFunctionCall) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const std::vector<json> events = stream_response(
+      agentd, admin, {{"model", "echo"}, {"input", kAsk}, {"tools", {kWeather}}, {"stream", true}});
+  const std::vector<std::string> types = types_of(events);
+  const auto at = std::find(types.begin(), types.end(), "response.function_call_arguments.done");
+  ASSERT_NE(at, types.end()) << json(types).dump();
+  EXPECT_EQ(events[at - types.begin()]["arguments"], R"({"city":"Paris"})");
+  EXPECT_EQ(types.back(), "response.completed");
+  const json& output = events.back()["response"]["output"];
+  ASSERT_EQ(output.size(), 1u);
+  EXPECT_EQ(output[0]["type"], "function_call");
+  EXPECT_EQ(output[0]["name"], "get_weather");
 }
 
 }  // namespace

@@ -24,7 +24,9 @@ ResponseStreamSink::ResponseStreamSink(RunSink& out, ResponseHead head,
 bool ResponseStreamSink::emit(const std::string& type, json event) {
   if (gone_) return false;
   event["type"] = type;
-  event["sequence_number"] = sequence_++;
+  const int64_t sequence = sequence_++;
+  if (sequence <= skip_through_) return true;
+  event["sequence_number"] = sequence;
   if (!out_.send_named(type, event.dump())) gone_ = true;
   return !gone_;
 }
@@ -108,10 +110,13 @@ bool ResponseStreamSink::send(const std::string& event) {
                                                {"content_index", 0},
                                                {"delta", delta}});
   }
+  if (replay_ && (type == "error" || type == "done")) return note_end(parsed, type);
   if (type == "tool_call") {
     const ToolCall call{std::string(text::text_or_empty(text::member(parsed, "call_id"))),
                         std::string(text::text_or_empty(text::member(parsed, "name"))),
                         std::string(text::text_or_empty(text::member(parsed, "arguments")))};
+    if (text::text_or_empty(text::member(parsed, "executor")) != "server")
+      seen_.tool_calls.push_back(call);
     return start() && close_message() && add_call(call);
   }
   return !gone_;  // run_start, done and the rest are agentrt's
@@ -129,8 +134,34 @@ bool ResponseStreamSink::started() const {
   return started_;
 }
 
+bool ResponseStreamSink::note_end(simdjson::dom::element event, std::string_view type) {
+  auto integer = [](simdjson::simdjson_result<simdjson::dom::element> value) {
+    int64_t number = 0;
+    return value.get(number) == simdjson::SUCCESS ? number : 0;
+  };
+  if (type == "error") {
+    seen_.failed = true;
+    seen_.error_code = text::text_or_empty(text::member(event, "code"));
+    seen_.error_message = text::text_or_empty(text::member(event, "message"));
+    return !gone_;
+  }
+  seen_.reason = text::text_or_empty(text::member(event, "reason"));
+  seen_.text = text_;
+  const auto usage = text::member(event, "usage");
+  if (usage.error() == simdjson::SUCCESS) {
+    seen_.input_tokens = integer(usage.value_unsafe()["input_tokens"]);
+    seen_.output_tokens = integer(usage.value_unsafe()["output_tokens"]);
+  }
+  end(seen_);
+  return false;  // the run's last event
+}
+
 void ResponseStreamSink::finish(const RunSummary& summary) {
   std::lock_guard lock(mutex_);
+  end(summary);
+}
+
+void ResponseStreamSink::end(const RunSummary& summary) {
   // A run that answered nothing still answers an (empty) message, as the object does.
   if (!summary.failed && summary.text.empty() && summary.tool_calls.empty() && start())
     open_message();

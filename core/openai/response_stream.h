@@ -5,6 +5,8 @@
 
 #include "core/openai/responses.h"
 
+#include <simdjson.h>
+
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -16,6 +18,13 @@ namespace agentrt::core::openai {
 class ResponseStreamSink : public RunSink {
  public:
   ResponseStreamSink(RunSink& out, ResponseHead head, std::function<bool()> client_gone);
+  // A replay of a run's events (GET /v1/responses/{id}?stream=true): the run's own
+  // `done` ends it, and the events through sequence_number `after` are left out; the
+  // numbers are those the run's stream had, being derived from the same events.
+  void replay_after(int64_t after) {
+    replay_ = true;
+    skip_through_ = after;
+  }
 
   bool send(const std::string& event) override;
   bool idle() override;
@@ -32,6 +41,8 @@ class ResponseStreamSink : public RunSink {
   bool open_message();
   bool close_message();
   bool add_call(const ToolCall& call);
+  void end(const RunSummary& summary);
+  bool note_end(simdjson::dom::element event, std::string_view type);
 
   RunSink& out_;
   const ResponseHead head_;
@@ -44,6 +55,9 @@ class ResponseStreamSink : public RunSink {
   bool message_open_ = false;
   int64_t message_index_ = 0;
   std::string text_;  // the open message's text so far
+  bool replay_ = false;
+  int64_t skip_through_ = -1;
+  RunSummary seen_;  // what a replay learns of the run's end from its events
 };
 
 }  // namespace agentrt::core::openai

@@ -133,7 +133,8 @@ ResponseCall::ResponseCall(RunService& runs, const ProviderRegistry& providers,
       run_(prepare(runs, providers, cell, who, request)),
       head_{response_id(run_.live->id),   run_.model.model.id,     unix_now(),
             request.previous_response_id, run_.request.max_tokens, request.store},
-      stream_(request.stream) {}
+      stream_(request.stream),
+      background_(request.background) {}
 
 std::string ResponseCall::answer(const std::function<bool()>& client_gone) {
   run_.provider_thread = CallThread::caller;
@@ -141,6 +142,22 @@ std::string ResponseCall::answer(const std::function<bool()>& client_gone) {
   const RunSummary summary = runs_.execute(run_, sink);
   if (summary.failed || summary.reason == "interrupted") fail(summary, run_.live->id);
   return response_object(head_, summary).dump();
+}
+
+std::string ResponseCall::pending_object() const {
+  json object = response_object(head_, RunSummary{});
+  object["status"] = "in_progress";
+  object["output"] = json::array();
+  object["usage"] = nullptr;
+  object["background"] = true;
+  return object.dump();
+}
+
+void ResponseCall::run_unattended() {
+  run_.provider_thread = CallThread::caller;
+  const std::function<bool()> never_gone;
+  SilentSink sink(never_gone);
+  runs_.execute(run_, sink);
 }
 
 void ResponseCall::stream(RunSink& events, const std::function<bool()>& client_gone) {

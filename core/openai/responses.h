@@ -48,12 +48,18 @@ class ResponseCall {
   // first event throws instead, with nothing sent, so that the client gets the error's
   // HTTP status.
   void stream(RunSink& events, const std::function<bool()>& client_gone);
+  bool background() const { return background_; }
+  // A background response's answer: the object `in_progress`, its output to come.
+  std::string pending_object() const;
+  // Runs to its end with nobody reading (background: true).
+  void run_unattended();
 
  private:
   RunService& runs_;
   PreparedRun run_;
   ResponseHead head_;
   bool stream_ = false;
+  bool background_ = false;
 };
 
 }  // namespace agentrt::core::openai

@@ -275,6 +275,10 @@ ResponsesRequest parse_responses_request(std::string_view body) {
   read_tools(request, out.run);
   out.stream = request.boolean("stream").value_or(false);
   out.background = request.boolean("background").value_or(false);
+  if (out.background && out.stream)
+    throw bad_param("background",
+                    "Invalid 'background': agentrt does not stream a background response; "
+                    "follow it with GET /v1/responses/{id}?stream=true.");
   out.store = request.boolean("store").value_or(true);
   if (const std::optional<element> metadata = request.present("metadata"))
     if (!metadata->is_object()) throw wrong_type("metadata", "an object");

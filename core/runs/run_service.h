@@ -199,8 +199,8 @@ class RunService {
                            const std::string& session);
   // 404 unless the run exists in the cell and `who` may see it.
   void check_run(const std::string& cell, const Principal& who, const std::string& run_id) const;
-  // The stored run `who` may see (a response's previous_response_id); 404 otherwise,
-  // and 404 for a run still under way, whose row may not be stored yet.
+  // The run `who` may see (a response's run): stored, else live (status "running", its
+  // model not known yet); 404 otherwise.
   RunRecord visible_run(const std::string& cell, const Principal& who,
                         const std::string& run_id) const;
   // GET /runs/{id}/events: the stored or live events after `after`. A live run's are

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <thread>
 
 namespace agentrt::test::openai_responses {
 namespace {
@@ -282,6 +283,105 @@ TEST(OpenAiResponses, StreamsAFunctionCall) {
   ASSERT_EQ(output.size(), 1u);
   EXPECT_EQ(output[0]["type"], "function_call");
   EXPECT_EQ(output[0]["name"], "get_weather");
+}
+
+}  // namespace
+}  // namespace agentrt::test::openai_responses
+
+namespace agentrt::test::openai_responses {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Waits until the response's status is no longer in_progress, and answers its object.
+json settled(const AgentdProcess& agentd, const std::string& token, const std::string& id) {
+  json object;
+  for (int i = 0; i < 200; ++i) {
+    object = call(agentd, "GET", "/v1/responses/" + id, token).json();
+    if (object.value("status", "") != "in_progress") break;
+    std::this_thread::sleep_for(50ms);
+  }
+  return object;
+}
+
+TEST(OpenAiResponses, GetAnswersTheStoredResponse) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const json made = create(agentd, admin, {{"model", "echo"}, {"input", "hello there"}}).json();
+  const HttpResponse got =
+      call(agentd, "GET", "/v1/responses/" + made["id"].get<std::string>(), admin);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.json()["id"], made["id"]);
+  EXPECT_EQ(got.json()["status"], "completed");
+  EXPECT_EQ(got.json()["output"][0]["content"][0]["text"], "hello there");
+  EXPECT_EQ(got.json()["usage"], made["usage"]);
+  EXPECT_TRUE(openai_error(call(agentd, "GET", "/v1/responses/resp_nothing", admin), 404,
+                           "not_found_error"));
+  const std::string bob = issue_token(agentd, admin, {{"ttl", "1h"}, {"actor", "bob"}})["token"];
+  EXPECT_TRUE(
+      openai_error(call(agentd, "GET", "/v1/responses/" + made["id"].get<std::string>(), bob), 404,
+                   "not_found_error"));
+  EXPECT_TRUE(openai_error(
+      call(agentd, "POST", "/v1/responses/" + made["id"].get<std::string>() + "/cancel", admin),
+      400, "invalid_request_error", "response_id"))
+      << "a finished response";
+}
+
+// The replay gives the events, and the numbers, the response's own stream had.
+TEST(OpenAiResponses, AReplayGivesTheSameEvents) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const std::vector<json> live = stream_response(
+      agentd, admin, {{"model", "echo"}, {"input", "one two three"}, {"stream", true}});
+  ASSERT_FALSE(live.empty());
+  const std::string id = live[0]["response"]["id"];
+  auto replay = [&](const std::string& query) {
+    SseClient client(agentd.port(), "GET", "/v1/responses/" + id + "?stream=true" + query,
+                     {{"Authorization", "Bearer " + admin}});
+    EXPECT_EQ(client.status(), 200) << client.error_body();
+    return client.rest();
+  };
+  std::vector<json> all = replay("");
+  ASSERT_EQ(all.size(), live.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i]["type"], live[i]["type"]);
+    EXPECT_EQ(all[i]["sequence_number"], live[i]["sequence_number"]);
+  }
+  const std::vector<json> tail = replay("&starting_after=3");
+  ASSERT_EQ(tail.size(), live.size() - 4);
+  EXPECT_EQ(tail[0]["sequence_number"], 4);
+  EXPECT_TRUE(openai_error(call(agentd, "GET", "/v1/responses/" + id + "?starting_after=x", admin),
+                           400, "invalid_request_error", "starting_after"));
+}
+
+// background: true answers at once; the run goes on, is followed live, and is cancelled.
+TEST(OpenAiResponses, ABackgroundResponseRunsOnAndIsCancelled) {
+  VendorSetup s(Vendor::openai);
+  const std::string model = vendor_model(Vendor::openai);
+  s.fake.enqueue(Reply::hang_after_headers(1));
+  const HttpResponse made =
+      create(s.agentd, s.admin, {{"model", model}, {"input", "go on"}, {"background", true}});
+  ASSERT_EQ(made.status, 200) << made.body;
+  EXPECT_EQ(made.json()["status"], "in_progress");
+  const std::string id = made.json()["id"];
+  ASSERT_TRUE(s.fake.wait_for_requests(1, 5s));
+  EXPECT_EQ(call(s.agentd, "GET", "/v1/responses/" + id, s.admin).json()["status"], "in_progress");
+  const HttpResponse cancelled = call(s.agentd, "POST", "/v1/responses/" + id + "/cancel", s.admin);
+  ASSERT_EQ(cancelled.status, 200) << cancelled.body;
+  EXPECT_EQ(cancelled.json()["status"], "cancelled");
+  EXPECT_EQ(settled(s.agentd, s.admin, id)["status"], "cancelled");
+
+  // A background run that ends by itself is there to read.
+  s.fake.enqueue(Reply::answer("all done", 2));
+  const json second =
+      create(s.agentd, s.admin, {{"model", model}, {"input", "x"}, {"background", true}}).json();
+  const json ended = settled(s.agentd, s.admin, second["id"]);
+  EXPECT_EQ(ended["status"], "completed") << ended.dump();
+  EXPECT_EQ(ended["output"][0]["content"][0]["text"], "all done");
+  EXPECT_TRUE(openai_error(
+      create(s.agentd, s.admin,
+             {{"model", model}, {"input", "x"}, {"background", true}, {"stream", true}}),
+      400, "invalid_request_error", "background"));
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ const std::vector<std::string_view>& known_parameters() {
       "parallel_tool_calls",
       // accepted and ignored (docs/openai-compatible.md)
       "include", "reasoning", "text", "truncation", "service_tier", "prompt", "prompt_cache_key",
-      "safety_identifier", "top_logprobs", "max_tool_calls", "stream_options"};
+      "safety_identifier", "top_logprobs", "max_tool_calls", "stream_options",
+      "prompt_cache_retention", "context_management"};
   return known;
 }
 

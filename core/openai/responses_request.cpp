@@ -147,7 +147,6 @@ std::vector<StoredMessage> read_input(const OpenAiObject& request, bool continue
   if (!value) throw bad_param("input", "Missing required parameter: 'input'.");
   InputMessages in;
   in.continues = continues;
-  if (instructions) in.messages.emplace_back("system", json::array({text_part(*instructions)}));
   std::string_view text;
   array items;
   if (value->get(text) == SUCCESS) {
@@ -158,6 +157,13 @@ std::vector<StoredMessage> read_input(const OpenAiObject& request, bool continue
     for (const element item : items) read_item(item, "input[" + std::to_string(index++) + "]", in);
   } else {
     throw wrong_type("input", "a string or an array of input items");
+  }
+  // The instructions go first, but after the outputs that answer the previous
+  // response's calls: a tool message follows the call it answers, with nothing between.
+  if (instructions) {
+    auto first = std::find_if(in.messages.begin(), in.messages.end(),
+                              [](const auto& message) { return message.first != "tool"; });
+    in.messages.emplace(first, "system", json::array({text_part(*instructions)}));
   }
   std::vector<StoredMessage> out;
   for (auto& [role, parts] : in.messages) {

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <memory>
 #include <string>
 
 namespace agentrt::test::openai_agents {
@@ -21,10 +23,14 @@ TEST(OpenAiAgentsSdk, RunsAnAgentWithAFunctionTool) {
   ASSERT_EQ(js_clients().why, "");
   VendorSetup s(Vendor::openai);
   // The upstream calls get_weather when it may and the user asked last; else it answers.
-  s.fake.set_responder([](const RecordedRequest& request) {
+  // Each call has an id of its own, as OpenAI's do: a session's pending call is told
+  // from those it answered before by its id.
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  s.fake.set_responder([calls](const RecordedRequest& request) {
     const json body = request.json();
     if (body.contains("tools") && body["messages"].back()["role"] == "user")
-      return Reply::calling({{"call_agents1", "get_weather", R"({"city":"Paris"})"}});
+      return Reply::calling(
+          {{"call_agents" + std::to_string(++*calls), "get_weather", R"({"city":"Paris"})"}});
     return Reply::answer("Hello, world!", 3);
   });
   const std::string script = js_script("openai_agents.mjs");
@@ -33,6 +39,9 @@ TEST(OpenAiAgentsSdk, RunsAnAgentWithAFunctionTool) {
       run_command("AGENTRT_BASE_URL='" + base_url + "' AGENTRT_TOKEN='" + s.admin +
                   "' AGENTRT_MODEL='" + vendor_model(Vendor::openai) + "' node '" + script + "'");
   EXPECT_EQ(status, 0) << output;
+  if (status != 0)  // what the upstream was sent says where it went wrong
+    for (const RecordedRequest& sent : s.fake.requests())
+      ADD_FAILURE() << sent.json()["messages"].dump();
   for (const char* check : {"ok toolRun", "ok continuedRun", "ok streamedRun"})
     EXPECT_NE(output.find(check), std::string::npos) << check << " did not pass:\n" << output;
 }

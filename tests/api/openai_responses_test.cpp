@@ -386,3 +386,43 @@ TEST(OpenAiResponses, ABackgroundResponseRunsOnAndIsCancelled) {
 
 }  // namespace
 }  // namespace agentrt::test::openai_responses
+
+namespace agentrt::test::openai_responses {
+namespace {
+
+// A call made by a continued response is answered by continuing that one, the
+// instructions coming again with each request, as the Agents SDK sends them.
+TEST(OpenAiResponses, AContinuedResponsesCallIsAnsweredByContinuingIt) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const json base = {{"model", "echo"}, {"tools", {kWeather}}, {"instructions", "Be brief."}};
+  json body = base;
+  body["input"] = "hello";
+  const json first = create(agentd, admin, body).json();
+  body = base;
+  body["input"] = kAsk;
+  body["previous_response_id"] = first["id"];
+  const json second = create(agentd, admin, body).json();
+  ASSERT_EQ(second["output"][0]["type"], "function_call") << second.dump();
+  body = base;
+  body["input"] = {{{"type", "function_call_output"},
+                    {"call_id", second["output"][0]["call_id"]},
+                    {"output", "fog"}}};
+  body["previous_response_id"] = second["id"];
+  const HttpResponse third = create(agentd, admin, body);
+  ASSERT_EQ(third.status, 200) << third.body;
+  EXPECT_EQ(third.json()["output"][0]["type"], "message");
+  // The output follows the call it answers; the instructions come after it.
+  const json stored =
+      call(agentd, "GET",
+           "/sessions/" + session_of(agentd, admin, third.json()["id"]) + "/messages", admin)
+          .json()["data"];
+  ASSERT_GE(stored.size(), 3u);
+  const size_t answer = stored.size() - 3;
+  EXPECT_EQ(stored[answer]["content"][0]["type"], "tool_result") << stored.dump();
+  EXPECT_EQ(stored[answer - 1]["content"][0]["type"], "tool_call") << stored.dump();
+  EXPECT_EQ(stored[answer + 1]["role"], "system") << stored.dump();
+}
+
+}  // namespace
+}  // namespace agentrt::test::openai_responses

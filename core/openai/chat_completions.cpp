@@ -15,8 +15,32 @@ ErrorKind kind_for(const std::string& code) {
   return ErrorKind::provider_error;
 }
 
+PreparedRun prepare(RunService& runs, const ProviderRegistry& providers, const std::string& cell,
+                    const Principal& who, ChatCompletionRequest& request) {
+  if (!providers.resolve(request.run.model))
+    throw ParamError(ErrorKind::not_found, "model_not_found", "model",
+                     "The model '" + request.run.model + "' does not exist.");
+  request.run.actor = acting_actor_of(who, request.user);
+  return runs.prepare(cell, who, std::move(request.run),
+                      request.stream ? StartWrite::with_call : StartWrite::with_end);
+}
+
+// /v1's non-streamed answer has nothing to send till the end: the events only go to
+// followers and the store.
+class SilentSink : public RunSink {
+ public:
+  explicit SilentSink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
+  bool send(const std::string&) override { return true; }
+  bool idle() override { return !client_gone_ || !client_gone_(); }
+
+ private:
+  const std::function<bool()>& client_gone_;
+};
+
+}  // namespace
+
 // A run that ended without an answer, as the error its client gets.
-[[noreturn]] void fail(const RunSummary& summary, const std::string& run_id) {
+void fail(const RunSummary& summary, const std::string& run_id) {
   if (!summary.failed)
     throw DomainError(ErrorKind::provider_unavailable, "interrupted",
                       "the run was interrupted before it answered (run " + run_id + ")");
@@ -39,35 +63,11 @@ std::optional<std::string> acting_actor_of(const Principal& who,
   return user;
 }
 
-PreparedRun prepare(RunService& runs, const ProviderRegistry& providers, const std::string& cell,
-                    const Principal& who, ChatCompletionRequest& request) {
-  if (!providers.resolve(request.run.model))
-    throw ParamError(ErrorKind::not_found, "model_not_found", "model",
-                     "The model '" + request.run.model + "' does not exist.");
-  request.run.actor = acting_actor_of(who, request.user);
-  return runs.prepare(cell, who, std::move(request.run),
-                      request.stream ? StartWrite::with_call : StartWrite::with_end);
-}
-
 int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
-// /v1's non-streamed answer has nothing to send till the end: the events only go to
-// followers and the store.
-class SilentSink : public RunSink {
- public:
-  explicit SilentSink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
-  bool send(const std::string&) override { return true; }
-  bool idle() override { return !client_gone_ || !client_gone_(); }
-
- private:
-  const std::function<bool()>& client_gone_;
-};
-
-}  // namespace
 
 ChatCompletion::ChatCompletion(RunService& runs, const ProviderRegistry& providers,
                                const std::string& cell, const Principal& who,

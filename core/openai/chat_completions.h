@@ -10,9 +10,18 @@
 #include "core/runs/run_service.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace agentrt::core::openai {
+
+// A run that ended without an answer (failed, or interrupted), as the error its client
+// gets.
+[[noreturn]] void fail(const RunSummary& summary, const std::string& run_id);
+// The actor an admin token acts as (`user`, checked), else none: the token's own.
+std::optional<std::string> acting_actor_of(const Principal& who,
+                                           const std::optional<std::string>& user);
+int64_t unix_now();  // Unix seconds
 
 class ChatCompletion {
  public:

@@ -41,6 +41,12 @@ class RunSink {
     (void)seq;
     return send(event);
   }
+  // The same for an event with a name of its own (an SSE `event:` line, as OpenAI's
+  // Responses stream writes before each `data:`).
+  virtual bool send_named(std::string_view name, const std::string& event) {
+    (void)name;
+    return send(event);
+  }
   // Called often while the provider is silent; may send a keep-alive. False when gone.
   virtual bool idle() { return true; }
   // Starts the stream before any event, for a receiver that may wait for the next one;
@@ -193,6 +199,10 @@ class RunService {
                            const std::string& session);
   // 404 unless the run exists in the cell and `who` may see it.
   void check_run(const std::string& cell, const Principal& who, const std::string& run_id) const;
+  // The run `who` may see (a response's run): stored, else live (status "running", its
+  // model not known yet); 404 otherwise.
+  RunRecord visible_run(const std::string& cell, const Principal& who,
+                        const std::string& run_id) const;
   // GET /runs/{id}/events: the stored or live events after `after`. A live run's are
   // followed on an open sink; a run gone since check_run is a 404 before the sink opens.
   void follow(const std::string& cell, const Principal& who, const std::string& run_id,

@@ -142,6 +142,18 @@ void RunService::check_run(const std::string& cell, const Principal& who,
     throw not_found("run '" + run_id + "' not found");
 }
 
+RunRecord RunService::visible_run(const std::string& cell, const Principal& who,
+                                  const std::string& run_id) const {
+  std::optional<RunRecord> run = sessions_.find_run(cell, run_id);
+  // A run whose start is not stored yet (StartWrite) is known by its live entry.
+  if (auto live = live_.find(run_id); !run && live && live->cell == cell)
+    run = RunRecord{live->id, live->cell, live->session_id, live->actor, "", "running",
+                    "",       "",         "",               0,           0};
+  if (!run || (!who.admin && run->actor != who.actor))
+    throw not_found("run '" + run_id + "' not found");
+  return std::move(*run);
+}
+
 void RunService::follow(const std::string& cell, const Principal& who, const std::string& run_id,
                         int64_t after, RunSink& sink, std::chrono::milliseconds idle) {
   check_run(cell, who, run_id);

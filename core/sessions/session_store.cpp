@@ -377,7 +377,8 @@ void SessionStore::finish_run(const RunOutcome& outcome, const RunRecord* start)
     handed.reserve(contents.size());
     for (size_t i = 0; i < contents.size(); ++i) {
       const StoredMessage& m = outcome.new_messages[i];
-      handed.push_back({m.role, std::move(contents[i]), m.tokens, seqs[i], m.has_image});
+      handed.push_back(
+          {m.role, std::move(contents[i]), m.tokens, seqs[i], m.has_image, m.has_tool_parts});
     }
   }
   messages_stored_(outcome, std::move(handed));

@@ -73,6 +73,13 @@ bool SseStream::send_numbered(const std::string& event, int64_t seq) {
   return write(frame);
 }
 
+bool SseStream::send_named(std::string_view name, const std::string& event) {
+  std::string frame;
+  frame.reserve(name.size() + event.size() + 16);
+  frame.append("event: ").append(name).append("\ndata: ").append(event).append("\n\n");
+  return write(frame);
+}
+
 bool SseStream::idle() {
   if (gone_) return false;
   if (!head_sent_) return true;  // a keep-alive may not come before the first event

@@ -49,6 +49,7 @@ class SseStream : public core::RunSink {
   // EventSource then resumes after the last it saw on its own (Last-Event-ID).
   bool send_numbered(const std::string& event, int64_t seq) override;
   void numbered_events() { numbered_ = true; }
+  bool send_named(std::string_view name, const std::string& event) override;
   bool idle() override;  // sends ": ping" when due, and what a slow client left queued
   bool gone() const { return gone_; }
 

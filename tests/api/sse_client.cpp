@@ -69,8 +69,10 @@ std::optional<std::string> SseClient::next_data(std::chrono::milliseconds timeou
         end = events_.find("\n\n");
         continue;
       }
-      // An event's lines: "id: <seq>" (GET /runs/{id}/events) and "data: <text>".
+      // An event's lines: "id: <seq>" (GET /runs/{id}/events), "event: <name>" (OpenAI's
+      // Responses) and "data: <text>".
       std::optional<std::string> data;
+      std::string name;
       std::optional<int64_t> id;
       size_t from = 0;
       while (from <= block.size()) {
@@ -78,10 +80,12 @@ std::optional<std::string> SseClient::next_data(std::chrono::milliseconds timeou
         const std::string line = block.substr(from, to - from);
         if (line.rfind("data: ", 0) == 0) data = line.substr(6);
         if (line.rfind("id: ", 0) == 0) id = std::stoll(line.substr(4));
+        if (line.rfind("event: ", 0) == 0) name = line.substr(7);
         from = to + 1;
       }
       if (data) {
         ids_.push_back(id);
+        names_.push_back(name);
         return data;
       }
       end = events_.find("\n\n");

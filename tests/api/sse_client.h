@@ -33,6 +33,8 @@ class SseClient {
   int comments() const { return comments_; }  // ": ping" lines seen so far
   // The `id:` of each event read so far, in order (none for an event without one).
   const std::vector<std::optional<int64_t>>& ids() const { return ids_; }
+  // The `event:` name of each event read so far, in order ("" for an event without one).
+  const std::vector<std::string>& names() const { return names_; }
   bool ended() const { return ended_; }
   // Body of a non-stream (error) response.
   std::string error_body();
@@ -43,8 +45,9 @@ class SseClient {
   bool read_chunk(std::chrono::milliseconds timeout);
 
   Poco::Net::StreamSocket socket_;
-  std::string raw_;     // bytes read, not yet decoded
+  std::string raw_;  // bytes read, not yet decoded
   std::vector<std::optional<int64_t>> ids_;
+  std::vector<std::string> names_;
   std::string events_;  // decoded body, not yet split into events
   std::string head_;
   int status_ = 0;

@@ -1,6 +1,7 @@
 // /run and /chat against the echo provider: the event format, what is stored, replay
 // of a run's events, and sessions across turns.
 #include "tests/api/conversation_client.h"
+#include "tests/api/tool_client.h"
 
 #include <gtest/gtest.h>
 
@@ -297,6 +298,25 @@ TEST_F(Conversation, AStringContentIsOneTextPart) {
   auto refused = call(agentd, "POST", "/chat", admin, tool);
   EXPECT_EQ(refused.status, 400);
   EXPECT_NE(refused.body.find("for a tool message: an array"), std::string::npos) << refused.body;
+}
+
+// A call made by a session's second run, whose first run's messages the history cache
+// already holds, is pending for the third: the cache keeps each message's tool parts.
+TEST_F(Conversation, AThirdRunAnswersTheCallOfTheSecond) {
+  const json tools = {weather_tool()};
+  ASSERT_EQ(
+      call(agentd, "POST", "/chat", admin, run_body("hello", {{"session_id", "three"}})).status,
+      200);
+  const json second = call(agentd, "POST", "/chat", admin,
+                           run_body(R"(call get_weather {"city":"Oslo"})",
+                                    {{"session_id", "three"}, {"tools", tools}}))
+                          .json();
+  ASSERT_EQ(second["reason"], "tool_use") << second.dump();
+  json third = run_body("", {{"session_id", "three"}, {"tools", tools}});
+  third["messages"] = {tool_message({{second["tool_calls"][0]["call_id"], "snow"}})};
+  auto answered = call(agentd, "POST", "/chat", admin, third);
+  EXPECT_EQ(answered.status, 200) << answered.body;
+  EXPECT_NE(answered.body.find("snow"), std::string::npos) << answered.body;
 }
 
 }  // namespace

@@ -123,27 +123,7 @@ ToolSpec read_function_tool(element value, const std::string& where) {
                     "Missing required parameter: '" + tool.path_of("function") + "'.");
   const OpenAiObject named(*function, tool.path_of("function"));
   named.only({"name", "description", "parameters", "strict"});
-  ToolSpec spec;
-  spec.name = named.required_string("name");
-  if (!valid_tool_name(spec.name))
-    throw bad_param(
-        named.path_of("name"),
-        "Invalid '" + named.path_of("name") + "': expected 1 to 64 of a-z, A-Z, 0-9, '_' and '-'.");
-  spec.description = named.string("description").value_or("");
-  spec.parameters = R"({"type":"object"})";
-  if (const std::optional<element> parameters = named.present("parameters")) {
-    simdjson::dom::object schema;
-    std::string_view schema_type;
-    const auto said = parameters->at_key("type");
-    if (parameters->get(schema) != SUCCESS ||
-        (said.error() != simdjson::NO_SUCH_FIELD &&
-         (said.get(schema_type) != SUCCESS || schema_type != "object")))
-      throw bad_param(named.path_of("parameters"),
-                      "Invalid '" + named.path_of("parameters") +
-                          "': expected a JSON Schema object whose type is 'object'.");
-    spec.parameters = simdjson::minify(schema);
-  }
-  return spec;
+  return function_spec(named);
 }
 
 std::vector<ToolSpec> read_function_tools(element value) {

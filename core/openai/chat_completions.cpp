@@ -25,18 +25,6 @@ PreparedRun prepare(RunService& runs, const ProviderRegistry& providers, const s
                       request.stream ? StartWrite::with_call : StartWrite::with_end);
 }
 
-// /v1's non-streamed answer has nothing to send till the end: the events only go to
-// followers and the store.
-class SilentSink : public RunSink {
- public:
-  explicit SilentSink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
-  bool send(const std::string&) override { return true; }
-  bool idle() override { return !client_gone_ || !client_gone_(); }
-
- private:
-  const std::function<bool()>& client_gone_;
-};
-
 }  // namespace
 
 // A run that ended without an answer, as the error its client gets.
@@ -79,7 +67,7 @@ ChatCompletion::ChatCompletion(RunService& runs, const ProviderRegistry& provide
 
 std::string ChatCompletion::answer(const std::function<bool()>& client_gone) {
   run_.provider_thread = CallThread::caller;
-  SilentSink sink(client_gone);
+  AnswerOnlySink sink(client_gone);
   const RunSummary summary = runs_.execute(run_, sink);
   if (summary.failed || summary.reason == "interrupted") fail(summary, run_.live->id);
   return completion_text(head_, summary);

@@ -115,4 +115,29 @@ std::optional<double> OpenAiObject::number(std::string_view key, double min, dou
   return number;
 }
 
+ToolSpec function_spec(const OpenAiObject& fields) {
+  using simdjson::SUCCESS;
+  ToolSpec spec;
+  spec.name = fields.required_string("name");
+  if (!valid_tool_name(spec.name))
+    throw bad_param(fields.path_of("name"),
+                    "Invalid '" + fields.path_of("name") +
+                        "': expected 1 to 64 of a-z, A-Z, 0-9, '_' and '-'.");
+  spec.description = fields.string("description").value_or("");
+  spec.parameters = R"({"type":"object"})";
+  if (const std::optional<simdjson::dom::element> parameters = fields.present("parameters")) {
+    simdjson::dom::object schema;
+    std::string_view schema_type;
+    const auto said = parameters->at_key("type");
+    if (parameters->get(schema) != SUCCESS ||
+        (said.error() != simdjson::NO_SUCH_FIELD &&
+         (said.get(schema_type) != SUCCESS || schema_type != "object")))
+      throw bad_param(fields.path_of("parameters"),
+                      "Invalid '" + fields.path_of("parameters") +
+                          "': expected a JSON Schema object whose type is 'object'.");
+    spec.parameters = simdjson::minify(schema);
+  }
+  return spec;
+}
+
 }  // namespace agentrt::core::openai

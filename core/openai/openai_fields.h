@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/domain/errors.h"
+#include "core/runs/tool_spec.h"
 
 #include <simdjson.h>
 
@@ -58,6 +59,11 @@ class OpenAiObject {
   simdjson::dom::object object_;
   std::string path_;
 };
+
+// A function tool's "name", "description" and "parameters" (a schema object whose type,
+// if it says one, is object: the rule of agentrt's tools, core/runs/tool_request.h), as
+// both /v1 forms hold them (Chat Completions' "function" object, Responses' tool).
+ToolSpec function_spec(const OpenAiObject& fields);
 
 // "Invalid type for 'x': expected <what>."
 ParamError wrong_type(const std::string& param, std::string_view what);

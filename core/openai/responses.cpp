@@ -43,18 +43,6 @@ PreparedRun prepare(RunService& runs, const ProviderRegistry& providers, const s
       request.stream || request.background ? StartWrite::with_call : StartWrite::with_end);
 }
 
-// A non-streamed answer has nothing to send till the end: the events only go to
-// followers and the store.
-class SilentSink : public RunSink {
- public:
-  explicit SilentSink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
-  bool send(const std::string&) override { return true; }
-  bool idle() override { return !client_gone_ || !client_gone_(); }
-
- private:
-  const std::function<bool()>& client_gone_;
-};
-
 std::string hex_of(const std::string& id) {
   const size_t underscore = id.find('_');
   return underscore == std::string::npos ? id : id.substr(underscore + 1);
@@ -138,7 +126,7 @@ ResponseCall::ResponseCall(RunService& runs, const ProviderRegistry& providers,
 
 std::string ResponseCall::answer(const std::function<bool()>& client_gone) {
   run_.provider_thread = CallThread::caller;
-  SilentSink sink(client_gone);
+  AnswerOnlySink sink(client_gone);
   const RunSummary summary = runs_.execute(run_, sink);
   if (summary.failed || summary.reason == "interrupted") fail(summary, run_.live->id);
   return response_object(head_, summary).dump();
@@ -156,7 +144,7 @@ std::string ResponseCall::pending_object() const {
 void ResponseCall::run_unattended() {
   run_.provider_thread = CallThread::caller;
   const std::function<bool()> never_gone;
-  SilentSink sink(never_gone);
+  AnswerOnlySink sink(never_gone);
   runs_.execute(run_, sink);
 }
 

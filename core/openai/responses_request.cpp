@@ -183,26 +183,7 @@ ToolSpec read_tool(element value, const std::string& where) {
   const std::string_view type = tool.required_string("type");
   if (type != "function") throw bad_value(tool.path_of("type"), type, "'function'");
   tool.only({"type", "name", "description", "parameters", "strict"});
-  ToolSpec spec;
-  spec.name = tool.required_string("name");
-  if (!valid_tool_name(spec.name))
-    throw bad_param(tool.path_of("name"), "Invalid '" + tool.path_of("name") +
-                                              "': expected 1 to 64 of a-z, A-Z, 0-9, '_' and '-'.");
-  spec.description = tool.string("description").value_or("");
-  spec.parameters = R"({"type":"object"})";
-  if (const std::optional<element> parameters = tool.present("parameters")) {
-    simdjson::dom::object schema;
-    std::string_view schema_type;
-    const auto said = parameters->at_key("type");
-    if (parameters->get(schema) != SUCCESS ||
-        (said.error() != simdjson::NO_SUCH_FIELD &&
-         (said.get(schema_type) != SUCCESS || schema_type != "object")))
-      throw bad_param(tool.path_of("parameters"),
-                      "Invalid '" + tool.path_of("parameters") +
-                          "': expected a JSON Schema object whose type is 'object'.");
-    spec.parameters = simdjson::minify(schema);
-  }
-  return spec;
+  return function_spec(tool);
 }
 
 void read_tools(const OpenAiObject& request, RunRequest& run) {

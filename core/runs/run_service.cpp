@@ -266,17 +266,6 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
 
 namespace {
 
-// /chat answers from execute()'s summary; the events only go to followers and the store.
-class ChatSink : public RunSink {
- public:
-  explicit ChatSink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
-  bool send(const std::string&) override { return true; }
-  bool idle() override { return !client_gone_ || !client_gone_(); }
-
- private:
-  const std::function<bool()>& client_gone_;
-};
-
 // [{"arguments","call_id","executor","name"}]: the calls /chat's client runs.
 void append_tool_calls(std::string& out, const RunSummary& summary) {
   out += '[';
@@ -317,7 +306,7 @@ std::string RunService::chat(const std::string& cell, const Principal& who, RunR
                              const std::function<bool()>& client_gone) {
   PreparedRun run = prepare(cell, who, std::move(request), StartWrite::with_end);
   run.provider_thread = CallThread::caller;
-  ChatSink sink(client_gone);
+  AnswerOnlySink sink(client_gone);
   RunSummary summary = execute(run, sink);
   if (summary.failed)
     throw DomainError(kind_for(summary.error_code),

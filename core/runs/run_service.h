@@ -54,6 +54,19 @@ class RunSink {
   virtual bool begin() { return true; }
 };
 
+// The sink of a run whose client waits for its end (/chat, /v1's non-streamed answers):
+// the events only go to followers and the store; a client that has gone (`client_gone`,
+// asked while the provider is silent) stops the run.
+class AnswerOnlySink : public RunSink {
+ public:
+  explicit AnswerOnlySink(const std::function<bool()>& client_gone) : client_gone_(client_gone) {}
+  bool send(const std::string&) override { return true; }
+  bool idle() override { return !client_gone_ || !client_gone_(); }
+
+ private:
+  const std::function<bool()>& client_gone_;
+};
+
 // When a run's start (its row, and its session when new) is stored.
 enum class StartWrite {
   // While the provider call is under way, its events held back until then (a stream:

@@ -195,16 +195,11 @@ void read_tools(const OpenAiObject& request, RunRequest& run) {
 
 ChatCompletionRequest parse_chat_completion(std::string_view body) {
   text::JsonReader reader;
-  element root;
-  const simdjson::error_code error = reader.parse(body).get(root);
-  if (error != SUCCESS || repeats_a_key(root)) refuse_body(body, error);
-  const OpenAiObject request(root, "");
-  request.only(known_parameters());
+  const OpenAiObject request = request_object(reader, body, known_parameters());
   ChatCompletionRequest out;
   out.run.stateless = true;
   out.run.use_memory = false;
-  out.run.model = request.required_string("model");
-  if (out.run.model.empty()) throw bad_param("model", "Invalid 'model': empty string.");
+  out.run.model = request_model(request);
   const std::optional<element> messages = request.present("messages");
   if (!messages) throw bad_param("messages", "Missing required parameter: 'messages'.");
   out.run.messages = read_chat_messages(*messages);

@@ -65,12 +65,17 @@ ChatCompletion::ChatCompletion(RunService& runs, const ProviderRegistry& provide
       head_{completion_id(run_.live->id), run_.model.model.id, unix_now(), request.include_usage},
       stream_(request.stream) {}
 
-std::string ChatCompletion::answer(const std::function<bool()>& client_gone) {
-  run_.provider_thread = CallThread::caller;
+RunSummary run_to_answer(RunService& runs, PreparedRun& run,
+                         const std::function<bool()>& client_gone) {
+  run.provider_thread = CallThread::caller;
   AnswerOnlySink sink(client_gone);
-  const RunSummary summary = runs_.execute(run_, sink);
-  if (summary.failed || summary.reason == "interrupted") fail(summary, run_.live->id);
-  return completion_text(head_, summary);
+  RunSummary summary = runs.execute(run, sink);
+  if (summary.failed || summary.reason == "interrupted") fail(summary, run.live->id);
+  return summary;
+}
+
+std::string ChatCompletion::answer(const std::function<bool()>& client_gone) {
+  return completion_text(head_, run_to_answer(runs_, run_, client_gone));
 }
 
 void ChatCompletion::stream(RunSink& events, const std::function<bool()>& client_gone) {

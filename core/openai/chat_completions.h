@@ -18,6 +18,11 @@ namespace agentrt::core::openai {
 // A run that ended without an answer (failed, or interrupted), as the error its client
 // gets.
 [[noreturn]] void fail(const RunSummary& summary, const std::string& run_id);
+
+// Runs `run` for a client that waits for its end (a non-streamed /v1 answer): its summary,
+// or the error fail() throws for a run that failed or was interrupted.
+RunSummary run_to_answer(RunService& runs, PreparedRun& run,
+                         const std::function<bool()>& client_gone);
 // The actor an admin token acts as (`user`, checked), else none: the token's own.
 std::optional<std::string> acting_actor_of(const Principal& who,
                                            const std::optional<std::string>& user);

@@ -1,5 +1,7 @@
 #include "core/openai/openai_fields.h"
 
+#include "core/runs/run_request_fields.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -113,6 +115,22 @@ std::optional<double> OpenAiObject::number(std::string_view key, double min, dou
                                       shown(min) + " to " + shown(max) + ", but got " +
                                       shown(number) + " instead.");
   return number;
+}
+
+OpenAiObject request_object(text::JsonReader& reader, std::string_view body,
+                            const std::vector<std::string_view>& known) {
+  simdjson::dom::element root;
+  const simdjson::error_code error = reader.parse(body).get(root);
+  if (error != simdjson::SUCCESS || repeats_a_key(root)) refuse_body(body, error);
+  const OpenAiObject request(root, "");
+  request.only(known);
+  return request;
+}
+
+std::string request_model(const OpenAiObject& request) {
+  std::string model(request.required_string("model"));
+  if (model.empty()) throw bad_param("model", "Invalid 'model': empty string.");
+  return model;
 }
 
 ToolSpec function_spec(const OpenAiObject& fields) {

@@ -7,6 +7,8 @@
 #include "core/domain/errors.h"
 #include "core/runs/tool_spec.h"
 
+#include "text/json_reader.h"
+
 #include <simdjson.h>
 
 #include <cstdint>
@@ -59,6 +61,13 @@ class OpenAiObject {
   simdjson::dom::object object_;
   std::string path_;
 };
+
+// The request body's object (400 in agentrt's words for a body that is no JSON or
+// repeats a key), read with `reader`, which keeps it; any key not `known` is refused.
+OpenAiObject request_object(text::JsonReader& reader, std::string_view body,
+                            const std::vector<std::string_view>& known);
+// Its "model": required, not empty.
+std::string request_model(const OpenAiObject& request);
 
 // A function tool's "name", "description" and "parameters" (a schema object whose type,
 // if it says one, is object: the rule of agentrt's tools, core/runs/tool_request.h), as

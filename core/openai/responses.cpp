@@ -125,11 +125,7 @@ ResponseCall::ResponseCall(RunService& runs, const ProviderRegistry& providers,
       background_(request.background) {}
 
 std::string ResponseCall::answer(const std::function<bool()>& client_gone) {
-  run_.provider_thread = CallThread::caller;
-  AnswerOnlySink sink(client_gone);
-  const RunSummary summary = runs_.execute(run_, sink);
-  if (summary.failed || summary.reason == "interrupted") fail(summary, run_.live->id);
-  return response_object(head_, summary).dump();
+  return response_object(head_, run_to_answer(runs_, run_, client_gone)).dump();
 }
 
 std::string ResponseCall::pending_object() const {

@@ -241,15 +241,10 @@ void read_generation(const OpenAiObject& request, RunRequest& run) {
 
 ResponsesRequest parse_responses_request(std::string_view body) {
   text::JsonReader reader;
-  element root;
-  const simdjson::error_code error = reader.parse(body).get(root);
-  if (error != SUCCESS || repeats_a_key(root)) refuse_body(body, error);
-  const OpenAiObject request(root, "");
-  request.only(known_parameters());
+  const OpenAiObject request = request_object(reader, body, known_parameters());
   ResponsesRequest out;
   out.run.use_memory = false;
-  out.run.model = request.required_string("model");
-  if (out.run.model.empty()) throw bad_param("model", "Invalid 'model': empty string.");
+  out.run.model = request_model(request);
   if (const auto previous = request.string("previous_response_id")) {
     if (previous->empty())
       throw bad_param("previous_response_id", "Invalid 'previous_response_id': empty string.");

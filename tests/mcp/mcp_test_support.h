@@ -99,6 +99,17 @@ class McpTest : public ::testing::Test {
     return r;
   }
 
+  // The long operation cancelled stops the call within a second (with the waker's 300
+  // ms before it), and the same instance then answers the next call.
+  void expect_cancel_then_usable(ToolInstance& tools) {
+    std::chrono::milliseconds took{};
+    CallResult r = cancel_long_operation(tools, &took);
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->code, AGENTRT_ERR_CANCELLED);
+    EXPECT_LT(took, std::chrono::milliseconds(1300));
+    EXPECT_FALSE(call(tools, "echo", {{"message", "after"}}).error);
+  }
+
   static std::vector<std::string> names(const std::string& listed) {
     std::vector<std::string> out;
     const json parsed = json::parse(listed);  // kept: a range-for over a temporary's member dangles

@@ -37,6 +37,8 @@ command_line="${QUICK:+QUICK=$QUICK }${DURATION:+DURATION=$DURATION }${LAT_ROUND
 bench_name=bench
 # shellcheck source=bench/processes.sh
 . "$root/bench/processes.sh"
+# shellcheck source=bench/openai_report.sh
+. "$root/bench/openai_report.sh"
 
 # wait_for FILE REGEX SECONDS: the first line of FILE matching REGEX, waiting at most SECONDS.
 wait_for() {
@@ -162,11 +164,14 @@ echo '{"model":"mock-model","messages":[{"role":"user","content":"weather in Par
 
 auth="Authorization: Bearer $user_token"
 direct_url="http://127.0.0.1:$mock_port/v1/chat/completions"
+v1_url="http://$agentd_addr/v1/chat/completions"
 paced_target="127.0.0.1:$paced_port"
 
 # Every path answers before anything is measured.
 curl -sS --fail-with-body -H "$auth" -H 'Content-Type: application/json' -d "$chat_body" \
   "http://$agentd_addr/chat" | jq -e '.reason == "end_turn"' >/dev/null || die "/chat failed"
+curl -sS --fail-with-body -H "$auth" -H 'Content-Type: application/json' -d @"$work/direct-json.json" \
+  "$v1_url" | jq -e '.choices[0].finish_reason == "stop"' >/dev/null || die "/v1/chat/completions failed"
 
 # ---- The npm gateway ---------------------------------------------------------------
 
@@ -272,6 +277,9 @@ log "2. /chat throughput"
 for c in $concurrency; do
   wrk_run tp-direct-stream-$c "$direct_url" "$c" "$work/direct-stream.json" "" "$mock_pid"
   wrk_run tp-agentd-$c "http://$agentd_addr/chat" "$c" "$work/chat.json" "$auth" "$agentd_pid"
+  # Section 2c: the gateway's own calls, sent to agentd's OpenAI-compatible path.
+  wrk_run tp-v1-json-$c "$v1_url" "$c" "$work/direct-json.json" "$auth" "$agentd_pid"
+  wrk_run tp-v1-stream-$c "$v1_url" "$c" "$work/direct-stream.json" "$auth" "$agentd_pid"
   wrk_run tp-direct-json-$c "$direct_url" "$c" "$work/direct-json.json" "" "$mock_pid"
   [ -n "$gateway_url" ] && wrk_run tp-gateway-$c "$gateway_url" "$c" "$work/direct-json.json" "$gateway_headers" "$gateway_pid"
 done
@@ -493,6 +501,7 @@ mkdir -p "$(dirname "$report")"
     f="${row##*|}"
     echo "| ${row%%|*} | $(for ((k = 1; k <= lat_rounds; k++)); do calc "printf \"%.0f\\n\", $(j "$f.$k" .rps) / 2"; done | comma_list) | $(ms "$(j "$f.1" .latency_us.p50)") | $(ms "$(j "$f.1" .latency_us.p99)") | $(for ((k = 1; k <= lat_rounds; k++)); do errors "$f.$k"; done | comma_list) | $(for ((k = 1; k <= lat_rounds; k++)); do calc "c = \"$(cpu_per_request "$f.$k")\"; if (c !~ /^[0-9.]+\$/) print \"n/a\"; else printf \"%.3f\\n\", 2 * c"; done | comma_list) |"
   done
+  openai_report
   echo
   echo "## 3. /run time to first delta, and concurrent streams"
   echo

@@ -23,13 +23,20 @@ const proxy = net.createServer((client) => {
     if (id) seen.lastEventId = id[1];
     upstream.write(bytes);
   });
+  // The first connection is cut right after its `dropAfter`-th event, wherever the reads
+  // fall: a client that connects late gets a finished run's events in one read.
   upstream.on('data', (bytes) => {
-    seen.events += (bytes.toString('latin1').match(/\n\n/g) || []).length;
-    client.write(bytes);
-    if (index === 0 && seen.events >= dropAfter) {
-      client.destroy();
-      upstream.destroy();
+    const text = bytes.toString('latin1');
+    for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n', at + 2)) {
+      seen.events += 1;
+      if (index === 0 && seen.events === dropAfter) {
+        client.write(bytes.subarray(0, at + 2));
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
     }
+    client.write(bytes);
   });
   const end = () => { client.destroy(); upstream.destroy(); };
   client.on('error', end);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tests/api/agentd_process.h"
+#include "tests/api/secret_watch.h"
 
 #include <fstream>
 #include <regex>
@@ -15,12 +16,13 @@ namespace agentrt::test {
 inline std::string first_admin_token(const AgentdProcess& agentd) {
   std::ifstream file(agentd.data_dir() + "/admin.token");
   std::string token;
-  if (file >> token) return token;
   std::smatch match;
   std::string err = agentd.stderr_text();
-  if (std::regex_search(err, match, std::regex("art_[0-9a-f]{16}[A-Za-z0-9_-]{43}")))
-    return match.str();
-  return "";
+  if (!(file >> token) &&
+      std::regex_search(err, match, std::regex("art_[0-9a-f]{16}[A-Za-z0-9_-]{43}")))
+    token = match.str();
+  remember_secret(token);
+  return token;
 }
 
 inline Headers auth_headers(const std::string& token) {

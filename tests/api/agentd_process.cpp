@@ -1,5 +1,7 @@
 #include "tests/api/agentd_process.h"
 
+#include "tests/api/secret_watch.h"
+
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -116,6 +118,16 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
   return lines;
 }
 
+// stderr less the first start's banner, the one place the first admin token is shown
+// (server/cli/serve.cpp): its own line, indented.
+std::string without_admin_banner(const std::string& err) {
+  std::string kept;
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("  art_", 0) != 0) kept += line + "\n";
+  return kept;
+}
+
 }  // namespace
 
 std::string agentd_path() {
@@ -151,6 +163,9 @@ AgentdProcess::AgentdProcess(AgentdOptions options)
   if (options.listen_on_ephemeral_port) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
   if (options.private_data_dir) argv.insert(argv.end(), {"--data-dir", data_dir_});
   argv.insert(argv.end(), options.args.begin(), options.args.end());
+  env_ = options.env;
+  for (size_t i = 0; i + 1 < options.args.size(); ++i)
+    if (options.args[i] == "--config") remember_config_secrets(options.args[i + 1]);
   pid_ = spawn(argv, options.env, temp_.path(), temp_.path() + "/agentd.stdout", stderr_path_);
   wait_until_listening(options.startup_timeout);
 }
@@ -188,9 +203,27 @@ void AgentdProcess::wait_until_listening(std::chrono::milliseconds timeout) {
   throw std::runtime_error("agentd did not log 'listening' in time; stderr:\n" + stderr_text());
 }
 
+void AgentdProcess::remember_config_secrets(const std::string& path) const {
+  std::ifstream in(path);
+  remember_secret_refs(nlohmann::json::parse(in, nullptr, false), env_);
+}
+
+// Every body agentd answers is searched for the secrets the tests gave it; only the
+// issue of a token answers with one, its own.
 HttpResponse AgentdProcess::request(const std::string& method, const std::string& target,
                                     const std::string& body, const Headers& headers) const {
-  return http_request(port_, method, target, body, headers);
+  remember_secret_refs(nlohmann::json::parse(body, nullptr, false), env_);
+  HttpResponse response = http_request(port_, method, target, body, headers);
+  const bool issues_token = method == "POST" && target.size() >= 13 &&
+                            target.compare(target.size() - 13, 13, "/admin/tokens") == 0;
+  if (issues_token && response.status == 201) {
+    remember_secret(response.json().value("token", ""));
+  } else if (const std::string leaked = leaked_secret(response.body); !leaked.empty()) {
+    ADD_FAILURE() << method << " " << target << " answered a secret the test gave agentd ("
+                  << leaked.substr(0, 4) << "...):\n"
+                  << response.body;
+  }
+  return response;
 }
 
 int AgentdProcess::stop(int signal, std::chrono::milliseconds timeout) {
@@ -206,6 +239,10 @@ int AgentdProcess::stop(int signal, std::chrono::milliseconds timeout) {
   const std::string err = stderr_text();
   if (err.find("Sanitizer") != std::string::npos || err.find("runtime error:") != std::string::npos)
     ADD_FAILURE() << "agentd reported a sanitizer error:\n" << err;
+  if (const std::string leaked = leaked_secret(without_admin_banner(err)); !leaked.empty())
+    ADD_FAILURE() << "agentd's log holds a secret the test gave it (" << leaked.substr(0, 4)
+                  << "...):\n"
+                  << err;
   return *code;
 }
 

@@ -90,8 +90,10 @@ class AgentdProcess {
 
  private:
   void wait_until_listening(std::chrono::milliseconds timeout);
+  void remember_config_secrets(const std::string& path) const;
 
   TempDir temp_;
+  Environment env_;
   std::string data_dir_;
   std::string stderr_path_;
   pid_t pid_ = -1;

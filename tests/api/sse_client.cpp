@@ -1,5 +1,9 @@
 #include "tests/api/sse_client.h"
 
+#include "tests/api/secret_watch.h"
+
+#include <gtest/gtest.h>
+
 #include <Poco/Net/SocketAddress.h>
 
 #include <algorithm>
@@ -84,6 +88,9 @@ std::optional<std::string> SseClient::next_data(std::chrono::milliseconds timeou
         from = to + 1;
       }
       if (data) {
+        if (const std::string leaked = leaked_secret(*data); !leaked.empty())
+          ADD_FAILURE() << "a stream sent a secret the test gave agentd (" << leaked.substr(0, 4)
+                        << "...): " << *data;
         ids_.push_back(id);
         names_.push_back(name);
         return data;

@@ -28,6 +28,15 @@ void ConnectionSet::stop_all() {
   for (ApiConnection* connection : open_) connection->stop();
 }
 
+void ConnectionSet::shed(int count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = open_.begin(); count > 0 && it != open_.end(); ++it)
+    if ((*it)->shed()) --count;
+  // The most owed, not a sum: each accepted connection asks for all that are queued.
+  for (int owed = owed_.load(); owed < count && !owed_.compare_exchange_weak(owed, count);) {
+  }
+}
+
 ApiConnection::ApiConnection(const Poco::Net::StreamSocket& socket,
                              Poco::Net::HTTPServerParams::Ptr params,
                              std::shared_ptr<RequestPipeline> pipeline,
@@ -36,7 +45,8 @@ ApiConnection::ApiConnection(const Poco::Net::StreamSocket& socket,
       params_(std::move(params)),
       pipeline_(std::move(pipeline)),
       set_(std::move(set)),
-      times_(times) {
+      times_(times),
+      mark_(set_->owed()) {
   set_->add(*this);
 }
 
@@ -53,8 +63,24 @@ void ApiConnection::stop() {
   }
 }
 
+bool ApiConnection::shed() {
+  // A request that has come in is served, even if its thread has not looked yet.
+  try {
+    if (socket().available() > 0) return false;
+  } catch (const Poco::Exception&) {
+    // Closed by the peer: shedding it costs nobody anything.
+  }
+  if (!mark_.shed()) return false;
+  try {
+    socket().shutdown();  // its poll returns, and it finds itself shed
+  } catch (const Poco::Exception&) {
+    // Already closed by the peer: the loop ends by itself.
+  }
+  return true;
+}
+
 void ApiConnection::run() {
-  ServerSession session(socket(), params_, times_.request, times_.first_byte);
+  ServerSession session(socket(), params_, times_.request, times_.first_byte, mark_);
   const uint64_t limit = pipeline_->options().max_body_bytes;
   while (!stopped_ && session.more_requests()) {
     session.start_request();

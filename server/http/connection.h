@@ -4,6 +4,7 @@
 // "Expect: 100-continue" body, even one the pipeline will refuse.
 #pragma once
 
+#include "server/http/idle_shedding.h"
 #include "server/http/pipeline.h"
 
 #include <Poco/Net/HTTPServerParams.h>
@@ -28,11 +29,18 @@ class ConnectionSet {
   // Ends every open connection and every one that opens later: their sockets are shut,
   // so idle ones end at once and running requests fail on their next read or write.
   void stop_all();
+  // Ends `count` connections that are waiting on their clients (idle_shedding.h), and
+  // leaves what it could not end to the next ones to wait. A scan of the open
+  // connections, done only when every thread is taken.
+  void shed(int count);
+  // The connections owed (WaitMark).
+  std::atomic<int>& owed() { return owed_; }
 
  private:
   std::mutex mutex_;
   std::set<ApiConnection*> open_;
   bool stopping_ = false;
+  std::atomic<int> owed_{0};
 };
 
 // The time limits of one connection beside Poco's own (receive, keep-alive).
@@ -55,12 +63,15 @@ class ApiConnection : public Poco::Net::TCPServerConnection {
   void run() override;
   // From any thread.
   void stop();
+  // From any thread: ends the connection if it is waiting on its client; true if so.
+  bool shed();
 
  private:
   Poco::Net::HTTPServerParams::Ptr params_;
   std::shared_ptr<RequestPipeline> pipeline_;
   std::shared_ptr<ConnectionSet> set_;
   ConnectionTimes times_;
+  WaitMark mark_;
   std::atomic<bool> stopped_{false};
 };
 

@@ -2,6 +2,7 @@
 
 #include "server/http/accept_errors.h"
 #include "server/http/connection.h"
+#include "server/http/idle_shedding.h"
 #include "server/http/pool_housekeeper.h"
 
 #include <Poco/Net/HTTPServerParams.h>
@@ -182,6 +183,9 @@ void HttpServer::start(ListenSocket bound) {
           params, pipeline_, impl_->connections,
           connection_times(options_, defer_accept(socket, options_.keep_alive_timeout_s))),
       *impl_->pool, socket, params);
+  Poco::AutoPtr<ShedWhenFull> shedding(new ShedWhenFull(impl_->connections));
+  shedding->watch(impl_->server.get());
+  impl_->server->setConnectionFilter(shedding);
   AcceptErrorLog::install();
   impl_->server->start();
 }

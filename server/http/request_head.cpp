@@ -39,7 +39,7 @@ bool is_tchar(int c) {
 class SessionBytes {
  public:
   explicit SessionBytes(ServerSession& session) : session_(session) {}
-  int get() { return session_.next_byte(); }
+  int get() { return session_.next_head_byte(); }
 
  private:
   ServerSession& session_;

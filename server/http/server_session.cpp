@@ -1,6 +1,7 @@
 #include "server/http/server_session.h"
 
 #include <Poco/Exception.h>
+#include <Poco/Net/NetException.h>
 
 #include <poll.h>
 
@@ -11,12 +12,34 @@ namespace agentrt::server {
 
 ServerSession::ServerSession(const Poco::Net::StreamSocket& socket,
                              Poco::Net::HTTPServerParams::Ptr params,
-                             Poco::Timespan request_timeout, Poco::Timespan first_byte)
+                             Poco::Timespan request_timeout, Poco::Timespan first_byte,
+                             WaitMark& mark)
     : HTTPServerSession(socket, params),
       first_byte_(first_byte),
       keep_alive_timeout_(params->getKeepAliveTimeout()),
       requests_left_(params->getMaxKeepAliveRequests()),
-      request_timeout_(std::chrono::microseconds(request_timeout.totalMicroseconds())) {}
+      request_timeout_(std::chrono::microseconds(request_timeout.totalMicroseconds())),
+      mark_(mark) {}
+
+bool ServerSession::start_waiting() {
+  if (mark_.owed() && buffered() == 0 && socket().available() == 0 && mark_.pay()) return false;
+  mark_.waiting();
+  return true;
+}
+
+int ServerSession::get_waiting() {
+  if (!start_waiting()) throw Poco::Net::NoMessageException("ended for a connection waiting");
+  int byte = 0;
+  try {
+    byte = get();
+  } catch (const Poco::Exception&) {
+    // Shed meanwhile: its socket is shut, and nothing is owed to the client.
+    if (!mark_.claim()) throw Poco::Net::NoMessageException("shed while its head was arriving");
+    throw;
+  }
+  if (!mark_.claim()) throw Poco::Net::NoMessageException("shed while its head was arriving");
+  return byte;
+}
 
 void ServerSession::check_deadline() const {
   if (Clock::now() >= deadline_)
@@ -26,14 +49,20 @@ void ServerSession::check_deadline() const {
 
 bool ServerSession::more_requests() {
   if (!socket().impl()->initialized()) return false;
+  Poco::Timespan wait = keep_alive_timeout_;
   if (first_) {
     first_ = false;
     --requests_left_;
-    return readable(first_byte_);
+    wait = first_byte_;
+  } else {
+    if (requests_left_ == 0 || !getKeepAlive()) return false;
+    if (requests_left_ > 0) --requests_left_;
+    if (buffered() > 0) return true;
   }
-  if (requests_left_ == 0 || !getKeepAlive()) return false;
-  if (requests_left_ > 0) --requests_left_;
-  return buffered() > 0 || readable(keep_alive_timeout_);
+  // Waiting for a client that may never send: the connection may be shed meanwhile.
+  if (!start_waiting()) return false;
+  const bool ready = readable(wait);
+  return mark_.claim() && ready;
 }
 
 // Ready also counts a hang-up or an error: the read that follows reports it.

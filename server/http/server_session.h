@@ -4,6 +4,8 @@
 // four system calls per request, 5% of agentd's CPU per /chat at one client.
 #pragma once
 
+#include "server/http/idle_shedding.h"
+
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerSession.h>
 #include <Poco/Net/StreamSocket.h>
@@ -17,8 +19,10 @@ class ServerSession : public Poco::Net::HTTPServerSession {
  public:
   // `request_timeout`: how long a request may take to arrive whole, head and body;
   // `first_byte`: how long the connection may wait for its first byte.
+  // `mark`: the connection's, set while the session waits on its client
+  // (idle_shedding.h).
   ServerSession(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
-                Poco::Timespan request_timeout, Poco::Timespan first_byte);
+                Poco::Timespan request_timeout, Poco::Timespan first_byte, WaitMark& mark);
 
   // Poco's hasMoreRequests, but for the first wait: the first request may take
   // `first_byte` to begin (Poco: the receive timeout, 30 s of a thread for a client that
@@ -28,10 +32,20 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   bool more_requests();
   // Poco's canKeepAlive for this class's count (Poco's own is not kept any more).
   bool can_keep_alive() const { return requests_left_ != 0; }
-  // The next byte of the connection, EOF at its end (request_head.h reads the head
-  // through it, never past it). Throws what a receive throws.
+  // The next byte of the connection, EOF at its end. Throws what a receive throws.
   int next_byte() {
     if (buffered() == 0) check_deadline();
+    return get();
+  }
+  // The same for a request's head (request_head.h reads it through this, never past
+  // it). The head's first read follows a wait that found bytes ready; a wait for more of
+  // the head after that may be shed (idle_shedding.h), which throws
+  // Poco::Net::NoMessageException.
+  int next_head_byte() {
+    if (buffered() > 0) return get();
+    check_deadline();
+    if (head_read_) return get_waiting();
+    head_read_ = true;
     return get();
   }
   // Up to `length` bytes, buffered ones first; 0 at the connection's end.
@@ -51,6 +65,7 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   // rest, 59 s against a documented 30.
   void start_request() {
     deadline_ = (first_request_ ? started_ : Clock::now()) + request_timeout_;
+    head_read_ = false;
     first_request_ = false;
   }
 
@@ -58,15 +73,23 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   using Clock = std::chrono::steady_clock;
   bool readable(Poco::Timespan timeout);
   void check_deadline() const;  // throws Poco::TimeoutException once past it
+  // Marks the connection waiting on its client; false when it ends instead, to free its
+  // thread for a connection owed one (idle_shedding.h).
+  bool start_waiting();
+  // A head's next byte, read as a connection that may be shed meanwhile; throws
+  // Poco::Net::NoMessageException when it was.
+  int get_waiting();
 
   bool first_ = true;
   bool first_request_ = true;
+  bool head_read_ = false;  // the current request's head has had its first read
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   Poco::Timespan first_byte_;
   Poco::Timespan keep_alive_timeout_;
   int requests_left_;
   Clock::duration request_timeout_;
   Clock::time_point deadline_ = Clock::time_point::max();
+  WaitMark& mark_;
 };
 
 }  // namespace agentrt::server

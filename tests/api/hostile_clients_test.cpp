@@ -69,31 +69,33 @@ void raise_descriptor_limit() {
   ::setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-void expect_healthy(const HealthProbe& probe) {
-  EXPECT_GT(probe.probes(), 10);
-  EXPECT_EQ(probe.misses(), 0) << "slowest /health: " << probe.slowest_us() << " µs";
-}
+// agentd on a small pool with a probe from the start; each test ends with the verdict.
+class HostileClients : public ::testing::Test {
+ protected:
+  void expect_healthy() {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    probe.finish();
+    EXPECT_GT(probe.probes(), 10);
+    EXPECT_EQ(probe.misses(), 0) << "slowest /health: " << probe.slowest_us() << " µs";
+  }
 
-TEST(HostileClients, TenThousandIdleKeepAlivesLeaveHealthFast) {
-  raise_descriptor_limit();
   TempDir dir;
-  AgentdProcess agentd(small_pool(dir));
-  HealthProbe probe(agentd.port());
+  AgentdProcess agentd{small_pool(dir)};
+  HealthProbe probe{agentd.port()};
+};
+
+TEST_F(HostileClients, TenThousandIdleKeepAlivesLeaveHealthFast) {
+  raise_descriptor_limit();
   std::vector<std::unique_ptr<HttpConnection>> idle;
   for (int i = 0; i < 10'000; ++i) {
     auto connection = std::make_unique<HttpConnection>(agentd.port());
     ASSERT_EQ(connection->request("GET", "/health").status, 200) << "connection " << i;
     idle.push_back(std::move(connection));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  probe.finish();
-  expect_healthy(probe);
+  expect_healthy();
 }
 
-TEST(HostileClients, DrippedHeadsLeaveHealthFast) {
-  TempDir dir;
-  AgentdProcess agentd(small_pool(dir));
-  HealthProbe probe(agentd.port());
+TEST_F(HostileClients, DrippedHeadsLeaveHealthFast) {
   // Twice the pool, each sending a head's first line and then a byte every 100 ms.
   std::vector<Poco::Net::StreamSocket> drips;
   for (int i = 0; i < 2 * kPoolThreads; ++i) {
@@ -111,15 +113,11 @@ TEST(HostileClients, DrippedHeadsLeaveHealthFast) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  probe.finish();
-  expect_healthy(probe);
+  expect_healthy();
 }
 
-TEST(HostileClients, StreamsNobodyReadsAndFloodsLeaveHealthFast) {
-  TempDir dir;
-  AgentdProcess agentd(small_pool(dir));
+TEST_F(HostileClients, StreamsNobodyReadsAndFloodsLeaveHealthFast) {
   const std::string admin = first_admin_token(agentd);
-  HealthProbe probe(agentd.port());
   // Streams whose clients never read a byte of them, each holding its thread.
   std::vector<std::unique_ptr<SseClient>> unread;
   for (int i = 0; i < 8; ++i)
@@ -143,9 +141,7 @@ TEST(HostileClients, StreamsNobodyReadsAndFloodsLeaveHealthFast) {
     });
   for (auto& thread : flood) thread.join();
   EXPECT_EQ(served, 10 * kPoolThreads);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  probe.finish();
-  expect_healthy(probe);
+  expect_healthy();
 }
 
 }  // namespace

@@ -37,3 +37,16 @@ start() {
   pids+=("$!")
   last_pid=$!
 }
+
+# build_release DIR TARGET...: a Release build of the targets in DIR (the script's $root
+# the source), its log in the work dir, the end of the log shown when it fails.
+build_release() {
+  local dir="$1"
+  shift
+  log "building (Release) in $dir"
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  nice cmake --build "$dir" -j"${JOBS:-2}" --target "$@" >"$work/build.log" 2>&1 || {
+    tail -n 30 "$work/build.log" >&2
+    die "build failed"
+  }
+}

@@ -78,13 +78,7 @@ need wrk wrk
 need jq jq
 need cmake cmake
 
-log "building (Release) in $build_dir"
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" -j"${JOBS:-2}" --target agentd mock_upstream floor_relay sse_load start_probe store_bench \
-  >"$work/build.log" 2>&1 || {
-  tail -n 30 "$work/build.log" >&2
-  die "build failed"
-}
+build_release "$build_dir" agentd mock_upstream floor_relay sse_load start_probe store_bench
 bin="$build_dir/bin"
 lua="$root/bench/load/post.lua"
 

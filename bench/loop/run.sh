@@ -27,13 +27,7 @@ bench_name=loop
 . "$root/bench/processes.sh"
 
 command -v jq >/dev/null || die "jq is needed (apt-get install jq)"
-log "building (Release) in $build_dir"
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-nice cmake --build "$build_dir" -j"${JOBS:-2}" --target agentd loop_bench loop-tools \
-  >"$work/build.log" 2>&1 || {
-  tail -n 30 "$work/build.log" >&2
-  die "build failed"
-}
+build_release "$build_dir" agentd loop_bench loop-tools
 bin="$build_dir/bin"
 
 # The MCP servers: server-everything, installed as the mcp tests install it.

@@ -21,22 +21,27 @@ Handler audited(core::Engine& engine, std::string name, int ok_status, AuditedAc
     core::AuditEntry entry = audit_entry_for(ctx, name);
     entry.status = ok_status;
     core::AuditLog& audit = engine.audit();
-    // Read when the action's write runs, after the action has set its target.
-    core::StateStore::Companion with_write(
-        [&audit, &entry](core::Connection& db) { audit.append(db, entry); });
+    // Read when the action's write runs, after the action has set its target. Gone
+    // before the entry is recorded on its own, or that write would take it too.
+    std::optional<core::StateStore::Companion> with_write;
+    with_write.emplace([&audit, &entry](core::Connection& db) { audit.append(db, entry); });
     std::optional<nlohmann::json> body;
     try {
       body = action(ctx, entry);
     } catch (...) {
       // A failure after the write committed (none of the routes has one) leaves the
       // entry that write made: the change it records happened.
-      if (!with_write.committed()) {
+      const bool committed = with_write->committed();
+      with_write.reset();
+      if (!committed) {
         set_audit_failure(entry, std::current_exception());
         audit.record(entry);
       }
       throw;
     }
-    if (!with_write.committed()) audit.record(entry);
+    const bool committed = with_write->committed();
+    with_write.reset();
+    if (!committed) audit.record(entry);
     if (body)
       response.send_json(ok_status, *body);
     else

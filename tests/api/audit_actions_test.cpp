@@ -98,7 +98,7 @@ TEST_F(AuditActions, EachAdminActionIsRecordedOnceWithWhoWhatAndResult) {
   // Reads are not actions.
   ASSERT_EQ(call(agentd, "GET", "/admin/cells", admin).status, 200);
   const std::vector<json> entries = audit_actions(agentd, admin);
-  ASSERT_EQ(entries.size(), expected.size());
+  ASSERT_EQ(entries.size(), expected.size()) << json(entries).dump();
   for (size_t i = 0; i < expected.size(); ++i) {
     const Expected& want = expected[expected.size() - 1 - i];  // newest first
     const json& entry = entries[i];
@@ -122,7 +122,9 @@ TEST_F(AuditActions, EachAdminActionIsRecordedOnceWithWhoWhatAndResult) {
     // UTC to the millisecond.
     EXPECT_EQ(entry["at"].get<std::string>().size(), 24u);
     EXPECT_EQ(entry["at"].get<std::string>().back(), 'Z');
-    if (i > 0) EXPECT_LE(entry["at"].get<std::string>(), entries[i - 1]["at"].get<std::string>());
+    if (i > 0) {
+      EXPECT_LE(entry["at"].get<std::string>(), entries[i - 1]["at"].get<std::string>());
+    }
   }
 }
 
@@ -148,8 +150,9 @@ TEST_F(AuditActions, NoSecretInAnyEntry) {
   std::string bodies;
   const std::vector<json> entries = audit_entries(agentd, admin, "", &bodies);
   ASSERT_GT(entries.size(), 10u);
-  for (const std::string secret : {admin, minted, std::string(kInlineKey),
-                                   std::string(kHeaderSecret), admin.substr(20), minted.substr(20)})
+  for (const std::string& secret :
+       {admin, minted, std::string(kInlineKey), std::string(kHeaderSecret), admin.substr(20),
+        minted.substr(20)})
     EXPECT_EQ(bodies.find(secret), std::string::npos) << "the audit log holds a secret";
   EXPECT_EQ(entries[0]["action"], "auth.refused");  // the last, refusals written at the read
   bool pasted = false;

@@ -51,7 +51,8 @@ TEST_F(AuditQuery, FiltersByActorActionAndTime) {
   ASSERT_EQ(call(agentd, "POST", "/admin/cells", admin, {{"id", "one"}}).status, 201);
   ASSERT_EQ(call(agentd, "POST", "/admin/cells", ops, {{"id", "two"}}).status, 201);
   json provider = {
-      {"providers", {{{"name", "p"}, {"type", "echo"}, {"models", {{{"id", "pm"}}}}}}}};
+      {"providers",
+       {{{"name", "p"}, {"type", "echo"}, {"models", {{{"id", "pm"}, {"context_window", 10}}}}}}}};
   ASSERT_EQ(call(agentd, "POST", "/admin/shared-providers", ops, provider).status, 200);
   ASSERT_EQ(call(agentd, "DELETE", "/admin/shared-providers/p", admin).status, 204);
   ASSERT_EQ(call(agentd, "GET", "/admin/cells", "").status, 401);

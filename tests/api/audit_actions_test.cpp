@@ -2,6 +2,7 @@
 // entry with who, what and the result, a failed one too; no secret reaches an entry;
 // the entries outlive a restart.
 #include "tests/api/audit_client.h"
+#include "tests/api/store_connection.h"
 
 #include <gtest/gtest.h>
 
@@ -160,6 +161,38 @@ TEST_F(AuditActions, NoSecretInAnyEntry) {
     pasted = pasted || (entry["action"] == "token.revoke" && entry["status"] == 404 &&
                         entry["target"] == "art_[redacted]");
   EXPECT_TRUE(pasted) << "the pasted token is not recorded redacted";
+}
+
+// An action whose transaction rolls back (here: the agent's memory cannot go, its store
+// held) leaves no entry of success, only its failure; sent again, it succeeds once.
+TEST(AuditRollback, AnActionRolledBackIsRecordedAsItsFailureOnly) {
+  AgentdProcess agentd;
+  const std::string admin = first_admin_token(agentd);
+  const json agent =
+      call(agentd, "POST", "/agents", admin, {{"name", "helper"}, {"namespace", "ns1"}}).json();
+  const std::string id = agent["id"];
+  ASSERT_EQ(call(agentd, "POST", "/memory", admin,
+                 {{"layer", "agent_memory"}, {"namespace", "ns1"}, {"content", "k"}})
+                .status,
+            201);
+  {
+    StoreConnection memory(agentd.data_dir() + "/memory.db");
+    memory.exec("BEGIN IMMEDIATE");
+    const HttpResponse refused = call(agentd, "DELETE", "/agents/" + id, admin);
+    memory.exec("ROLLBACK");
+    ASSERT_EQ(refused.status, 503) << refused.body;
+  }
+  ASSERT_EQ(call(agentd, "DELETE", "/agents/" + id, admin).status, 204);
+  const std::vector<json> entries = audit_actions(agentd, admin);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0]["action"], "agent.delete");
+  EXPECT_EQ(entries[0]["result"], "ok");
+  EXPECT_EQ(entries[1]["action"], "agent.delete");
+  EXPECT_EQ(entries[1]["status"], 503);
+  EXPECT_EQ(entries[1]["result"], "unavailable");
+  EXPECT_EQ(entries[1]["target"], id);
+  EXPECT_EQ(entries[1]["cell"], "default");
+  EXPECT_EQ(entries[2]["action"], "agent.create");
 }
 
 TEST(AuditRestart, EntriesSurviveARestart) {

@@ -3,6 +3,8 @@
 // Every key is known: an unknown key anywhere is an error naming its full path.
 #pragma once
 
+#include "core/audit/audit_config.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -102,6 +104,7 @@ struct Config {
   LimitsConfig limits;
   std::vector<ToolServerConfig> tool_servers;  // in the file's order
   MetricsConfig metrics;
+  AuditConfig audit;
 
   // Named in `plugins` with "enabled": false. A plugin the config does not name is not
   // disabled: it is enabled or not by the engine's own rules (echo, auth, memory).

@@ -257,6 +257,8 @@ Config apply_config_json(Config base, const nlohmann::json& document) {
       base.tool_servers = parse_tool_servers(value);
     } else if (key == "metrics") {
       apply_metrics(base.metrics, value);
+    } else if (key == "audit") {
+      apply_audit_config(base.audit, value);
     } else {
       apply_scalar(base, key, value);
     }

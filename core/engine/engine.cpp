@@ -96,6 +96,7 @@ StartReport Engine::start(EngineRole role) {
   use_cursor_key(cursor_key_);
   log_info("state store open",
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
+  audit_ = std::make_unique<AuditLog>(*store_, config_.audit);
   host_.scan(plugin_dirs_);
   create_instances();
   tool_servers_ = std::make_unique<ToolServers>(host_, config_.tool_servers);

@@ -3,6 +3,7 @@
 // drives it.
 #pragma once
 
+#include "core/audit/audit_log.h"
 #include "core/auth/auth_service.h"
 #include "core/cells/cell_service.h"
 #include "core/config/config.h"
@@ -99,6 +100,8 @@ class Engine {
   AgentService& agents() { return *agents_; }
   const ToolServers& tool_servers() const { return *tool_servers_; }
   ToolServerAdmin& tool_server_admin() { return *tool_server_admin_; }
+  // The audit log (core/audit/audit_log.h); the serving engine's only.
+  AuditLog& audit() { return *audit_; }
 
  private:
   void create_instances();
@@ -136,6 +139,7 @@ class Engine {
   std::map<std::string, ConfiguredProvider> providers_;
   std::map<std::string, std::shared_ptr<PluginInstance>> others_;  // memory backends
   std::map<std::string, std::string> create_errors_;               // plugin name -> reason
+  std::unique_ptr<AuditLog> audit_;  // after the store: it writes its refusals at its end
   std::unique_ptr<CellService> cells_;
   std::unique_ptr<ProviderRegistry> registry_;
   std::unique_ptr<AuthService> auth_;

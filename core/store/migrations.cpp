@@ -172,6 +172,36 @@ CREATE TABLE tool_servers(
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL);
 )sql"},
+      // The audit log (core/audit/): admin actions and refused authentications, never
+      // changed once written; only the retention rules of the config delete the oldest
+      // (core/audit/audit_table.cpp). `kind` keeps two counts apart, so that a flood of
+      // refusals cannot push admin actions out: `audit_counts` holds each kind's rows,
+      // kept in the transactions that add and prune them. AUTOINCREMENT: a seq is a
+      // cursor's position, and must not come again once the newest rows are pruned.
+      {10, "audit log", R"sql(
+CREATE TABLE audit_log(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  last_at_ms INTEGER,
+  count INTEGER NOT NULL DEFAULT 1,
+  actor TEXT,
+  token_id TEXT,
+  peer TEXT,
+  request_id TEXT,
+  action TEXT NOT NULL,
+  target TEXT,
+  cell TEXT,
+  status INTEGER NOT NULL,
+  error TEXT,
+  detail TEXT);
+CREATE INDEX audit_by_kind ON audit_log(kind, seq);
+CREATE INDEX audit_by_time ON audit_log(at_ms);
+CREATE INDEX audit_by_actor ON audit_log(actor, seq);
+CREATE INDEX audit_by_action ON audit_log(action, seq);
+CREATE TABLE audit_counts(kind TEXT PRIMARY KEY, entries INTEGER NOT NULL);
+INSERT INTO audit_counts(kind, entries) VALUES ('action', 0), ('refusal', 0);
+)sql"},
   };
   return migrations;
 }

@@ -236,13 +236,35 @@ void StateStore::note(const StoreError& error) const {
   if (error.damage()) damaged_.store(true, std::memory_order_release);
 }
 
+namespace {
+thread_local StateStore::Companion* current_companion = nullptr;
+}  // namespace
+
+StateStore::Companion::Companion(std::function<void(Connection&)> work)
+    : work_(std::move(work)), outer_(current_companion) {
+  current_companion = this;
+}
+
+StateStore::Companion::~Companion() {
+  current_companion = outer_;
+}
+
 void StateStore::write(const std::function<void(Connection&)>& work) {
+  Companion* companion = current_companion;
+  if (companion != nullptr && companion->committed_) companion = nullptr;
   try {
-    batcher_->write(work);
+    if (companion == nullptr)
+      batcher_->write(work);
+    else
+      batcher_->write([&](Connection& db) {
+        work(db);
+        companion->work_(db);
+      });
   } catch (const StoreError& e) {
     note(e);
     throw;
   }
+  if (companion != nullptr) companion->committed_ = true;
 }
 
 void StateStore::read(const std::function<void(Connection&)>& work) const {

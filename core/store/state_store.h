@@ -55,6 +55,26 @@ class StateStore {
   // write_batcher.h); returns once it is committed, or rolls `work`'s changes back
   // and rethrows when it throws. Not reentrant.
   void write(const std::function<void(Connection&)>& work);
+  // Work that this thread's next write() does too, last in its transaction, for as long
+  // as the object lives: what must commit with that write or not at all (an admin
+  // action's audit entry, core/audit/audit_log.h). The first write that commits takes
+  // it; one that fails leaves it for the next.
+  class Companion {
+   public:
+    explicit Companion(std::function<void(Connection&)> work);
+    ~Companion();
+    Companion(const Companion&) = delete;
+    Companion& operator=(const Companion&) = delete;
+    // Whether a write committed it.
+    bool committed() const { return committed_; }
+
+   private:
+    friend class StateStore;
+    std::function<void(Connection&)> work_;
+    Companion* outer_;
+    bool committed_ = false;
+  };
+
   // Announces a writer that will write() soon, for as long as the result lives
   // (WriteBatcher::Coming): group commit waits for such writers only.
   WriteBatcher::Coming writer_coming() { return WriteBatcher::Coming(*batcher_); }

@@ -1,5 +1,6 @@
-// The admin surface: tokens, cells, shared providers and tool servers. Root routes in both modes,
-// admin tokens only (the auth middleware enforces RouteAccess::admin).
+// The admin surface: tokens, cells, shared providers, tool servers and the audit log.
+// Root routes in both modes, admin tokens only (the auth middleware enforces
+// RouteAccess::admin).
 #pragma once
 
 #include "core/engine/engine.h"
@@ -11,5 +12,7 @@ void add_token_routes(Router& router, core::Engine& engine);
 void add_cell_routes(Router& router, core::Engine& engine);
 void add_provider_routes(Router& router, core::Engine& engine);
 void add_tool_server_routes(Router& router, core::Engine& engine);
+// GET /admin/audit (core/audit/audit_log.h).
+void add_audit_routes(Router& router, core::Engine& engine);
 
 }  // namespace agentrt::server::api

@@ -17,6 +17,7 @@ void register_api_routes(Router& router, core::Engine& engine) {
   add_cell_routes(router, engine);
   add_provider_routes(router, engine);
   add_tool_server_routes(router, engine);
+  add_audit_routes(router, engine);
   add_conversation_routes(router, engine);
   add_session_routes(router, engine);
   add_memory_routes(router, engine);

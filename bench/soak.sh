@@ -6,9 +6,9 @@
 #   bench/soak.sh                 600 s
 #   SOAK_S=3600 bench/soak.sh     an hour
 #
-# Environment: SOAK_S (600), WARMUP_S (60, or a tenth of SOAK_S when that is longer),
+# Environment: SOAK_S (600), WARMUP_S (180, or a quarter of SOAK_S when that is longer),
 # SAMPLE_S (5: RSS sampled this often), AGENTD_CONFIG (agentd's config file, as JSON
-# text: {} by default), BUILD_DIR (build-bench), JOBS (2),
+# text; by default its defaults but a history cache of 4 MB), BUILD_DIR (build-bench), JOBS (2),
 # KEEP_WORK (1 keeps the temporary directory), RESULTS (the report's path).
 #
 # The workload, all at once for SOAK_S: /chat at 4 connections (a new session each),
@@ -20,7 +20,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$root/build-bench}"
 soak_s="${SOAK_S:-600}"
-warmup_s="${WARMUP_S:-$((soak_s / 10 > 60 ? soak_s / 10 : 60))}"
+warmup_s="${WARMUP_S:-$((soak_s / 4 > 180 ? soak_s / 4 : 180))}"
 sample_s="${SAMPLE_S:-5}"
 today="$(date -u +%Y-%m-%d)"
 report="${RESULTS:-$root/bench/results/soak-$today.md}"
@@ -31,13 +31,7 @@ bench_name=soak
 . "$root/bench/processes.sh"
 
 for tool in wrk jq cmake; do command -v "$tool" >/dev/null || die "$tool is not installed"; done
-log "building (Release) in $build_dir"
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" -j"${JOBS:-2}" --target agentd mock_upstream sse_load \
-  >"$work/build.log" 2>&1 || {
-  tail -n 30 "$work/build.log" >&2
-  die "build failed"
-}
+build_release "$build_dir" agentd mock_upstream sse_load
 bin="$build_dir/bin"
 lua="$root/bench/load/post.lua"
 ulimit -n "$(ulimit -Hn)" || true
@@ -53,7 +47,12 @@ wait_line() {  # wait_line FILE REGEX: the first matching line, within 30 s
 start mock "$bin/mock_upstream" --port 0 --mode instant --deltas 16 --threads 1
 mock_port="$(wait_line "$work/mock.out" '^listening' | sed 's/.*://')" || die "mock did not start"
 mkdir -p "$work/data"
-echo "${AGENTD_CONFIG:-{\}}" >"$work/agentd.json"
+# agentd's caches are bounded, and fill before its heap stops growing: SQLite's page
+# caches within about three minutes of this load, the history cache's default 32 MB of
+# messages only after some ten minutes of new sessions. A
+# smaller history cache fills within the warm-up, so that what grows after it is what
+# no bound holds.
+echo "${AGENTD_CONFIG:-{\"limits\":{\"history_cache_mb\":4\}\}}" >"$work/agentd.json"
 start agentd "$bin/agentd" serve --config "$work/agentd.json" --listen 127.0.0.1:0 \
   --data-dir "$work/data"
 agentd_pid=$last_pid
@@ -128,7 +127,7 @@ mkdir -p "$(dirname "$report")"
   echo "# agentrt soak, $today"
   echo
   echo "Produced by \`${SOAK_S:+SOAK_S=$SOAK_S }bench/soak.sh\` at $(git -C "$root" rev-parse --short HEAD) on $(nproc) cores, load average before the end $(cut -d' ' -f1-3 /proc/loadavg)."
-  echo "$soak_s s of load, warm-up $warmup_s s, RSS sampled every $sample_s s. Method: bench/README.md."
+  echo "$soak_s s of load, warm-up $warmup_s s, RSS sampled every $sample_s s; agentd's config \`$(cat "$work/agentd.json")\`. Method: bench/README.md."
   echo
   echo "| load | connections | requests | requests/s | errors |"
   echo "|---|---:|---:|---:|---:|"

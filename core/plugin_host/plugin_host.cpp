@@ -161,11 +161,9 @@ PluginStatus PluginHost::load(const std::string& path, const std::string& expect
   // A valid name is known before the rest is judged, so every later refusal names it.
   if (valid_plugin_name(descriptor.name)) status.name = descriptor.name;
   if (auto reason = check_descriptor(descriptor)) return refuse(*reason);
-  if (!expected_name.empty() && expected_name != descriptor.name) {
-    status.name = expected_name;
+  if (!expected_name.empty() && expected_name != descriptor.name)
     return refuse("the file is named for plugin '" + expected_name + "' but holds plugin '" +
                   descriptor.name + "'");
-  }
   status.kind = plugin_kind_name(descriptor.kind);
   status.version = descriptor.version;
   if (auto existing = find(status.name))

@@ -45,9 +45,6 @@ bool url_has_user_info(const std::string& url) {
          std::string::npos;
 }
 
-}  // namespace agentrt::core
-
-namespace agentrt::core {
 namespace {
 
 namespace fs = std::filesystem;

@@ -112,9 +112,7 @@ void PluginHost::consider(const std::string& file, const PluginSelection& select
     const std::string would_be = plugin_name_of_file(file);
     return not_opened(file, "",
                       "no enabled plugin is named '" + would_be + "'; to load it, name it in " +
-                          "the config's plugins ("
-                          " + would_be + "
-                          ": {})");
+                          "the config's plugins (\"" + would_be + "\": {})");
   }
   const auto first = opened.find(name);
   if (first != opened.end())

@@ -55,7 +55,9 @@ TEST_F(PluginFiles, AFileNoEnabledNameMapsToIsNeverOpened) {
   ASSERT_NE(dropped, nullptr);
   EXPECT_FALSE(dropped->opened);
   EXPECT_FALSE(dropped->loaded);
-  EXPECT_NE(dropped->error.find("no enabled plugin is named 'marker-plugin'"), std::string::npos)
+  EXPECT_NE(dropped->error.find("no enabled plugin is named 'marker-plugin'; to load it, name it "
+                                "in the config's plugins (\"marker-plugin\": {})"),
+            std::string::npos)
       << dropped->error;
   EXPECT_TRUE(host.find("fixture-v1_0"));
   EXPECT_EQ(host.plugins().size(), 1u);

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <set>
 #include <vector>
@@ -209,6 +210,8 @@ Environment process_environment() {
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view text(*entry);
     if (text.rfind("AGENTRT_", 0) != 0) continue;
+    // The default prefix of the variables that hold keys (secrets.env_prefix).
+    if (text.rfind(kDefaultSecretEnvPrefix, 0) == 0) continue;
     size_t eq = text.find('=');
     if (eq == std::string_view::npos) continue;
     env.emplace(std::string(text.substr(0, eq)), std::string(text.substr(eq + 1)));
@@ -216,12 +219,50 @@ Environment process_environment() {
   return env;
 }
 
+// A relative secrets.dir is taken from where agentd starts, like every path of the
+// config, and made absolute here so that what check-config prints is what serve uses.
+// Unset, it is `secrets` beside the config file; without a file, there is no config dir,
+// and the data dir stands in (effective_secrets_dir).
 Config load_config(const ConfigOverrides& flags, const Environment& env) {
   Config config = default_config();
-  if (auto path = config_path(flags, env)) config = apply_file(std::move(config), *path);
+  const auto path = config_path(flags, env);
+  if (path) config = apply_file(std::move(config), *path);
   apply_environment(config, env);
   apply_flags(config, flags);
+  if (config.secrets.dir.empty() && path)
+    config.secrets.dir = (std::filesystem::absolute(*path).parent_path() / "secrets").string();
+  config.secrets.dir = effective_secrets_dir(config);
   return config;
+}
+
+std::string effective_secrets_dir(const Config& config) {
+  const std::filesystem::path dir = config.secrets.dir.empty()
+                                        ? std::filesystem::path(config.data_dir) / "secrets"
+                                        : std::filesystem::path(config.secrets.dir);
+  std::filesystem::path normal = std::filesystem::absolute(dir).lexically_normal();
+  if (!normal.has_filename() && normal != normal.root_path()) normal = normal.parent_path();
+  return normal.string();  // "/etc/keys/" is "/etc/keys": the fence compares prefixes
+}
+
+const std::set<std::string>& bundled_plugins() {
+  static const std::set<std::string> names = {"echo",          "openai",     "anthropic", "ollama",
+                                              "memory-sqlite", "auth-token", "mcp"};
+  return names;
+}
+
+PluginSelection plugin_selection(const Config& config) {
+  PluginSelection selection;
+  selection.enabled = bundled_plugins();
+  for (const auto& [name, plugin] : config.plugins) selection.enabled.insert(name);
+  selection.enabled.insert(config.auth);
+  selection.enabled.insert(config.memory_backend);
+  for (const ToolServerConfig& server : config.tool_servers) selection.enabled.insert(server.type);
+  for (const auto& [name, plugin] : config.plugins) {
+    if (plugin.enabled) continue;
+    selection.enabled.erase(name);
+    selection.disabled.insert(name);
+  }
+  return selection;
 }
 
 std::pair<std::string, uint16_t> parse_listen_address(const std::string& value,

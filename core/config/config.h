@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/audit/audit_config.h"
+#include "core/domain/secret_ref.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -88,6 +90,16 @@ struct MetricsConfig {
   unsigned max_cells = 100;
 };
 
+// Where credential references written over the admin API may point
+// (docs/operator-guide.md, "Secrets"); the config file's own may point anywhere.
+struct SecretsConfig {
+  // `file` references resolve only inside it. load_config makes it absolute; unset, it
+  // is `secrets` beside the config file, or inside the data dir when there is no file.
+  std::string dir;
+  // `env` references name only variables whose names start with it.
+  std::string env_prefix = kDefaultSecretEnvPrefix;
+};
+
 struct Config {
   CellMode mode = CellMode::single;
   std::string listen = "127.0.0.1:9091";
@@ -105,6 +117,7 @@ struct Config {
   std::vector<ToolServerConfig> tool_servers;  // in the file's order
   MetricsConfig metrics;
   AuditConfig audit;
+  SecretsConfig secrets;
 
   // Named in `plugins` with "enabled": false. A plugin the config does not name is not
   // disabled: it is enabled or not by the engine's own rules (echo, auth, memory).
@@ -113,6 +126,24 @@ struct Config {
     return it != plugins.end() && !it->second.enabled;
   }
 };
+
+// The plugins agentrt ships (plugins/), enabled unless the config disables them: a
+// fresh install needs no config to load them.
+const std::set<std::string>& bundled_plugins();
+
+// Which plugin files discovery may open (docs/operator-guide.md, "Plugins"): a plugin
+// is opened only when it is enabled, and a file of the plugin dirs that no enabled
+// name maps to is never opened, so no code of it runs.
+struct PluginSelection {
+  // The bundled plugins, each `plugins` entry, the auth module, the memory backend and
+  // each tool server's type, less the disabled.
+  std::set<std::string> enabled;
+  std::set<std::string> disabled;  // `plugins.<name>.enabled` false
+};
+PluginSelection plugin_selection(const Config& config);
+
+// The secrets directory in effect: `secrets.dir`, else `<data_dir>/secrets`, absolute.
+std::string effective_secrets_dir(const Config& config);
 
 // A config that cannot be used. `key` is the full dotted path ("server.threads"), or
 // empty when the problem is the file itself.

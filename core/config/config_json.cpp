@@ -119,6 +119,24 @@ void apply_metrics(MetricsConfig& metrics, const json& section) {
   }
 }
 
+void apply_secrets(SecretsConfig& secrets, const json& section) {
+  expect_object(section, "secrets", "an object");
+  for (const auto& [name, value] : section.items()) {
+    const std::string key = "secrets." + name;
+    if (name == "dir") {
+      if (expect_string(value, key).empty()) reject_config_value(key, "a non-empty path", value);
+      secrets.dir = value.get<std::string>();
+    } else if (name == "env_prefix") {
+      // Empty would let the API name any variable of agentd's environment.
+      if (expect_string(value, key).empty())
+        reject_config_value(key, "a non-empty prefix of variable names", value);
+      secrets.env_prefix = value.get<std::string>();
+    } else {
+      unknown_key(key);
+    }
+  }
+}
+
 // Entries merge into `plugins` (which holds the defaults), so naming another plugin
 // does not switch echo off; only "echo":{"enabled":false} does.
 void apply_plugins(std::map<std::string, PluginConfig>& plugins, const json& section) {
@@ -259,6 +277,8 @@ Config apply_config_json(Config base, const nlohmann::json& document) {
       apply_metrics(base.metrics, value);
     } else if (key == "audit") {
       apply_audit_config(base.audit, value);
+    } else if (key == "secrets") {
+      apply_secrets(base.secrets, value);
     } else {
       apply_scalar(base, key, value);
     }

@@ -77,7 +77,7 @@ void Engine::refuse_cells_beside_default() const {
 void Engine::start_guest() {
   store_ = std::make_unique<StateStore>(config_.data_dir, schema_migrations(),
                                         StateStore::Upgrades::refuse);
-  host_.scan(plugin_dirs_);
+  host_.scan(plugin_dirs_, plugin_selection(config_));
   cells_ = std::make_unique<CellService>(*store_, single_cell());
   start_auth(EngineRole::guest);
 }
@@ -97,11 +97,11 @@ StartReport Engine::start(EngineRole role) {
   log_info("state store open",
            {{"path", store_->path()}, {"schema_version", store_->schema_version()}});
   audit_ = std::make_unique<AuditLog>(*store_, config_.audit);
-  host_.scan(plugin_dirs_);
+  host_.scan(plugin_dirs_, plugin_selection(config_));
   create_instances();
   tool_servers_ = std::make_unique<ToolServers>(host_, config_.tool_servers);
-  tool_server_admin_ =
-      std::make_unique<ToolServerAdmin>(*store_, host_, *tool_servers_, config_.disabled("mcp"));
+  tool_server_admin_ = std::make_unique<ToolServerAdmin>(*store_, host_, *tool_servers_,
+                                                         config_.disabled("mcp"), secret_fence());
   tool_server_admin_->load();
   cells_ = std::make_unique<CellService>(*store_, single_cell());
   refuse_cells_beside_default();
@@ -114,7 +114,7 @@ StartReport Engine::start(EngineRole role) {
         "cell, so each now reaches every cell, those made later too; revoke them and issue "
         "tokens with a cell");
   cells_->ensure_default_cell();
-  registry_ = std::make_unique<ProviderRegistry>(*store_, host_);
+  registry_ = std::make_unique<ProviderRegistry>(*store_, host_, secret_fence());
   std::set<std::string> disabled;
   for (const auto& [name, plugin] : config_.plugins)
     if (config_.disabled(name)) disabled.insert(name);
@@ -168,13 +168,14 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
                                                        const char* role,
                                                        const std::string& data_dir,
                                                        EngineRole engine_role) const {
+  // A disabled plugin is never opened, so this comes first.
+  if (config_.disabled(name))
+    throw StartError(std::string(role) + " '" + name + "' is disabled in the config (plugins." +
+                     name + ".enabled), and agentd cannot run without one");
   auto plugin = host_.find(name);
   if (!plugin || plugin->kind() != kind)
     throw StartError(std::string(role) + " '" + name + "' is not a loaded " +
                      plugin_kind_name(kind) + " plugin");
-  if (config_.disabled(name))
-    throw StartError(std::string(role) + " '" + name + "' is disabled in the config (plugins." +
-                     name + ".enabled), and agentd cannot run without one");
   nlohmann::json plugin_config = nlohmann::json::object();
   auto configured = config_.plugins.find(name);
   if (configured != config_.plugins.end()) plugin_config = configured->second.config;
@@ -188,6 +189,12 @@ std::shared_ptr<PluginInstance> Engine::service_plugin(const std::string& name, 
   } catch (const PluginError& e) {
     throw StartError(std::string(role) + " '" + name + "' failed to start: " + e.what());
   }
+}
+
+// Where the credential references the admin API writes may point: the config's
+// secrets section (docs/operator-guide.md, "Secrets").
+SecretFence Engine::secret_fence() const {
+  return SecretFence{effective_secrets_dir(config_), config_.secrets.env_prefix};
 }
 
 CellHold Engine::cell_hold() const {
@@ -277,7 +284,10 @@ void Engine::create_instances() {
     if (!plugin_config.enabled || name == config_.auth || name == config_.memory_backend) continue;
     auto plugin = host_.find(name);
     if (!plugin) {
-      create_errors_[name] = "enabled in the config but not found in the plugin directories";
+      create_errors_[name] =
+          host_.discovered(name)
+              ? "enabled in the config, but its file was refused (agentd plugins says why)"
+              : "enabled in the config but not found in the plugin directories";
       log_error("plugin not available", {{"name", name}, {"reason", create_errors_[name]}});
       continue;
     }
@@ -336,7 +346,7 @@ std::vector<PluginStatus> Engine::plugin_statuses() const {
   if (store_) return fold_create_errors(host_.statuses(), create_errors_);
   // Not started: discover and create on a private host, as start() would.
   Engine probe(config_, plugin_dirs_);
-  probe.host_.scan(plugin_dirs_);
+  probe.host_.scan(plugin_dirs_, plugin_selection(config_));
   probe.create_instances();
   return fold_create_errors(probe.host_.statuses(), probe.create_errors_);
 }
@@ -358,7 +368,7 @@ std::vector<std::string> Engine::service_problems() const {
     return problems;
   }
   Engine probe(config_, plugin_dirs_);
-  probe.host_.scan(plugin_dirs_);
+  probe.host_.scan(plugin_dirs_, plugin_selection(config_));
   const struct {
     const std::string& name;
     uint32_t kind;
@@ -386,7 +396,7 @@ std::vector<std::string> Engine::plugin_problems() const {
     problems.push_back("plugins." + name + ": " + reason);
   // "ech0": {"enabled": false} disables nothing, and echo stays on.
   for (const auto& [name, plugin] : config_.plugins)
-    if (!plugin.enabled && !host_.find(name))
+    if (!plugin.enabled && !host_.discovered(name))
       problems.push_back("plugins." + name +
                          ": disabled, but no plugin directory holds a plugin of that name");
   // serve logs a model two providers list and keeps the first (add_configured, in name

@@ -114,6 +114,7 @@ class Engine {
   void start_auth(EngineRole role);
   // The cells' fence for the services whose stores a cell's deletion cannot see.
   CellHold cell_hold() const;
+  SecretFence secret_fence() const;
   void start_memory();
   std::vector<MemoryItem> run_memory(const MemoryScope& scope);
   // An instance of the plugin the config names for a service (auth, memory), with the

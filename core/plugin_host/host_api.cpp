@@ -63,7 +63,8 @@ int32_t host_secret_lookup(agentrt_host_t* host, const char* ref_json, size_t le
                            agentrt_error_t* error) noexcept {
   try {
     if (!receive) return fail(error, AGENTRT_ERR_INVALID_ARGUMENT, "no receive callback");
-    std::string secret = resolve_secret(std::string_view(ref_json ? ref_json : "", len));
+    std::string secret = resolve_secret(std::string_view(ref_json ? ref_json : "", len),
+                                        context_of(host)->fence.get());
     receive(user, secret.data(), secret.size());
     return AGENTRT_OK;
   } catch (const std::invalid_argument& e) {
@@ -119,7 +120,8 @@ std::string read_secret_file(const std::string& path) {
 
 }  // namespace
 
-HostContext::HostContext(std::string name) : plugin_name(std::move(name)) {
+HostContext::HostContext(std::string name, std::shared_ptr<const SecretFence> secret_fence)
+    : plugin_name(std::move(name)), fence(std::move(secret_fence)) {
   api.struct_size = sizeof(agentrt_host_api_t);
   api.abi_major = AGENTRT_ABI_MAJOR;
   api.abi_minor = AGENTRT_ABI_MINOR;
@@ -150,11 +152,17 @@ SecretRef read_ref(std::string_view ref_json) {
 
 }  // namespace
 
-std::string resolve_secret(std::string_view ref_json) {
+std::string resolve_secret(std::string_view ref_json, const SecretFence* fence) {
   const SecretRef ref = read_ref(ref_json);
   const std::string& source = ref.source;
   const std::string& value = ref.value;
   if (source == "inline") return value;
+  if (fence != nullptr && source == "env") {
+    if (auto refusal = fence_refusal(*fence, source, value))
+      throw std::runtime_error("environment variable '" + value + "' refused: " + *refusal);
+  }
+  if (fence != nullptr && source == "file")
+    return trimmed_secret(read_fenced_file(*fence, value), "secret file '" + value + "'");
   if (source == "env") {
     const char* secret = std::getenv(value.c_str());
     if (secret == nullptr)

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <agentrt/agentrt_plugin.h>
+#include "core/domain/secret_ref.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -15,17 +17,21 @@ struct agentrt_output_t {
 
 namespace agentrt::core {
 
-// One per loaded plugin, so that log lines name the plugin that wrote them.
+// One per loaded plugin, so that log lines name the plugin that wrote them; and one
+// more for each instance made from references the admin API wrote, whose lookups stay
+// inside `fence` (core/domain/secret_ref.h) whatever thread the plugin asks from.
 struct HostContext {
-  explicit HostContext(std::string plugin_name);
+  explicit HostContext(std::string plugin_name, std::shared_ptr<const SecretFence> fence = nullptr);
   std::string plugin_name;
+  std::shared_ptr<const SecretFence> fence;  // null: the config file's, resolved anywhere
   agentrt_host_api_t api{};
 };
 
-// Resolves {"source":"inline|env|file","value":...} to the secret. Throws
-// std::invalid_argument (bad reference) or std::runtime_error (not available); the
-// message never contains the secret itself.
-std::string resolve_secret(std::string_view ref_json);
+// Resolves {"source":"inline|env|file","value":...} to the secret; with a `fence`, only
+// a reference it lets through. Throws std::invalid_argument (bad reference) or
+// std::runtime_error (not available, or outside the fence); the message never contains
+// the secret itself.
+std::string resolve_secret(std::string_view ref_json, const SecretFence* fence = nullptr);
 
 // A zero-filled error struct with struct_size set, as the ABI asks callers to pass.
 agentrt_error_t make_error_struct();

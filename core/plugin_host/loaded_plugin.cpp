@@ -56,13 +56,16 @@ agentrt_destroy_fn LoadedPlugin::destroy_fn() const {
 }
 
 PluginInstance::PluginInstance(std::shared_ptr<const LoadedPlugin> plugin,
-                               const std::string& config_json)
+                               const std::string& config_json,
+                               std::shared_ptr<const SecretFence> fence)
     : plugin_(std::move(plugin)) {
+  if (fence) fenced_host_ = std::make_unique<HostContext>(plugin_->name(), std::move(fence));
+  const agentrt_host_api_t* host = fenced_host_ ? &fenced_host_->api : plugin_->host_api();
   agentrt_create_fn create = plugin_->create_fn();
   agentrt_error_t error = make_error_struct();
   int32_t rc = AGENTRT_ERR_INTERNAL;
   try {
-    rc = create(plugin_->host_api(), config_json.data(), config_json.size(), &instance_, &error);
+    rc = create(host, config_json.data(), config_json.size(), &instance_, &error);
   } catch (...) {
     // A plugin not built with the SDK's C++ layer may let an exception escape.
     throw PluginError(AGENTRT_ERR_INTERNAL, "create threw an exception across the C boundary");

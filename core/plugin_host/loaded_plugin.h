@@ -4,6 +4,7 @@
 
 #include <agentrt/agentrt_plugin.h>
 #include "core/domain/fault_latch.h"
+#include "core/domain/secret_ref.h"
 #include "core/plugin_host/cancel_waker.h"
 
 #include <atomic>
@@ -81,8 +82,11 @@ class LoadedPlugin : public std::enable_shared_from_this<LoadedPlugin> {
 // Calls into an instance whose plugin is not thread-safe are serialised here.
 class PluginInstance {
  public:
-  // Calls the plugin's create; throws PluginError (also for a create that throws).
-  PluginInstance(std::shared_ptr<const LoadedPlugin> plugin, const std::string& config_json);
+  // Calls the plugin's create; throws PluginError (also for a create that throws). With
+  // a `fence` (references the admin API wrote), the instance gets a host table of its
+  // own whose secret lookups resolve only what the fence lets through.
+  PluginInstance(std::shared_ptr<const LoadedPlugin> plugin, const std::string& config_json,
+                 std::shared_ptr<const SecretFence> fence = nullptr);
   ~PluginInstance();
   PluginInstance(const PluginInstance&) = delete;
   PluginInstance& operator=(const PluginInstance&) = delete;
@@ -107,6 +111,8 @@ class PluginInstance {
   bool is_store() const;
 
   std::shared_ptr<const LoadedPlugin> plugin_;
+  // Before instance_: it outlives the plugin's destroy, which may still look a secret up.
+  std::unique_ptr<HostContext> fenced_host_;
   void* instance_ = nullptr;
   mutable std::mutex serial_;
   mutable FaultLatch faults_;

@@ -2,6 +2,7 @@
 
 #include "core/log/logger.h"
 #include "core/plugin_host/abi_check.h"
+#include "core/plugin_host/plugin_files.h"
 
 #include <boost/dll/shared_library.hpp>
 
@@ -55,7 +56,9 @@ std::optional<std::string> copy_table(uint32_t kind, const void* table,
 PluginHost::PluginHost() = default;
 PluginHost::~PluginHost() = default;
 
-void PluginHost::scan(const std::vector<std::string>& directories) {
+void PluginHost::scan(const std::vector<std::string>& directories,
+                      const PluginSelection& selection) {
+  std::map<std::string, std::string> opened;  // plugin name -> the file opened for it
   for (const std::string& directory : directories) {
     std::error_code ec;
     if (!fs::is_directory(directory, ec)) {
@@ -73,25 +76,65 @@ void PluginHost::scan(const std::vector<std::string>& directories) {
                {{"dir", directory}, {"error", ec.message()}});
       continue;
     }
+    if (auto refusal = plugin_dir_refusal(directory)) {
+      not_opened(directory, "", "directory refused, no plugin in it is opened: " + *refusal);
+      continue;
+    }
     for (const auto& entry : entries) {
       if (entry.path().extension() == ".so" && entry.is_regular_file(ec))
         files.push_back(entry.path().string());
     }
     std::sort(files.begin(), files.end());
-    for (const std::string& file : files) load(file);
+    for (const std::string& file : files) consider(file, selection, opened);
   }
 }
 
-PluginStatus PluginHost::load(const std::string& path) {
+void PluginHost::not_opened(const std::string& path, const std::string& name,
+                            const std::string& reason) {
   PluginStatus status;
   status.path = path;
+  status.name = name;
+  status.error = reason;
+  log_warn("plugin not opened", {{"path", path}, {"name", name}, {"reason", reason}});
+  statuses_.push_back(std::move(status));
+}
+
+// A file of a plugin dir: opened only when an enabled name maps to it, and only the first
+// file of that name.
+void PluginHost::consider(const std::string& file, const PluginSelection& selection,
+                          std::map<std::string, std::string>& opened) {
+  const std::string name = plugin_named_by_file(file, selection.enabled);
+  if (name.empty()) {
+    const std::string disabled = plugin_named_by_file(file, selection.disabled);
+    if (!disabled.empty())
+      return not_opened(file, disabled,
+                        "disabled in the config (plugins." + disabled + ".enabled is false)");
+    const std::string would_be = plugin_name_of_file(file);
+    return not_opened(file, "",
+                      "no enabled plugin is named '" + would_be + "'; to load it, name it in " +
+                          "the config's plugins (\"" + would_be + "\": {})");
+  }
+  const auto first = opened.find(name);
+  if (first != opened.end())
+    return not_opened(file, name,
+                      "plugin '" + name + "' is opened from " + first->second + " already");
+  opened.emplace(name, file);
+  load(file, name);
+}
+
+PluginStatus PluginHost::load(const std::string& path, const std::string& expected_name) {
+  PluginStatus status;
+  status.path = path;
+  status.name = expected_name;  // until the plugin says its own
   auto refuse = [&](const std::string& reason) {
     status.error = reason;
     log_warn("plugin refused", {{"path", path}, {"name", status.name}, {"reason", reason}});
     statuses_.push_back(status);
     return status;
   };
+  if (auto refusal = plugin_file_refusal(path)) return refuse(*refusal);
 
+  status.opened = true;
   auto library = std::make_shared<boost::dll::shared_library>();
   try {
     library->load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
@@ -116,6 +159,9 @@ PluginStatus PluginHost::load(const std::string& path) {
   // A valid name is known before the rest is judged, so every later refusal names it.
   if (valid_plugin_name(descriptor.name)) status.name = descriptor.name;
   if (auto reason = check_descriptor(descriptor)) return refuse(*reason);
+  if (!expected_name.empty() && expected_name != descriptor.name)
+    return refuse("the file is named for plugin '" + expected_name + "' but holds plugin '" +
+                  descriptor.name + "'");
   status.kind = plugin_kind_name(descriptor.kind);
   status.version = descriptor.version;
   if (auto existing = find(status.name))
@@ -136,6 +182,11 @@ PluginStatus PluginHost::load(const std::string& path) {
                              {"version", status.version},
                              {"abi", status.abi}});
   return status;
+}
+
+bool PluginHost::discovered(const std::string& name) const {
+  return std::any_of(statuses_.begin(), statuses_.end(),
+                     [&](const PluginStatus& status) { return status.name == name; });
 }
 
 std::shared_ptr<const LoadedPlugin> PluginHost::find(const std::string& name) const {

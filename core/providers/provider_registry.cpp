@@ -13,6 +13,7 @@ namespace {
 
 std::shared_ptr<ProviderInstance> instantiate(const PluginHost& plugins,
                                               const std::set<std::string>& disabled,
+                                              const std::shared_ptr<const SecretFence>& fence,
                                               const ProviderRecord& r) {
   auto plugin = plugins.find(r.type);
   if (!plugin || plugin->kind() != AGENTRT_KIND_PROVIDER)
@@ -20,7 +21,7 @@ std::shared_ptr<ProviderInstance> instantiate(const PluginHost& plugins,
   if (disabled.count(r.type))
     throw invalid("provider '" + r.name + "': the " + r.type + " plugin is disabled in the config");
   try {
-    return std::make_shared<ProviderInstance>(plugin, plugin_config(r).dump());
+    return std::make_shared<ProviderInstance>(plugin, plugin_config(r).dump(), fence);
   } catch (const PluginError& e) {
     throw invalid("provider '" + r.name + "': the " + r.type +
                   " plugin refused its config: " + e.what());
@@ -29,8 +30,10 @@ std::shared_ptr<ProviderInstance> instantiate(const PluginHost& plugins,
 
 }  // namespace
 
-ProviderRegistry::ProviderRegistry(StateStore& store, const PluginHost& plugins)
-    : store_(store), plugins_(plugins) {}
+ProviderRegistry::ProviderRegistry(StateStore& store, const PluginHost& plugins, SecretFence fence)
+    : store_(store),
+      plugins_(plugins),
+      fence_(std::make_shared<const SecretFence>(std::move(fence))) {}
 
 void ProviderRegistry::add_configured(const std::string& name,
                                       std::shared_ptr<ProviderInstance> instance,
@@ -99,9 +102,14 @@ void ProviderRegistry::load_shared() {
       shadowed_.insert(record.name);
       continue;
     }
+    if (auto refusal = fence_refusal(*fence_, record.api_key_ref))
+      log_error(
+          "shared provider's api_key_ref breaks the secrets fence: its key will not resolve "
+          "until an admin saves it with a reference inside the fence",
+          {{"provider", record.name}, {"reason", *refusal}});
     std::shared_ptr<ProviderInstance> instance;
     try {
-      instance = instantiate(plugins_, disabled_, record);
+      instance = instantiate(plugins_, disabled_, fence_, record);
     } catch (const DomainError& e) {
       log_error("shared provider unavailable", {{"provider", record.name}, {"reason", e.what()}});
     }
@@ -182,12 +190,16 @@ nlohmann::json ProviderRegistry::upsert(const nlohmann::json& body) {
     throw invalid("field 'providers' must be a non-empty array");
   std::vector<ProviderRecord> records;
   std::set<std::string> types = provider_types();
-  for (size_t i = 0; i < list->size(); ++i) records.push_back(parse_provider((*list)[i], i, types));
+  for (size_t i = 0; i < list->size(); ++i) {
+    records.push_back(parse_provider((*list)[i], i, types));
+    if (auto refusal = fence_refusal(*fence_, records.back().api_key_ref))
+      throw invalid("field 'providers[" + std::to_string(i) + "].api_key_ref.value': " + *refusal);
+  }
 
   // Instances first: a config the plugin refuses stops the request before anything is
   // stored. One writer at a time so the uniqueness check stays true until the swap.
   std::vector<std::shared_ptr<ProviderInstance>> instances;
-  for (const auto& r : records) instances.push_back(instantiate(plugins_, disabled_, r));
+  for (const auto& r : records) instances.push_back(instantiate(plugins_, disabled_, fence_, r));
   std::unique_lock lock(mutex_);
   check_unique(records);
   const std::string now = utc_timestamp_now();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/domain/paging.h"
+#include "core/domain/secret_ref.h"
 #include "core/plugin_host/plugin_host.h"
 #include "core/providers/provider_config.h"
 #include "core/store/state_store.h"
@@ -26,7 +27,9 @@ struct ResolvedModel {
 
 class ProviderRegistry {
  public:
-  ProviderRegistry(StateStore& store, const PluginHost& plugins);
+  // `fence`: where the api_key_refs the API writes may point (core/domain/secret_ref.h);
+  // checked when a provider is saved and again at every lookup of its key.
+  ProviderRegistry(StateStore& store, const PluginHost& plugins, SecretFence fence = {});
 
   // Provider plugins the config disables: no shared provider may be of their type (an
   // operator who disables openai forbids its remote calls). Before load_shared.
@@ -39,12 +42,15 @@ class ProviderRegistry {
 
   // Recreates the instances of the stored shared providers; a provider whose plugin is
   // gone or refuses its config is logged and left without an instance, and one that a
-  // provider of the config shadows (by name or model id) is logged and not served.
+  // provider of the config shadows (by name or model id) is logged and not served. One
+  // whose key reference, stored before the fence, points outside it is logged and
+  // served: its lookups fail, each logged, until an admin saves it anew.
   void load_shared();
 
   // Upserts every provider of {"providers":[...]} by name, all or nothing, and answers
   // the full list. 400 for bad fields or a config the plugin refuses, 409 for a model
-  // id or name that is already taken.
+  // id or name that is already taken; 400 for an api_key_ref outside the fence, naming
+  // the rule.
   nlohmann::json upsert(const nlohmann::json& body);
   // {"data","next_cursor"} of shared providers, newest first, keys masked.
   nlohmann::json list(const PageRequest& page = {}) const;
@@ -74,6 +80,7 @@ class ProviderRegistry {
 
   StateStore& store_;
   const PluginHost& plugins_;
+  const std::shared_ptr<const SecretFence> fence_;
   mutable std::shared_mutex mutex_;
   std::map<std::string, Entry> providers_;     // by provider name
   std::map<std::string, std::string> models_;  // model id -> provider name

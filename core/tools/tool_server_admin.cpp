@@ -36,11 +36,28 @@ std::shared_ptr<ToolServer> unavailable(ToolServerConfig config, const std::stri
   return server;
 }
 
+// A header reference the fence refuses: its field and the rule it breaks.
+struct HeaderRefusal {
+  std::string field, rule;
+};
+
+std::optional<HeaderRefusal> header_refusal(const SecretFence& fence, const json& entry) {
+  const auto headers = entry.find("headers");
+  if (headers == entry.end() || !headers->is_object()) return std::nullopt;
+  for (const auto& [name, ref] : headers->items())
+    if (auto refusal = fence_refusal(fence, ref)) return HeaderRefusal{"headers." + name, *refusal};
+  return std::nullopt;
+}
+
 }  // namespace
 
 ToolServerAdmin::ToolServerAdmin(StateStore& store, const PluginHost& host, ToolServers& servers,
-                                 bool mcp_disabled)
-    : store_(store), host_(host), servers_(servers), mcp_disabled_(mcp_disabled) {}
+                                 bool mcp_disabled, SecretFence fence)
+    : store_(store),
+      host_(host),
+      servers_(servers),
+      mcp_disabled_(mcp_disabled),
+      fence_(std::make_shared<const SecretFence>(std::move(fence))) {}
 
 // What the config file holds wins over what the API stored, as for shared providers: a
 // stored server whose name a later config took is left out, said so, and can still be
@@ -65,8 +82,12 @@ void ToolServerAdmin::load() {
     else if (mcp_disabled_)
       server = unavailable(stored_tool_server(row.name, entry),
                            "the mcp plugin is disabled in the config");
+    else if (auto refusal = header_refusal(*fence_, entry))
+      server = unavailable(stored_tool_server(row.name, entry),
+                           "its " + refusal->field + " breaks the secrets fence (" + refusal->rule +
+                               "); save the server again with one inside it");
     else
-      server = make_tool_server(host_, stored_tool_server(row.name, entry), "api");
+      server = make_stored(stored_tool_server(row.name, entry));
     server->created_at = row.created_at;
     server->updated_at = row.updated_at;
     loaded.push_back(std::move(server));
@@ -83,6 +104,9 @@ std::vector<ToolServerConfig> ToolServerAdmin::parse(const json& body) const {
   std::vector<ToolServerConfig> configs;
   for (size_t i = 0; i < list->size(); ++i) {
     configs.push_back(parse_tool_server_request((*list)[i], i));
+    if (auto refusal = header_refusal(*fence_, configs.back().entry))
+      throw invalid("field 'servers[" + std::to_string(i) + "]." + refusal->field +
+                    ".value': " + refusal->rule);
     for (size_t j = 0; j < i; ++j)
       if (configs[j].name == configs[i].name)
         throw invalid("field 'servers[" + std::to_string(i) + "].name' repeats the tool server '" +
@@ -107,9 +131,25 @@ std::shared_ptr<ToolServer> ToolServerAdmin::make(const ToolServerConfig& config
   server->config = config;
   server->source = "api";
   try {
-    server->instance = std::make_shared<ToolInstance>(plugin, config.entry.dump());
+    server->instance = std::make_shared<ToolInstance>(plugin, config.entry.dump(), fence_);
   } catch (const PluginError& e) {
     throw invalid("field '" + field + "': the " + config.type + " plugin refused it: " + e.what());
+  }
+  return server;
+}
+
+// A stored server as make_tool_server makes the config's, but with its lookups fenced.
+std::shared_ptr<ToolServer> ToolServerAdmin::make_stored(const ToolServerConfig& config) const {
+  auto plugin = host_.find(config.type);
+  if (!plugin || plugin->kind() != AGENTRT_KIND_TOOL)
+    return unavailable(config, "no tool plugin named '" + config.type + "' is loaded");
+  auto server = std::make_shared<ToolServer>();
+  server->config = config;
+  server->source = "api";
+  try {
+    server->instance = std::make_shared<ToolInstance>(plugin, config.entry.dump(), fence_);
+  } catch (const PluginError& e) {
+    return unavailable(config, e.what());
   }
   return server;
 }

@@ -2,6 +2,7 @@
 // (it may hold an API key).
 #include "core/engine/engine.h"
 #include "core/log/logger.h"
+#include "core/plugin_host/plugin_files.h"
 #include "core/store/data_dir.h"
 #include "core/store/state_store.h"
 #include "server/cli/commands.h"
@@ -9,6 +10,7 @@
 
 #include <Poco/Net/ServerSocket.h>
 
+#include <filesystem>
 #include <ostream>
 
 namespace agentrt::server::cli {
@@ -33,6 +35,8 @@ void print_summary(const core::Config& config, std::ostream& out) {
       << "log_level: " << config.log_level << '\n'
       << "plugin_dirs: " << join(engine_plugin_dirs(config)) << '\n'
       << "plugins: " << join(plugins) << '\n'
+      << "secrets: dir=" << config.secrets.dir << " env_prefix=" << config.secrets.env_prefix
+      << '\n'
       << "auth: " << config.auth << '\n'
       << "memory_backend: " << config.memory_backend << '\n'
       << "admin_token_file: "
@@ -85,6 +89,12 @@ int run_check_config(const Arguments& args, const core::Environment& env, std::o
   std::vector<std::string> problems = start_problems(config);
   for (std::string& problem : core::Engine(config, engine_plugin_dirs(config)).service_problems())
     problems.push_back(std::move(problem));
+  // serve opens no plugin from these, and would run on without what they hold.
+  for (const std::string& dir : engine_plugin_dirs(config)) {
+    std::error_code missing;  // a missing directory is named by service_problems
+    if (!std::filesystem::is_directory(dir, missing)) continue;
+    if (auto refusal = core::plugin_dir_refusal(dir)) problems.push_back(*refusal);
+  }
   for (const std::string& problem : problems) err << "config error: " << problem << '\n';
   if (!problems.empty()) return kExitError;
   out << "config ok\n";

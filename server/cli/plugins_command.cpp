@@ -21,13 +21,15 @@ std::string or_dash(const std::string& value) {
 }
 
 std::string status_text(const core::PluginStatus& plugin) {
-  return plugin.loaded ? "loaded" : "refused: " + plugin.error;
+  if (plugin.loaded) return "loaded";
+  return (plugin.opened ? "refused: " : "not opened: ") + plugin.error;
 }
 
 void print_json_lines(const std::vector<core::PluginStatus>& plugins, std::ostream& out) {
   for (const core::PluginStatus& p : plugins) {
-    nlohmann::json line = {{"name", p.name}, {"kind", p.kind}, {"version", p.version},
-                           {"abi", p.abi},   {"path", p.path}, {"loaded", p.loaded}};
+    nlohmann::json line = {{"name", p.name},    {"kind", p.kind}, {"version", p.version},
+                           {"abi", p.abi},      {"path", p.path}, {"opened", p.opened},
+                           {"loaded", p.loaded}};
     if (!p.loaded) line["error"] = p.error;
     out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   }

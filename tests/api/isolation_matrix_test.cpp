@@ -38,6 +38,7 @@ std::map<std::pair<std::string, std::string>, Route> route_table() {
   return {
       {{"GET", "/health"}, {Access::open, "", nullptr}},
       {{"GET", "/metrics"}, {Access::open, "", nullptr}},
+      {{"GET", "/admin/audit"}, {Access::admin, "?action=token.", nullptr}},
       {{"GET", "/admin/tokens"}, {Access::admin, "", nullptr}},
       {{"POST", "/admin/tokens"}, {Access::admin, "", {{"ttl", "1h"}, {"actor", "zed"}}}},
       {{"DELETE", "/admin/tokens/{id}"}, {Access::admin, "", nullptr}},

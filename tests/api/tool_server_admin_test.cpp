@@ -43,7 +43,7 @@ json listed(const HttpResponse& response, const std::string& name) {
 }
 
 AgentdOptions with_mcp_key(AgentdOptions options = {}) {
-  options.env["MCP_TEST_KEY"] = kEnvSecret;
+  options.env["AGENTRT_SECRET_MCP_TEST_KEY"] = kEnvSecret;
   return options;
 }
 
@@ -75,8 +75,9 @@ class ToolServerAdmin : public ::testing::Test {
 };
 
 TEST_F(ToolServerAdmin, ASavedServerIsListedMaskedAndReachedWithTheResolvedHeaders) {
-  const json headers = {{"Authorization", inline_ref(kInlineSecret)},
-                        {"X-Api-Key", {{"source", "env"}, {"value", "MCP_TEST_KEY"}}}};
+  const json headers = {
+      {"Authorization", inline_ref(kInlineSecret)},
+      {"X-Api-Key", {{"source", "env"}, {"value", "AGENTRT_SECRET_MCP_TEST_KEY"}}}};
   auto saved = post(servers({server("lookup", mcp.url(), {{"headers", headers}})}));
   ASSERT_EQ(saved.status, 200) << saved.body;
   const json entry = listed(saved, "lookup");
@@ -211,9 +212,11 @@ TEST_F(ToolServerAdmin, EveryBadInputIs400AndStoresNothing) {
       {servers({good, server("bad", "not a url")}), "servers[1].url"},
       {servers({good, server("good", url)}), "servers[1].name"},
       // A reference that does not resolve: the plugin refuses it when it is made.
-      {servers({good, server("x", url,
-                             {{"headers",
-                               {{"X-Key", {{"source", "env"}, {"value", "MCP_TEST_UNSET"}}}}}})}),
+      {servers(
+           {good, server("x", url,
+                         {{"headers",
+                           {{"X-Key",
+                             {{"source", "env"}, {"value", "AGENTRT_SECRET_MCP_TEST_UNSET"}}}}}})}),
        "servers[1]"},
   };
   for (const Case& c : cases) {
@@ -280,7 +283,8 @@ TEST(ToolServerAdminRestart, ASavedServerSurvivesARestart) {
   {
     AgentdProcess agentd(options);
     admin = first_admin_token(agentd);
-    const json headers = {{"X-Api-Key", {{"source", "env"}, {"value", "MCP_TEST_KEY"}}}};
+    const json headers = {
+        {"X-Api-Key", {{"source", "env"}, {"value", "AGENTRT_SECRET_MCP_TEST_KEY"}}}};
     auto response = call(agentd, "POST", "/admin/tool-servers", admin,
                          servers({server("kept", mcp.url(), {{"headers", headers}})}));
     ASSERT_EQ(response.status, 200) << response.body;

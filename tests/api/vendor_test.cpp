@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 namespace agentrt::test {
 namespace {
 
@@ -114,9 +117,12 @@ TEST(VendorKeys, AKeyThatDoesNotResolveIsExplainedInTheLogNotToTheClient) {
   FakeUpstream fake(Vendor::openai);
   AgentdProcess agentd;
   const std::string admin = first_admin_token(agentd);
-  const std::string variable = "AGENTRT_TEST_UNSET_KEY_7F3A";
-  TempDir dir;
-  const std::string lines = dir.write("two-lines.key", "root:x:0:0:root\nbin:x:1:1:bin\n");
+  // Inside the fence: the secrets directory (the data dir's, with no config file) and
+  // the prefix (tests/api/admin_secrets_test.cpp has the fence's own tests).
+  const std::string variable = "AGENTRT_SECRET_TEST_UNSET_KEY_7F3A";
+  std::filesystem::create_directory(agentd.data_dir() + "/secrets");
+  const std::string lines = agentd.data_dir() + "/secrets/two-lines.key";
+  std::ofstream(lines) << "root:x:0:0:root\nbin:x:1:1:bin\n";
   json provider = {{"name", "keyless"},
                    {"type", "openai"},
                    {"base_url", fake.base_url()},

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -460,6 +462,66 @@ TEST(ConfigTest, MetricsAccessAndCellCap) {
   apply_error(R"({"metrics":"off"})", "metrics");
   EXPECT_EQ(load_config({}, {{"AGENTRT_METRICS", "off"}}).metrics.access, MetricsAccess::off);
   config_error([] { load_config({}, {{"AGENTRT_METRICS", "on"}}); }, "AGENTRT_METRICS");
+}
+
+// secrets (docs/operator-guide.md, "Secrets"): the fence of the API's key references.
+// Its directory is absolute once loaded, beside the config file unless set, and in the
+// data dir when there is no file, there being no config dir then.
+TEST(ConfigTest, SecretsDirDefaultsBesideTheConfigFileOrInTheDataDir) {
+  namespace fs = std::filesystem;
+  Config bare = load_config({}, {});
+  EXPECT_EQ(bare.secrets.dir, (fs::current_path() / "agentrt-data" / "secrets").string());
+  EXPECT_EQ(bare.secrets.env_prefix, "AGENTRT_SECRET_");
+  EXPECT_EQ(load_config({}, {{"AGENTRT_DATA_DIR", "/srv/agentrt"}}).secrets.dir,
+            "/srv/agentrt/secrets");
+  test_util::TempDir dir;
+  EXPECT_EQ(load_file(dir, "{}").secrets.dir, dir.path() + "/secrets");
+  Config set = load_file(dir, R"({"secrets": {"dir": "/etc/keys/", "env_prefix": "KEYS_"}})");
+  EXPECT_EQ(set.secrets.dir, "/etc/keys");
+  EXPECT_EQ(set.secrets.env_prefix, "KEYS_");
+  EXPECT_EQ(load_file(dir, R"({"secrets": {"dir": "keys"}})").secrets.dir,
+            (fs::current_path() / "keys").string());
+  // Without load_config (a Config made in code): the data dir's.
+  Config made;
+  made.data_dir = "/data";
+  EXPECT_EQ(effective_secrets_dir(made), "/data/secrets");
+}
+
+TEST(ConfigTest, BadSecretsKeysAreNamed) {
+  apply_error(R"({"secrets": {"dir": ""}})", "secrets.dir");
+  apply_error(R"({"secrets": {"dir": 3}})", "secrets.dir");
+  // An empty prefix would let the API name any variable of agentd's environment.
+  EXPECT_NE(
+      apply_error(R"({"secrets": {"env_prefix": ""}})", "secrets.env_prefix").find("non-empty"),
+      std::string::npos);
+  apply_error(R"({"secrets": {"prefix": "X_"}})", "secrets.prefix");
+  apply_error(R"({"secrets": "/etc"})", "secrets");
+}
+
+// The environment map is handed around; the variables that hold keys stay out of it.
+TEST(ConfigTest, ProcessEnvironmentLeavesTheKeyVariablesOut) {
+  ::setenv("AGENTRT_SECRET_CORE_TEST", "sk-core-test", 1);
+  Environment env = process_environment();
+  ::unsetenv("AGENTRT_SECRET_CORE_TEST");
+  EXPECT_EQ(env.count("AGENTRT_SECRET_CORE_TEST"), 0u);
+}
+
+// Plugins are opened only when enabled: the bundled ones unless disabled, and every
+// plugin the config names or uses.
+TEST(ConfigTest, PluginSelectionIsTheBundledAndNamedLessTheDisabled) {
+  const PluginSelection defaults = plugin_selection(load_config({}, {}));
+  EXPECT_EQ(defaults.enabled, bundled_plugins());
+  EXPECT_TRUE(defaults.disabled.empty());
+  test_util::TempDir dir;
+  const PluginSelection chosen = plugin_selection(load_file(dir, R"({
+    "plugins": {"mine": {}, "openai": {"enabled": false}, "also": {"enabled": true}},
+    "auth": "my-auth", "memory_backend": "my-memory",
+    "tool_servers": [{"name": "t", "type": "my-tools"}]})"));
+  for (const char* name :
+       {"echo", "anthropic", "mcp", "mine", "also", "my-auth", "my-memory", "my-tools"})
+    EXPECT_EQ(chosen.enabled.count(name), 1u) << name;
+  EXPECT_EQ(chosen.enabled.count("openai"), 0u);
+  EXPECT_EQ(chosen.disabled, std::set<std::string>{"openai"});
 }
 
 }  // namespace

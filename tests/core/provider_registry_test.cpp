@@ -130,13 +130,29 @@ TEST_F(Providers, UpdateReplacesModelsAndDeleteRemoves) {
 TEST_F(Providers, SurviveARestart) {
   registry->upsert(
       {{"providers",
-        {provider("p1", "m1", {{"api_key_ref", {{"source", "env"}, {"value", "KEY_VAR"}}}})}}});
+        {provider("p1", "m1",
+                  {{"api_key_ref", {{"source", "env"}, {"value", "AGENTRT_SECRET_KEY_VAR"}}}})}}});
   ProviderRegistry reopened(store, host);
   reopened.load_shared();
   auto resolved = reopened.resolve("m1");
   ASSERT_TRUE(resolved);
   EXPECT_TRUE(resolved->instance);
-  EXPECT_EQ(reopened.list()["data"][0]["api_key_ref"]["value"], "KEY_VAR");
+  EXPECT_EQ(reopened.list()["data"][0]["api_key_ref"]["value"], "AGENTRT_SECRET_KEY_VAR");
+}
+
+// The API's references stay inside the fence (tests/api/admin_secrets_test.cpp has the
+// files): a variable without the prefix is refused, and nothing is stored.
+TEST_F(Providers, AKeyVariableWithoutThePrefixIsRefused) {
+  try {
+    registry->upsert(
+        {{"providers",
+          {provider("p1", "m1", {{"api_key_ref", {{"source", "env"}, {"value", "KEY_VAR"}}}})}}});
+    FAIL() << "an unprefixed variable was taken";
+  } catch (const DomainError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid);
+    EXPECT_NE(std::string(e.what()).find("secrets.env_prefix"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(registry->resolve("m1"));
 }
 
 // A shared provider stored before the config enabled a plugin of its name, or one serving

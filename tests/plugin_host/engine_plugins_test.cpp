@@ -20,6 +20,7 @@ class EnginePlugins : public ::testing::Test {
     config.plugins["fixture-v1_0"] = PluginConfig{};
     config.plugins["sdk-throwing"] = PluginConfig{};
     config.plugins["absent-plugin"] = PluginConfig{};
+    config.plugins["bad-magic"] = PluginConfig{};  // named, so that it is opened and refused
     config.plugins["fixture-future-minor"] = PluginConfig{false, nlohmann::json::object()};
   }
   void TearDown() override { std::filesystem::remove_all(dir); }

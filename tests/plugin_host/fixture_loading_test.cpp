@@ -107,7 +107,14 @@ TEST(FixtureLoading, ThrowingCreateIsRefusedAtCreation) {
 
 TEST(FixtureLoading, ScanGoesOnPastEveryRefusal) {
   PluginHost host;
-  host.scan({AGENTRT_TEST_FIXTURE_DIR, "/nonexistent/plugins"});
+  PluginSelection every;
+  for (const char* name :
+       {"fixture-v1_0", "fixture-future-minor", "bad-magic", "wrong-major", "short-descriptor",
+        "short-table", "missing-function", "unknown-kind", "list-fails", "list-bad", "sdk-throwing",
+        "raw-throwing", "async-fixture", "tool-fixture", "misbehaving-provider", "not-a-plugin",
+        "garbage"})
+    every.enabled.insert(name);
+  host.scan({AGENTRT_TEST_FIXTURE_DIR, "/nonexistent/plugins"}, every);
   std::vector<std::string> loaded, refused;
   for (const PluginStatus& s : host.statuses()) (s.loaded ? loaded : refused).push_back(s.path);
   // v1.0, future minor, the two throwing creates, async, misbehaving, the tool fixture,

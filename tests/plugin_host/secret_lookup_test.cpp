@@ -155,6 +155,67 @@ TEST(SecretLookup, EveryWayOfWritingAReferenceReadsAsNlohmannReadsIt) {
   }
 }
 
+// A fenced context (an instance made from references the admin API wrote): a file only
+// inside the secrets dir, where it really is, and a variable only with the prefix.
+class FencedLookup : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "agentrt-fence-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root = pattern;
+    std::filesystem::create_directory(root + "/secrets");
+    std::ofstream(root + "/secrets/in.key") << "sk-inside\n";
+    std::ofstream(root + "/out.key") << "sk-outside\n";
+  }
+  void TearDown() override { std::filesystem::remove_all(root); }
+  int32_t fenced(const std::string& source, const std::string& value, Received& received) {
+    HostContext context("tester", std::make_shared<const SecretFence>(
+                                      SecretFence{root + "/secrets", "AGENTRT_SECRET_"}));
+    agentrt_error_t error = make_error_struct();
+    const std::string ref = nlohmann::json{{"source", source}, {"value", value}}.dump();
+    return context.api.secret_lookup(
+        context.api.host, ref.data(), ref.size(),
+        [](void* user, const char* data, size_t len) {
+          static_cast<Received*>(user)->value.assign(data, len);
+        },
+        &received, &error);
+  }
+  std::string root;
+};
+
+TEST_F(FencedLookup, AFileResolvesOnlyInsideTheSecretsDir) {
+  Received r;
+  ASSERT_EQ(fenced("file", "in.key", r), AGENTRT_OK);
+  EXPECT_EQ(r.value, "sk-inside");
+  ASSERT_EQ(fenced("file", root + "/secrets/in.key", r), AGENTRT_OK);
+  for (const std::string& value : {root + "/out.key", std::string("../out.key"),
+                                   root + "/secrets/../out.key", std::string("absent.key")}) {
+    Received refused;
+    EXPECT_EQ(fenced("file", value, refused), AGENTRT_ERR_NOT_FOUND) << value;
+    EXPECT_TRUE(refused.value.empty()) << value;
+  }
+  std::filesystem::create_symlink(root + "/out.key", root + "/secrets/link.key");
+  Received linked;
+  EXPECT_EQ(fenced("file", "link.key", linked), AGENTRT_ERR_NOT_FOUND);
+  EXPECT_TRUE(linked.value.empty());
+  std::filesystem::create_symlink(root + "/secrets/in.key", root + "/secrets/alias.key");
+  ASSERT_EQ(fenced("file", "alias.key", r), AGENTRT_OK) << "a link that stays inside is fine";
+}
+
+TEST_F(FencedLookup, AVariableResolvesOnlyWithThePrefix) {
+  ::setenv("AGENTRT_SECRET_FENCE_TEST", "sk-prefixed", 1);
+  ::setenv("FENCE_TEST_UNPREFIXED", "sk-unprefixed", 1);
+  Received r;
+  ASSERT_EQ(fenced("env", "AGENTRT_SECRET_FENCE_TEST", r), AGENTRT_OK);
+  EXPECT_EQ(r.value, "sk-prefixed");
+  Received refused;
+  EXPECT_EQ(fenced("env", "FENCE_TEST_UNPREFIXED", refused), AGENTRT_ERR_NOT_FOUND);
+  EXPECT_TRUE(refused.value.empty());
+  ::unsetenv("AGENTRT_SECRET_FENCE_TEST");
+  ::unsetenv("FENCE_TEST_UNPREFIXED");
+}
+
 TEST(HostOutput, RefusesGrowthPastItsLimit) {
   HostContext context("tester");
   agentrt_output_t out;

@@ -8,7 +8,9 @@ class ThirdParty : public agentrt::sdk::Provider {
     sink.text("hello from outside");
     sink.finish("end_turn");
   }
-  std::string list_models() override { return R"({"models":[{"id":"outside"}]})"; }
+  std::string list_models() override {
+    return R"({"models":[{"id":"outside","context_window":4096}]})";
+  }
 };
 
 AGENTRT_PLUGIN(ThirdParty, "third-party", "2.0.0", "built against the installed SDK", 0)

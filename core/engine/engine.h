@@ -6,6 +6,7 @@
 #include "core/auth/auth_service.h"
 #include "core/cells/cell_service.h"
 #include "core/config/config.h"
+#include "core/limits/limits.h"
 #include "core/memory/memory_service.h"
 #include "core/plugin_host/plugin_host.h"
 #include "core/providers/provider_registry.h"
@@ -99,6 +100,8 @@ class Engine {
   AgentService& agents() { return *agents_; }
   const ToolServers& tool_servers() const { return *tool_servers_; }
   ToolServerAdmin& tool_server_admin() { return *tool_server_admin_; }
+  // Rate limits and quotas; null for a guest.
+  limits::Limits* limits() { return limits_.get(); }
 
  private:
   void create_instances();
@@ -109,6 +112,7 @@ class Engine {
   void start_guest();
   void refuse_cells_beside_default() const;
   void start_auth(EngineRole role);
+  void start_limits();
   // The cells' fence for the services whose stores a cell's deletion cannot see.
   CellHold cell_hold() const;
   void start_memory();
@@ -141,6 +145,7 @@ class Engine {
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<SessionStore> sessions_;
   std::unique_ptr<AgentService> agents_;
+  std::unique_ptr<limits::Limits> limits_;  // before runs_: their admissions point into it
   std::unique_ptr<RunService> runs_;
   std::unique_ptr<MemoryService> memory_;
   std::unique_ptr<ToolServers> tool_servers_;

@@ -172,6 +172,14 @@ CREATE TABLE tool_servers(
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL);
 )sql"},
+      // The rate limits and quotas an admin set for a cell (PUT /admin/cells/{id}/limits),
+      // as the JSON object sent; the row goes with its cell.
+      {11, "cell limits", R"sql(
+CREATE TABLE cell_limits(
+  cell TEXT PRIMARY KEY REFERENCES cells(id) ON DELETE CASCADE,
+  settings TEXT NOT NULL,
+  updated_at TEXT NOT NULL);
+)sql"},
   };
   return migrations;
 }

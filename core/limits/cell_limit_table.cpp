@@ -44,6 +44,7 @@ nlohmann::json CellLimitTable::own(const std::string& cell) const {
 
 void CellLimitTable::set(const std::string& cell, const nlohmann::json& own) {
   const CellLimits effective = apply_limits(defaults_, own);
+  std::lock_guard setting(setting_);
   store_.write([&](Connection& db) {
     if (own.empty()) {
       db.prepare("DELETE FROM cell_limits WHERE cell = ?").bind(1, cell).run();

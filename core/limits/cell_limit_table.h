@@ -12,6 +12,7 @@
 
 #include <array>
 #include <atomic>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
@@ -62,6 +63,8 @@ class CellLimitTable {
 
   StateStore& store_;
   const CellLimits defaults_;
+  // One set() at a time, so that memory keeps what the store kept last.
+  std::mutex setting_;
   mutable std::array<Stripe, kStripes> stripes_;
   std::atomic<size_t> cells_with_own_{0};
   std::atomic<size_t> cells_limiting_requests_{0};

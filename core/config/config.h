@@ -5,6 +5,7 @@
 
 #include "core/audit/audit_config.h"
 #include "core/domain/secret_ref.h"
+#include "core/limits/limit_settings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +59,9 @@ struct LimitsConfig {
   // A server tool's result is cut here, with a note the model reads: one MCP server's
   // 50 MB answer would otherwise fill the model's window and the session's store.
   uint64_t max_tool_output_bytes = 256 * 1024;
+  // Rate limits and quotas of every cell that has none of its own (PUT
+  // /admin/cells/{id}/limits); none by default (docs/operator-guide.md).
+  limits::CellLimits cell_defaults;
 };
 
 struct PluginConfig {

@@ -77,6 +77,20 @@ void apply_server(ServerConfig& server, const json& section) {
   }
 }
 
+// The same reader as PUT /admin/cells/{id}/limits' (core/limits/limit_settings.h), its
+// refusals named as config keys.
+limits::CellLimits parse_cell_defaults(const json& value) {
+  const std::string key = "limits.cell_defaults";
+  expect_object(value, key, "an object of token_rate, cell_rate, actor_runs, cell_tokens_per_day");
+  try {
+    return limits::apply_limits({}, value);
+  } catch (const limits::LimitValueError& e) {
+    const std::string full = key + "." + e.field();
+    if (e.fault() == limits::LimitValueError::Fault::unknown) unknown_key(full);
+    throw ConfigError(full, "config key '" + full + "' " + e.problem());
+  }
+}
+
 void apply_limits(LimitsConfig& limits, const json& section) {
   expect_object(section, "limits", "an object");
   for (const auto& [name, value] : section.items()) {
@@ -97,6 +111,8 @@ void apply_limits(LimitsConfig& limits, const json& section) {
       limits.max_answer_ms = expect_uint(value, key, 1000, 86400000);
     } else if (name == "max_tool_output_bytes") {
       limits.max_tool_output_bytes = expect_uint(value, key, 1024, 67108864);
+    } else if (name == "cell_defaults") {
+      limits.cell_defaults = parse_cell_defaults(value);
     } else {
       unknown_key(key);
     }

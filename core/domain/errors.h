@@ -14,6 +14,7 @@ enum class ErrorKind {
   forbidden,             // valid credentials without the right: 403
   not_found,             // 404
   conflict,              // 409
+  rate_limited,          // a rate limit or quota of the caller's is reached: 429
   unavailable,           // a dependency (plugin, storage) cannot serve: 503
   internal,              // a bug or broken invariant: 500
   provider_error,        // the provider refused or answered badly: 502

@@ -2,6 +2,7 @@
 
 #include "core/domain/errors.h"
 #include "core/domain/paging.h"
+#include "core/limits/memory_rate_limiter.h"
 #include "core/log/logger.h"
 #include "core/store/cursor_key.h"
 #include "core/store/meta.h"
@@ -148,6 +149,7 @@ StartReport Engine::start(EngineRole role) {
   // final. Nobody else serves this data dir, so none of them is live.
   if (const int64_t ended = runs_->end_abandoned_runs())
     log_info("runs left running by an earlier agentd ended as interrupted", {{"runs", ended}});
+  start_limits();
   // Inside the deleting transaction, so every write of the cell's live runs queued
   // after it sees them discarded. Should that transaction fail, those runs are stopped
   // unstored all the same: the DELETE fails, and the cell keeps its state-store rows,
@@ -201,6 +203,17 @@ CellHold Engine::cell_hold() const {
   return [this](const std::string& cell, std::optional<int64_t> seq) {
     return cells_->hold(cell, seq);
   };
+}
+
+// After the runs an earlier agentd left are ended, so that today's tokens are read
+// from runs that are all over.
+void Engine::start_limits() {
+  limits_ = std::make_unique<limits::Limits>(*store_, config_.limits.cell_defaults,
+                                             std::make_unique<limits::InMemoryRateLimiter>());
+  limits_->load();
+  runs_->admit_runs_with(limits_.get());
+  cells_->add_forget(
+      [limits = limits_.get()](const std::string& cell) { limits->forget_cell(cell); });
 }
 
 void Engine::start_auth(EngineRole role) {

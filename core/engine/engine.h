@@ -7,6 +7,7 @@
 #include "core/auth/auth_service.h"
 #include "core/cells/cell_service.h"
 #include "core/config/config.h"
+#include "core/limits/limits.h"
 #include "core/memory/memory_service.h"
 #include "core/plugin_host/plugin_host.h"
 #include "core/providers/provider_registry.h"
@@ -102,6 +103,8 @@ class Engine {
   ToolServerAdmin& tool_server_admin() { return *tool_server_admin_; }
   // The audit log (core/audit/audit_log.h); the serving engine's only.
   AuditLog& audit() { return *audit_; }
+  // Rate limits and quotas; null for a guest.
+  limits::Limits* limits() { return limits_.get(); }
 
  private:
   void create_instances();
@@ -112,6 +115,7 @@ class Engine {
   void start_guest();
   void refuse_cells_beside_default() const;
   void start_auth(EngineRole role);
+  void start_limits();
   // The cells' fence for the services whose stores a cell's deletion cannot see.
   CellHold cell_hold() const;
   SecretFence secret_fence() const;
@@ -146,6 +150,7 @@ class Engine {
   std::unique_ptr<AuthService> auth_;
   std::unique_ptr<SessionStore> sessions_;
   std::unique_ptr<AgentService> agents_;
+  std::unique_ptr<limits::Limits> limits_;  // before runs_: their admissions point into it
   std::unique_ptr<RunService> runs_;
   std::unique_ptr<MemoryService> memory_;
   std::unique_ptr<ToolServers> tool_servers_;

@@ -125,6 +125,7 @@ struct Metrics::Families {
   Series<Histogram> provider_call;
   Series<Counter> tool_calls;
   Series<Counter> plugin_errors;
+  Series<Counter> rate_limited;
   Histogram& store_commit;
   Gauge& runs_live;
   Gauge& streams_open;
@@ -164,13 +165,21 @@ Metrics::Families::Families(const MetricsConfig& config)
       plugin_errors(counters(registry, "agentrt_plugin_errors_total",
                              "Plugin calls that returned an error, by plugin and ABI status."),
                     {{"plugin", kMaxPlugins}, {"code"}}, counter()),
+      rate_limited(counters(registry, "agentrt_rate_limited_total",
+                            "Requests and runs refused by a rate limit or quota (429), by "
+                            "limit: token_rate, cell_rate, actor_runs, cell_tokens."),
+                   {{"limit"}}, counter()),
       store_commit(histograms(registry, "agentrt_store_commit_duration_seconds",
                               "State store group commits, from BEGIN to COMMIT.")
                        .Add({}, kCommitBuckets)),
       runs_live(gauges(registry, "agentrt_runs_live", "Runs under way.").Add({})),
       streams_open(gauges(registry, "agentrt_streams_open",
                           "Event streams open (/run and /runs/{runID}/events).")
-                       .Add({})) {}
+                       .Add({})) {
+  // Each at zero from the start, so that a rate over a refusal's first scrape is right.
+  for (std::string_view limit : {"token_rate", "cell_rate", "actor_runs", "cell_tokens"})
+    rate_limited.at({limit});
+}
 
 Metrics::Metrics(const MetricsConfig& config) : families_(std::make_unique<Families>(config)) {}
 
@@ -216,6 +225,10 @@ void Metrics::plugin_failed(std::string_view plugin, int32_t abi_code) {
   // The host asked it to stop, or asked whether an optional call exists: no failure.
   if (abi_code == AGENTRT_ERR_CANCELLED || abi_code == AGENTRT_ERR_UNSUPPORTED) return;
   families_->plugin_errors.at({plugin, code_label(abi_code)}).Increment();
+}
+
+void Metrics::rate_limited(std::string_view limit) {
+  families_->rate_limited.at({limit}).Increment();
 }
 
 void Metrics::stream_opened() {

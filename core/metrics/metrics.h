@@ -56,6 +56,9 @@ class Metrics {
   void store_committed(Clock::duration took);
   // A plugin call that returned an error, with the ABI status it returned.
   void plugin_failed(std::string_view plugin, int32_t abi_code);
+  // A request or run refused by a rate limit or quota; `limit` is one of token_rate,
+  // cell_rate, actor_runs, cell_tokens (core/limits/limits.h).
+  void rate_limited(std::string_view limit);
   void stream_opened();
   void stream_closed();
 

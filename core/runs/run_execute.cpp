@@ -81,20 +81,24 @@ RunOutcome outcome_of(const LiveRun& live, PreparedRun& run, const RunSummary& s
   return outcome;
 }
 
-// Removes the run from the live registry however execute() ends.
+// Removes the run from the live registry however execute() ends, and ends its place
+// among its actor's runs under way (core/limits/run_admission.h) with it.
 // Leaves the registry before it says finished: whoever waits for the run to finish so
 // as to take its session (if_busy: interrupt) must find the session free when it wakes.
 struct LiveGuard {
   LiveRuns& registry;
   LiveRun& run;
+  limits::RunAdmission& admission;
   bool removed = false;
-  // Frees the run's session for the next run, before its `done` goes out.
+  // Frees the run's session, and its actor's place, for the next run, before its `done`
+  // goes out.
   void remove() {
     registry.remove(run);
+    admission.end();
     removed = true;
   }
   ~LiveGuard() {
-    if (!removed) registry.remove(run);
+    if (!removed) remove();
     run.finish();
   }
 };
@@ -141,6 +145,11 @@ template <class Deliver>
 void store_then_end(SessionStore& sessions, PreparedRun& run, const RunSummary& summary,
                     const RunRecord* start, LiveGuard& guard, Deliver& deliver) {
   LiveRun& live = *run.live;
+  // Spent upstream whether or not the end can be stored. And its actor may begin another
+  // run from here on: all this one still does is store itself, and whoever learns of its
+  // end (its done, its stored row) must find its place free.
+  run.admission.count_tokens(summary.input_tokens + summary.output_tokens);
+  run.admission.end();
   std::string done = done_text(summary.reason, live.id, summary.input_tokens, summary.output_tokens,
                                live.next_seq());
   try {
@@ -227,7 +236,7 @@ class RunExecution {
       : service_(service),
         run_(run),
         live_(*run.live),
-        guard_{service.live_, live_},
+        guard_{service.live_, live_, run.admission},
         held_(receiver),
         start_with_call_(run.start_write == StartWrite::with_call),
         sink_(start_with_call_ ? static_cast<RunSink&>(held_) : receiver) {

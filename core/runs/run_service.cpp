@@ -204,6 +204,9 @@ PreparedRun RunService::prepare(const std::string& cell, const Principal& who, R
                                 StartWrite start_write) {
   PreparedRun run;
   run.request = std::move(request);
+  // First: a run its limits refuse costs a look-up, and takes nothing of anyone's. A
+  // refusal below ends the admission with `run`.
+  if (limits_) run.admission = limits_->admit_run(who, cell, acting_actor(who, run.request.actor));
   std::shared_ptr<const Agent> agent;
   if (run.request.agent_id) {
     agent = agents_.find(cell, *run.request.agent_id);

@@ -8,6 +8,7 @@
 #include "core/agents/agent_service.h"
 #include "core/auth/principal.h"
 #include "core/domain/striped_fence.h"
+#include "core/limits/limits.h"
 #include "core/providers/provider_registry.h"
 #include "core/runs/context_window.h"
 #include "core/runs/history_cache.h"
@@ -108,6 +109,8 @@ struct PreparedRun {
   // Tells group commit that this run will store its end (write_batcher.h).
   std::optional<WriteBatcher::Coming> coming;
   bool continues = false;  // its session was stored when it began (RunOutcome::continues)
+  // Its place among its actor's runs under way, and where its tokens count.
+  limits::RunAdmission admission;
 };
 
 // How a run ended: what its done (and error) event says, and what /chat answers.
@@ -178,6 +181,9 @@ class RunService {
   // run checked against its cell before the cell's deletion but made live after the
   // deletion discarded the cell's runs would otherwise store into a deleted cell.
   void check_cells_with(CellCheck cell_exists) { cell_exists_ = std::move(cell_exists); }
+  // The limits every run is admitted by (core/limits/limits.h) before it is prepared;
+  // none: runs are neither limited nor counted.
+  void admit_runs_with(limits::Limits* limits) { limits_ = limits; }
   ~RunService();
 
   // Ends the runs an earlier agentd left running as interrupted (SessionStore::
@@ -284,6 +290,7 @@ class RunService {
   const ToolServers* tool_servers_ = nullptr;
   BuiltinTools builtin_tools_;
   CellCheck cell_exists_;
+  limits::Limits* limits_ = nullptr;
   RunSettings settings_;
   LiveRuns live_;
   HistoryCache history_;

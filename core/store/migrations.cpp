@@ -202,6 +202,14 @@ CREATE INDEX audit_by_action ON audit_log(action, seq);
 CREATE TABLE audit_counts(kind TEXT PRIMARY KEY, entries INTEGER NOT NULL);
 INSERT INTO audit_counts(kind, entries) VALUES ('action', 0), ('refusal', 0);
 )sql"},
+      // The rate limits and quotas an admin set for a cell (PUT /admin/cells/{id}/limits),
+      // as the JSON object sent; the row goes with its cell.
+      {11, "cell limits", R"sql(
+CREATE TABLE cell_limits(
+  cell TEXT PRIMARY KEY REFERENCES cells(id) ON DELETE CASCADE,
+  settings TEXT NOT NULL,
+  updated_at TEXT NOT NULL);
+)sql"},
   };
   return migrations;
 }

@@ -15,6 +15,7 @@ void register_api_routes(Router& router, core::Engine& engine) {
   add_metrics_routes(router, engine);
   add_token_routes(router, engine);
   add_cell_routes(router, engine);
+  add_cell_limit_routes(router, engine);
   add_provider_routes(router, engine);
   add_tool_server_routes(router, engine);
   add_audit_routes(router, engine);

@@ -10,6 +10,7 @@
 #include "server/cli/plugin_dirs.h"
 #include "server/http/auth_middleware.h"
 #include "server/http/http_server.h"
+#include "server/http/limits_middleware.h"
 #include "server/signals.h"
 
 #include <sched.h>
@@ -37,6 +38,7 @@ std::shared_ptr<RequestPipeline> make_pipeline(const core::Config& config, core:
   auto pipeline =
       std::make_shared<RequestPipeline>(router, PipelineOptions{config.limits.max_body_bytes});
   pipeline->add_middleware(make_auth_middleware(engine));
+  pipeline->add_middleware(make_limits_middleware(engine));
   return pipeline;
 }
 

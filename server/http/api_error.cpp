@@ -71,10 +71,14 @@ std::vector<ApiError::Header> ApiError::headers() const {
 
 // Messages name what the request named (a path, an id), which may be a token the client
 // pasted there: it goes back redacted, as to the log.
+// A refusal that names the field at fault says which in `param` too, for programs.
 nlohmann::json error_body(const ApiError& error, std::string_view request_id) {
   std::string scratch;
   const std::string_view message = redact_token_shapes(error.what(), scratch);
-  return {{"error", {{"code", error.code()}, {"message", message}, {"request_id", request_id}}}};
+  nlohmann::json body = {
+      {"error", {{"code", error.code()}, {"message", message}, {"request_id", request_id}}}};
+  if (!error.param().empty()) body["error"]["param"] = error.param();
+  return body;
 }
 
 ApiError from_domain_error(const core::DomainError& error) {
@@ -94,6 +98,9 @@ ApiError from_domain_error(const core::DomainError& error) {
       break;
     case core::ErrorKind::conflict:
       code = ErrorCode::conflict;
+      break;
+    case core::ErrorKind::rate_limited:
+      code = ErrorCode::rate_limited;
       break;
     case core::ErrorKind::unavailable:
       // A dependency of the engine (a plugin, storage) cannot serve right now: a store

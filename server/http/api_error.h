@@ -68,7 +68,8 @@ class ApiError : public std::runtime_error {
 // The one mapping from the domain's error kinds to the API's codes.
 ApiError from_domain_error(const core::DomainError& error);
 
-// {"error":{"code","message","request_id"}}
+// {"error":{"code","message","request_id"}}, and "param" when the error names the field
+// at fault (with_param).
 nlohmann::json error_body(const ApiError& error, std::string_view request_id);
 
 }  // namespace agentrt::server

@@ -118,7 +118,7 @@ TEST_F(MetricsApi, NoLabelHoldsAnIdATokenOrAnActor) {
 
   const std::set<std::string> names = {"route", "method", "status",   "outcome", "direction",
                                        "model", "cell",   "provider", "server",  "tool",
-                                       "code",  "plugin", "le"};
+                                       "code",  "plugin", "limit",    "le"};
   for (const MetricSample& sample : parse_metrics(text)) {
     for (const auto& [name, value] : sample.labels) {
       EXPECT_EQ(names.count(name), 1u) << sample.name << " has label " << name;

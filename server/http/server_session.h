@@ -28,11 +28,17 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   bool more_requests();
   // Poco's canKeepAlive for this class's count (Poco's own is not kept any more).
   bool can_keep_alive() const { return requests_left_ != 0; }
-  // The next byte of the connection, EOF at its end (request_head.h reads the head
-  // through it, never past it). Throws what a receive throws.
+  // The next byte of the connection (0 to 255), EOF at its end (request_head.h reads
+  // the head through it, never past it). Throws what a receive throws. Poco's get()
+  // returns the buffer's char as it is, so a byte from 0x80 up came out negative, and
+  // 0xFF as EOF: an obs-text byte ended a field value as if the connection had.
   int next_byte() {
-    if (buffered() == 0) check_deadline();
-    return get();
+    if (buffered() == 0) {
+      check_deadline();
+      peek();  // fills the buffer: empty after it, the connection has ended
+      if (buffered() == 0) return EOF;
+    }
+    return static_cast<unsigned char>(get());
   }
   // Up to `length` bytes, buffered ones first; 0 at the connection's end.
   int read_some(char* buffer, int length) { return read(buffer, length); }

@@ -1,7 +1,7 @@
 #include "mcp/http_transport.h"
 
 #include "common/curl_handles.h"
-#include "common/sse_parser.h"
+#include "mcp/message_reader.h"
 
 #include <agentrt/plugin.hpp>
 
@@ -32,12 +32,7 @@ struct HttpTransport::Exchange {
   bool event_stream = false;
   bool typed = false;  // event_stream was decided from the Content-Type
   std::string body;    // an application/json answer
-  providers::SseParser sse;
-  // The stream's `id:` and `retry:` lines, which the SSE parser passes over: where a
-  // stream that ends before its response is taken up again, and after how long.
-  providers::LineSplitter fields{/*cr_ends_line=*/true};
-  std::string last_event_id;
-  long retry_ms = -1;
+  EventStreamReader events;
   std::vector<json> server_requests;  // answered once libcurl is out of its callback
   std::exception_ptr failure;         // thrown in a callback, rethrown outside libcurl
   std::optional<json> response;
@@ -45,43 +40,26 @@ struct HttpTransport::Exchange {
   // A message of the stream: the response we wait for, a notification, a request of
   // the server's, or other traffic (another request's progress) that is passed over.
   void on_message(const std::string& text) {
-    json message = json::parse(text, nullptr, false);
-    if (!message.is_object()) return;
-    if (message.contains("method")) {
-      if (message.contains("id")) {
-        server_requests.push_back(std::move(message));
-      } else if (on_notification) {
-        try {
-          on_notification(message);
-        } catch (const std::exception&) {
-        }
+    ServerMessage read = read_message(text, /*require_version=*/false);
+    if (read.kind == MessageKind::request) {
+      server_requests.push_back(std::move(read.message));
+    } else if (read.kind == MessageKind::notification && on_notification) {
+      try {
+        on_notification(read.message);
+      } catch (const std::exception&) {
       }
-      return;
+    } else if (read.kind == MessageKind::response && read.message["id"].dump() == want_id) {
+      response = std::move(read.message);
     }
-    if (message.contains("id") && message["id"].dump() == want_id) response = std::move(message);
   }
 
-  void on_field(std::string_view line) {
-    const size_t colon = line.find(':');
-    if (colon == std::string_view::npos) return;
-    const std::string_view name = line.substr(0, colon);
-    std::string_view value = line.substr(colon + 1);
-    if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-    if (name == "id" && value.find('\0') == std::string_view::npos) last_event_id.assign(value);
-    const bool digits =
-        !value.empty() && value.size() < 10 && std::all_of(value.begin(), value.end(), [](char c) {
-          return std::isdigit(static_cast<unsigned char>(c));
-        });
-    if (name == "retry" && digits) retry_ms = std::stol(std::string(value));
-  }
-
-  // Ready for another stream of the same request (a resumption).
+  // Ready for another stream of the same request (a resumption), which goes on from
+  // the same `id:` and `retry:`.
   void restart() {
     status = 0;
     typed = event_stream = false;
     body.clear();
-    sse = providers::SseParser();
-    fields = providers::LineSplitter(/*cr_ends_line=*/true);
+    events.restart();
   }
 };
 
@@ -123,10 +101,8 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   }
   if (ex->event_stream) {
     try {
-      ex->fields.feed(std::string_view(data, n),
-                      [ex](std::string_view line) { ex->on_field(line); });
-      ex->sse.feed(std::string_view(data, n),
-                   [ex](const providers::SseEvent& event) { ex->on_message(event.data); });
+      ex->events.feed(std::string_view(data, n),
+                      [ex](const std::string& message) { ex->on_message(message); });
     } catch (...) {
       ex->failure = std::current_exception();  // no exception may cross libcurl
       return 0;
@@ -203,7 +179,7 @@ curl_slist* HttpTransport::header_list(Exchange& exchange, bool get) {
   std::vector<std::string> lines = headers_;
   if (get) {
     lines.push_back("Accept: text/event-stream");
-    lines.push_back("Last-Event-ID: " + exchange.last_event_id);
+    lines.push_back("Last-Event-ID: " + exchange.events.last_event_id());
   } else {
     lines.push_back("Accept: application/json, text/event-stream");
     lines.push_back("Content-Type: application/json");
@@ -338,16 +314,11 @@ void HttpTransport::check_status(const Exchange& ex) {
 
 // The messages of an answer whose transfer has ended.
 void HttpTransport::read_answer(Exchange& ex) {
-  if (ex.event_stream) {
-    ex.sse.finish([&ex](const providers::SseEvent& event) { ex.on_message(event.data); });
-  } else {
-    json body = json::parse(ex.body, nullptr, false);
-    if (body.is_array()) {
-      for (const json& message : body) ex.on_message(message.dump());
-    } else if (body.is_object()) {
-      ex.on_message(ex.body);
-    }
-  }
+  const auto on_message = [&ex](const std::string& message) { ex.on_message(message); };
+  if (ex.event_stream)
+    ex.events.finish(on_message);
+  else
+    read_json_answer(ex.body, on_message);
   answer_server_requests(ex);
 }
 
@@ -357,7 +328,8 @@ void HttpTransport::read_answer(Exchange& ex) {
 void HttpTransport::resume(Exchange& ex, Clock::time_point deadline, milliseconds timeout) {
   const Error timed_out(AGENTRT_ERR_TIMEOUT,
                         "mcp server did not answer in " + std::to_string(timeout.count()) + " ms");
-  const auto at = Clock::now() + (ex.retry_ms >= 0 ? milliseconds(ex.retry_ms) : kDefaultRetry);
+  const long retry_ms = ex.events.retry_ms();
+  const auto at = Clock::now() + (retry_ms >= 0 ? milliseconds(retry_ms) : kDefaultRetry);
   if (at >= deadline) throw timed_out;
   for (auto now = Clock::now(); now < at; now = Clock::now()) {
     if (ex.cancelled && ex.cancelled()) throw Error(AGENTRT_ERR_CANCELLED, "cancelled");
@@ -388,8 +360,8 @@ json HttpTransport::request(const json& request, const CancelCheck& cancelled,
   transfer(ex, &body, timeout);
   check_status(ex);
   read_answer(ex);
-  for (int resumed = 0;
-       !ex.response && ex.event_stream && !ex.last_event_id.empty() && resumed < kMaxResumes;
+  for (int resumed = 0; !ex.response && ex.event_stream && !ex.events.last_event_id().empty() &&
+                        resumed < kMaxResumes;
        ++resumed)
     resume(ex, deadline, timeout);
   if (!ex.response)

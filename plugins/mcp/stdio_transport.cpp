@@ -1,5 +1,7 @@
 #include "mcp/stdio_transport.h"
 
+#include "mcp/message_reader.h"
+
 #include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -45,7 +47,7 @@ bool write_all(int fd, const std::string& data) {
 // Reads `fd` line by line until EOF or `stopping`, polling so that stopping is seen.
 template <class OnLine>
 void read_lines(int fd, const std::atomic<bool>& stopping, OnLine on_line) {
-  std::string buffer;
+  LineReader lines(kMaxMessage);
   char chunk[65536];
   while (!stopping) {
     pollfd p{fd, POLLIN, 0};
@@ -55,16 +57,7 @@ void read_lines(int fd, const std::atomic<bool>& stopping, OnLine on_line) {
     ssize_t n = read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    buffer.append(chunk, size_t(n));
-    size_t start = 0, end;
-    while ((end = buffer.find('\n', start)) != std::string::npos) {
-      std::string line = buffer.substr(start, end - start);
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (!line.empty()) on_line(line);
-      start = end + 1;
-    }
-    buffer.erase(0, start);
-    if (buffer.size() > kMaxMessage) buffer.clear();
+    lines.feed(std::string_view(chunk, size_t(n)), on_line);
   }
 }
 
@@ -177,8 +170,8 @@ void StdioTransport::read_stderr() {
 }
 
 void StdioTransport::dispatch(const std::string& line) {
-  json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!message.is_object() || !message.contains("jsonrpc") || message["jsonrpc"] != "2.0") {
+  ServerMessage read = read_message(line, /*require_version=*/true);
+  if (read.kind == MessageKind::ignored) {
     if (!warned_garbage_)
       host_.log(AGENTRT_LOG_WARN,
                 "mcp server " + label_ +
@@ -186,18 +179,22 @@ void StdioTransport::dispatch(const std::string& line) {
     warned_garbage_ = true;
     return;
   }
-  if (message.contains("method")) {
-    if (message.contains("id"))
-      answer_server_request(message);
-    else if (on_notification_)
+  json& message = read.message;
+  if (read.kind == MessageKind::request) {
+    answer_server_request(message);
+    return;
+  }
+  if (read.kind == MessageKind::notification) {
+    if (on_notification_) {
       try {
         on_notification_(message);
       } catch (const std::exception&) {
         // a notification of an unexpected shape is ignored, like an unknown one
       }
+    }
     return;
   }
-  if (!message.contains("id")) return;
+  if (read.kind != MessageKind::response) return;
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = responses_.find(message["id"].dump());
   if (it == responses_.end()) return;  // a request that gave up waiting

@@ -27,18 +27,16 @@ bool ServerSession::start_waiting() {
   return true;
 }
 
-int ServerSession::get_waiting() {
+void ServerSession::fill_waiting() {
   if (!start_waiting()) throw Poco::Net::NoMessageException("ended for a connection waiting");
-  int byte = 0;
   try {
-    byte = get();
+    peek();
   } catch (const Poco::Exception&) {
     // Shed meanwhile: its socket is shut, and nothing is owed to the client.
     if (!mark_.claim()) throw Poco::Net::NoMessageException("shed while its head was arriving");
     throw;
   }
   if (!mark_.claim()) throw Poco::Net::NoMessageException("shed while its head was arriving");
-  return byte;
 }
 
 void ServerSession::check_deadline() const {

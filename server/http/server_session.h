@@ -32,21 +32,34 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   bool more_requests();
   // Poco's canKeepAlive for this class's count (Poco's own is not kept any more).
   bool can_keep_alive() const { return requests_left_ != 0; }
-  // The next byte of the connection, EOF at its end. Throws what a receive throws.
+  // The next byte of the connection (0 to 255), EOF at its end. Throws what a receive
+  // throws. Poco's get() returns the buffer's char as it is, so a byte from 0x80 up came
+  // out negative, and 0xFF as EOF: an obs-text byte ended a field value as if the
+  // connection had.
   int next_byte() {
-    if (buffered() == 0) check_deadline();
-    return get();
+    if (buffered() == 0) {
+      check_deadline();
+      peek();  // fills the buffer: empty after it, the connection has ended
+      if (buffered() == 0) return EOF;
+    }
+    return static_cast<unsigned char>(get());
   }
   // The same for a request's head (request_head.h reads it through this, never past
   // it). The head's first read follows a wait that found bytes ready; a wait for more of
   // the head after that may be shed (idle_shedding.h), which throws
   // Poco::Net::NoMessageException.
   int next_head_byte() {
-    if (buffered() > 0) return get();
-    check_deadline();
-    if (head_read_) return get_waiting();
-    head_read_ = true;
-    return get();
+    if (buffered() == 0) {
+      check_deadline();
+      if (head_read_) {
+        fill_waiting();
+      } else {
+        head_read_ = true;
+        peek();
+      }
+      if (buffered() == 0) return EOF;
+    }
+    return static_cast<unsigned char>(get());
   }
   // Up to `length` bytes, buffered ones first; 0 at the connection's end.
   int read_some(char* buffer, int length) { return read(buffer, length); }
@@ -76,9 +89,9 @@ class ServerSession : public Poco::Net::HTTPServerSession {
   // Marks the connection waiting on its client; false when it ends instead, to free its
   // thread for a connection owed one (idle_shedding.h).
   bool start_waiting();
-  // A head's next byte, read as a connection that may be shed meanwhile; throws
-  // Poco::Net::NoMessageException when it was.
-  int get_waiting();
+  // Fills the buffer with more of a head as a connection that may be shed meanwhile;
+  // throws Poco::Net::NoMessageException when it was.
+  void fill_waiting();
 
   bool first_ = true;
   bool first_request_ = true;

@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -143,7 +145,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > kMaxInput) return 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   static const Poco::Net::HTTPServerParams::Ptr params = new Poco::Net::HTTPServerParams;
-  ServerSession session(client_sent(bytes), params, Poco::Timespan(10, 0), Poco::Timespan(10, 0));
+  std::atomic<int> owed{0};
+  WaitMark mark(owed);
+  ServerSession session(client_sent(bytes), params, Poco::Timespan(10, 0), Poco::Timespan(10, 0),
+                        mark);
   MemoryReading memory(bytes);
   for (int i = 0; i < kMaxRequests; ++i) {
     session.start_request();

@@ -56,6 +56,10 @@ class AuditActions : public ::testing::Test {
            {"cell.create", "acme", "acme", 409, "conflict"});
     expect(call(agentd, "PATCH", "/admin/cells/acme", admin, {{"locale", "de-DE"}}), 200,
            {"cell.update", "acme", "acme", 200, "ok"});
+    expect(call(agentd, "PUT", "/admin/cells/acme/limits", admin, {{"actor_runs", 4}}), 200,
+           {"cell.limits", "acme", "acme", 200, "ok"});
+    expect(call(agentd, "PUT", "/admin/cells/acme/limits", admin, {{"actor_runs", -1}}), 400,
+           {"cell.limits", "acme", "acme", 400, "invalid_request"});
     auto issued = expect(call(agentd, "POST", "/admin/tokens", admin,
                               {{"ttl", "1h"}, {"actor", "alice"}, {"cell", "acme"}}),
                          201, {"token.create", "", "acme", 201, "ok"});

@@ -47,6 +47,8 @@ std::map<std::pair<std::string, std::string>, Route> route_table() {
       {{"GET", "/admin/cells/{id}"}, {Access::admin, "", nullptr}},
       {{"PATCH", "/admin/cells/{id}"}, {Access::admin, "", {{"locale", "fr-FR"}}}},
       {{"DELETE", "/admin/cells/{id}"}, {Access::admin, "", nullptr}},
+      {{"GET", "/admin/cells/{id}/limits"}, {Access::admin, "", nullptr}},
+      {{"PUT", "/admin/cells/{id}/limits"}, {Access::admin, "", {{"actor_runs", 4}}}},
       {{"GET", "/admin/shared-providers"}, {Access::admin, "", nullptr}},
       {{"POST", "/admin/shared-providers"}, {Access::admin, "", {{"providers", json::array()}}}},
       {{"DELETE", "/admin/shared-providers/{name}"}, {Access::admin, "", nullptr}},

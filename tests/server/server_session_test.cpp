@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -28,12 +29,15 @@ class SentSession {
     EXPECT_EQ(::send(fds[1], bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
     ::close(fds[1]);
     session_.emplace(Poco::Net::StreamSocket(new Poco::Net::StreamSocketImpl(fds[0])),
-                     new Poco::Net::HTTPServerParams, Poco::Timespan(5, 0), Poco::Timespan(5, 0));
+                     new Poco::Net::HTTPServerParams, Poco::Timespan(5, 0), Poco::Timespan(5, 0),
+                     mark_);
     session_->start_request();
   }
   ServerSession& operator*() { return *session_; }
 
  private:
+  std::atomic<int> owed_{0};
+  WaitMark mark_{owed_};
   std::optional<ServerSession> session_;
 };
 

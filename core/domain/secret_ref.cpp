@@ -1,5 +1,7 @@
 #include "core/domain/secret_ref.h"
 
+#include "core/domain/real_path.h"
+
 #include "core/domain/json_fields.h"
 
 #include <fcntl.h>
@@ -58,14 +60,6 @@ bool below(const std::string& path, const std::string& dir) {
 
 std::string fence_words(const SecretFence& fence) {
   return "the secrets directory '" + fence.dir + "' (secrets.dir)";
-}
-
-std::optional<std::string> real_path(const std::string& path) {
-  char* resolved = ::realpath(path.c_str(), nullptr);
-  if (resolved == nullptr) return std::nullopt;
-  std::string out(resolved);
-  std::free(resolved);
-  return out;
 }
 
 // A file reference's place, checked: on success `real` is the file's real path and

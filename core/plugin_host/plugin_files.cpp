@@ -1,5 +1,7 @@
 #include "core/plugin_host/plugin_files.h"
 
+#include "core/domain/real_path.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,14 +37,6 @@ std::optional<std::string> owner_or_mode_refusal(const struct stat& info, const 
     return what + " is writable by " + ((info.st_mode & S_IWOTH) ? "others" : "its group") +
            " (mode " + octal_mode(info.st_mode) + ")";
   return std::nullopt;
-}
-
-std::optional<std::string> real_path(const std::string& path) {
-  char* resolved = ::realpath(path.c_str(), nullptr);
-  if (resolved == nullptr) return std::nullopt;
-  std::string out(resolved);
-  std::free(resolved);
-  return out;
 }
 
 std::string stem_of(const std::string& file_name) {

@@ -119,6 +119,17 @@ std::vector<ToolServerConfig> ToolServerAdmin::parse(const json& body) const {
   return configs;
 }
 
+// A server saved over the API, its instance's secret lookups held to the fence; throws
+// the plugin's PluginError when it refuses the entry.
+std::shared_ptr<ToolServer> ToolServerAdmin::fenced_server(
+    const std::shared_ptr<const LoadedPlugin>& plugin, const ToolServerConfig& config) const {
+  auto server = std::make_shared<ToolServer>();
+  server->config = config;
+  server->source = "api";
+  server->instance = std::make_shared<ToolInstance>(plugin, config.entry.dump(), fence_);
+  return server;
+}
+
 // The instance is made before anything is stored: a server its plugin refuses (a header
 // reference that does not resolve) stops the whole request.
 std::shared_ptr<ToolServer> ToolServerAdmin::make(const ToolServerConfig& config,
@@ -127,15 +138,11 @@ std::shared_ptr<ToolServer> ToolServerAdmin::make(const ToolServerConfig& config
   auto plugin = host_.find(config.type);
   if (!plugin || plugin->kind() != AGENTRT_KIND_TOOL)
     throw invalid("field '" + field + ".type': no tool plugin '" + config.type + "' is loaded");
-  auto server = std::make_shared<ToolServer>();
-  server->config = config;
-  server->source = "api";
   try {
-    server->instance = std::make_shared<ToolInstance>(plugin, config.entry.dump(), fence_);
+    return fenced_server(plugin, config);
   } catch (const PluginError& e) {
     throw invalid("field '" + field + "': the " + config.type + " plugin refused it: " + e.what());
   }
-  return server;
 }
 
 // A stored server as make_tool_server makes the config's, but with its lookups fenced.
@@ -143,15 +150,11 @@ std::shared_ptr<ToolServer> ToolServerAdmin::make_stored(const ToolServerConfig&
   auto plugin = host_.find(config.type);
   if (!plugin || plugin->kind() != AGENTRT_KIND_TOOL)
     return unavailable(config, "no tool plugin named '" + config.type + "' is loaded");
-  auto server = std::make_shared<ToolServer>();
-  server->config = config;
-  server->source = "api";
   try {
-    server->instance = std::make_shared<ToolInstance>(plugin, config.entry.dump(), fence_);
+    return fenced_server(plugin, config);
   } catch (const PluginError& e) {
     return unavailable(config, e.what());
   }
-  return server;
 }
 
 void ToolServerAdmin::persist(const std::vector<std::shared_ptr<const ToolServer>>& servers) {

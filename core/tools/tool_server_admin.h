@@ -43,6 +43,8 @@ class ToolServerAdmin {
   std::vector<ToolServerConfig> parse(const nlohmann::json& body) const;
   std::shared_ptr<ToolServer> make(const ToolServerConfig& config, size_t index) const;
   std::shared_ptr<ToolServer> make_stored(const ToolServerConfig& config) const;
+  std::shared_ptr<ToolServer> fenced_server(const std::shared_ptr<const LoadedPlugin>& plugin,
+                                            const ToolServerConfig& config) const;
   void persist(const std::vector<std::shared_ptr<const ToolServer>>& servers);
 
   StateStore& store_;

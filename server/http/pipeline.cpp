@@ -125,11 +125,11 @@ class RequestPipeline::Run {
     ctx_.client_socket = request.socket().impl()->sockfd();
     response_.write_to_socket(ctx_.client_socket, ctx_.method == "HEAD");
     ctx_.client_closed = [fd = ctx_.client_socket] { return peer_closed(fd); };
+    response_.before_complete_send([](void* run) { static_cast<Run*>(run)->count(); }, this);
   }
 
   void execute() {
     core::RequestLogFields log_fields;
-    core::metrics::RequestUpstream upstream;
     try {
       take_body();
       // Counted as active before this check, so a shutdown either sees this request
@@ -167,11 +167,7 @@ class RequestPipeline::Run {
       fail_internal("non-standard exception");
     }
     log_access(ctx_, response_.status(), started_, log_fields.fields());
-    if (auto* metrics = core::metrics::active())
-      metrics->request_served(
-          ctx_.route ? std::string_view(ctx_.route->mounted_path) : core::metrics::kUnmatched,
-          ctx_.method, response_.status(), std::chrono::steady_clock::now() - started_,
-          upstream.time());
+    count();  // a stream: its end is written after this
     if (unread_bytes_ && !response_.client_gone())
       discard_until_client_stops(request_, kLingerBudgetMs);
   }
@@ -213,6 +209,18 @@ class RequestPipeline::Run {
     ctx_.cell = std::move(match.cell);
   }
 
+  // The request in /metrics, once: before a complete body is sent, so that a client
+  // holding the response sees it counted in its next scrape.
+  void count() {
+    if (counted_) return;
+    counted_ = true;
+    if (auto* metrics = core::metrics::active())
+      metrics->request_served(
+          ctx_.route ? std::string_view(ctx_.route->mounted_path) : core::metrics::kUnmatched,
+          ctx_.method, response_.status(), std::chrono::steady_clock::now() - started_,
+          upstream_.time());
+  }
+
   void refuse(const ApiError& error) {
     if (response_.sent()) {
       // A handler that already started its response (a stream) cannot change it now;
@@ -239,9 +247,11 @@ class RequestPipeline::Run {
   const RequestPipeline& pipeline_;
   ApiRequest& request_;
   std::chrono::steady_clock::time_point started_;
+  core::metrics::RequestUpstream upstream_;
   Response response_;
   RequestContext ctx_;
   bool unread_bytes_ = false;
+  bool counted_ = false;
 };
 
 RequestPipeline::RequestPipeline(std::shared_ptr<const Router> router, PipelineOptions options)
@@ -261,11 +271,13 @@ void RequestPipeline::reject_malformed(Poco::Net::HTTPServerResponse& raw,
   Response response(raw, ctx.request_id);
   response.close_connection();
   core::log_debug("malformed request", {{"request_id", ctx.request_id}, {"error", detail}});
-  response.send_error(ApiError(ErrorCode::invalid_request, message));
-  log_access(ctx, response.status(), started, core::LogFields());
+  const ApiError error(ErrorCode::invalid_request, message);
+  // Counted before it is sent, as RequestPipeline::Run::count says why.
   if (auto* metrics = core::metrics::active())
-    metrics->request_served(core::metrics::kUnmatched, "", response.status(),
+    metrics->request_served(core::metrics::kUnmatched, "", error.http_status(),
                             std::chrono::steady_clock::now() - started, std::nullopt);
+  response.send_error(error);
+  log_access(ctx, response.status(), started, core::LogFields());
 }
 
 void RequestPipeline::handle(ApiRequest& request, Poco::Net::HTTPServerResponse& response) {

@@ -110,6 +110,7 @@ void Response::send_body(int status, const char* content_type, const std::string
   // the shutdown began must still let its connection go.
   if (draining_ != nullptr && *draining_) raw_.setKeepAlive(false);
   raw_.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+  if (before_send_ != nullptr) before_send_(before_send_arg_);
   if (fd_ >= 0) {
     if (!send_direct(status, content_type, body)) {
       client_gone_ = true;

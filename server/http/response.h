@@ -57,6 +57,15 @@ class Response {
   std::ostream& begin_stream(int status, const char* content_type);
   bool stream_chunked() const { return stream_chunked_; }
 
+  // Called once, just before a complete body goes to the socket (never for a stream,
+  // whose end Poco writes after the handler returns): what a client must be able to see
+  // once it holds the response, such as the request's count in /metrics, is done here.
+  using BeforeSend = void (*)(void* arg);
+  void before_complete_send(BeforeSend fn, void* arg) {
+    before_send_ = fn;
+    before_send_arg_ = arg;
+  }
+
   bool sent() const { return sent_; }
   bool client_gone() const { return client_gone_; }
   bool keep_alive() const;
@@ -78,6 +87,8 @@ class Response {
   int fd_ = -1;
   bool head_ = false;
   bool stream_chunked_ = true;
+  BeforeSend before_send_ = nullptr;
+  void* before_send_arg_ = nullptr;
 };
 
 }  // namespace agentrt::server

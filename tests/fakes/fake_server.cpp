@@ -5,6 +5,8 @@
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
 
+#include <memory>
+
 namespace agentrt::test {
 
 FakeServer::FakeServer(Vendor vendor) : vendor_(vendor), dialect_(make_dialect(vendor)) {
@@ -33,11 +35,16 @@ void FakeServer::accept_loop() {
   while (!stopping_) {
     try {
       if (!listener_.poll(Poco::Timespan(0, 20 * 1000), Poco::Net::Socket::SELECT_READ)) continue;
-      Poco::Net::StreamSocket socket = listener_.acceptConnection();
-      socket.setNoDelay(true);
+      // The connection's thread gets the only handle to the socket, so the socket is
+      // freed on that thread. Shared with this one, it would be freed by whichever thread
+      // dropped the last reference, counted inside libPocoNet, where ThreadSanitizer
+      // cannot see the count that orders the other thread's use before the free.
+      auto socket = std::make_unique<Poco::Net::StreamSocket>(listener_.acceptConnection());
+      socket->setNoDelay(true);
       std::lock_guard<std::mutex> lock(mutex_);
       ++accepted_;
-      connections_.emplace_back([this, socket]() mutable { Connection(*this, socket).run(); });
+      connections_.emplace_back(
+          [this, socket = std::move(socket)] { Connection(*this, *socket).run(); });
     } catch (const Poco::Exception&) {
       // A connection that failed during accept is the client's problem; keep serving.
     }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs the Debian package's maintainer scripts (postinst, prerm, postrm) the way dpkg
 # calls them on install, upgrade, reinstall, remove and purge, and checks what each one
-# asks of the system: the service user, the config's owner and mode, the unit's enable
-# state, and systemd (daemon-reload; start on install, restart on upgrade only if it
-# runs, stop on remove but not on upgrade). Every command they run is a stub that
-# records its arguments (PATH holds nothing else, so a command the test does not know
-# fails the test rather than touching this machine), and the paths they test (whether
-# systemd runs, the config, the unit's mask) are moved under a temporary root, so both
+# asks of the system: the service user, the config's owner and mode, the secrets
+# directory, the unit's enable state, and systemd (daemon-reload; start on install,
+# restart on upgrade only if it runs, stop on remove but not on upgrade). Every command
+# they run is a stub that records its arguments (PATH holds nothing else, so a command
+# the test does not know fails the test rather than touching this machine), and the
+# paths they test (whether systemd runs, the config, the secrets directory, the unit's
+# mask) are moved under a temporary root, so both
 # a machine with systemd and one without are tried wherever the test runs. Also checks
 # that the package built from <build-dir> carries the three scripts.
 # Usage: maintainer_scripts.sh <build-dir>
@@ -41,6 +42,7 @@ for name in postinst prerm postrm; do
     fail "$name does not look for a running systemd"
 done
 grep -q '^config=/etc/agentrt/agentrt.json$' "$src/debian/postinst" || fail "postinst's config path"
+grep -q '^secrets=/etc/agentrt/secrets$' "$src/debian/postinst" || fail "postinst's secrets path"
 grep -q '/etc/systemd/system/\$unit$' "$src/debian/postinst" || fail "postinst's mask path"
 
 root=$work/root
@@ -49,6 +51,7 @@ mkdir -p "$work/bin" "$work/scripts" "$root/etc/agentrt" "$root/etc/systemd/syst
 for name in postinst prerm postrm; do
   sed -e "s|/run/systemd/system|$root/run/systemd/system|g" \
       -e "s|/etc/agentrt/agentrt.json|$root/etc/agentrt/agentrt.json|g" \
+      -e "s|/etc/agentrt/secrets|$root/etc/agentrt/secrets|g" \
       -e "s|/etc/systemd/system/|$root/etc/systemd/system/|g" \
       "$src/debian/$name" >"$work/scripts/$name"
 done
@@ -107,6 +110,9 @@ STUB_USER=no run yes postinst configure
 called "install -d -m 0700 /var/lib/agentrt"
 called "adduser --system --group --home /var/lib/agentrt --no-create-home agentrt"
 called "chown agentrt:agentrt /var/lib/agentrt"
+called "install -d -m 0750 -o root -g agentrt $root/etc/agentrt/secrets"
+before "adduser --system --group --home /var/lib/agentrt --no-create-home agentrt" \
+  "install -d -m 0750 -o root -g agentrt $root/etc/agentrt/secrets"
 called "chown root:agentrt $config"
 called "chmod 0640 $config"
 called "deb-systemd-helper enable agentd.service"
@@ -126,6 +132,12 @@ called "deb-systemd-helper enable agentd.service"
 called "systemctl --system daemon-reload"
 called "deb-systemd-invoke try-restart agentd.service"
 not_called "deb-systemd-invoke start"
+
+case="upgrade where the operator made the secrets directory"
+mkdir "$root/etc/agentrt/secrets"
+run yes postinst configure 0.1.0
+not_called "install -d -m 0750"
+rmdir "$root/etc/agentrt/secrets"
 
 case="upgrade of a unit the operator disabled"
 STUB_WAS_ENABLED=no run yes postinst configure 0.1.0

@@ -15,6 +15,8 @@ jobs="${JOBS:-$(nproc)}"
 # and the suites wait on real sockets and threads. -g1 (line tables only): a report's
 # stacks still name file and line, and the build takes a quarter less time than with -g.
 flags="-O2 -g1 -DNDEBUG"
+# CMAKE_ARGS is split into words on purpose: it holds several -D options.
+# shellcheck disable=SC2086
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" \
   -DAGENTRT_SANITIZE=thread -DAGENTRT_BUILD_BENCH=OFF ${CMAKE_ARGS:-} >/dev/null
